@@ -1,0 +1,239 @@
+// loadConfig(env) is the only reader of environment variables (CONTRACT.md's
+// table). It returns one frozen, typed object or throws a ConfigError that
+// names every bad variable, so start-up fails loudly instead of half-working.
+import { isIP } from 'node:net';
+import { cpus } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { parseCidr, type Cidr } from './net/cidr-match.js';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** How far X-Forwarded-For is believed: see src/http/client-ip.ts. */
+export type TrustProxy =
+  | { kind: 'none' }
+  | { kind: 'all' }
+  | { kind: 'hops'; hops: number }
+  | { kind: 'cidrs'; cidrs: readonly Cidr[] };
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  trustProxy: TrustProxy;
+  rateLimitMax: number;
+  rateLimitWindowSeconds: number;
+  redisUrl: string | null;
+  cacheMaxEntries: number;
+  /** null: use the system's resolvers */
+  dnsServers: readonly HostPort[] | null;
+  dnsTimeoutMs: number;
+  rdapBaseUrl: string | null;
+  rdapTimeoutMs: number;
+  whoisServer: HostPort | null;
+  whoisTimeoutMs: number;
+  dnsblZones: readonly string[];
+  geoipDb: string | null;
+  asnDb: string | null;
+  dataDir: string;
+  logLevel: LogLevel;
+  workers: number;
+}
+
+export const PROJECT_ROOT = findProjectRoot();
+
+/** Live, free lists only (DOMAIN.md §4); each is documented in the README with its policy. */
+export const DEFAULT_DNSBL_ZONES = [
+  'zen.spamhaus.org',
+  'bl.spamcop.net',
+  'dnsbl.dronebl.org',
+  'bl.mailspike.net',
+  'psbl.surriel.com',
+  'all.s5h.net',
+  'dnsbl-1.uceprotect.net',
+] as const;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const optionalPath = z
+  .string()
+  .trim()
+  .min(1)
+  .transform((p) => resolve(p));
+
+const hostPort = (defaultPort: number) =>
+  z.string().transform((text, ctx) => {
+    const parsed = parseHostPort(text.trim(), defaultPort);
+    if (!parsed) {
+      ctx.addIssue({ code: 'custom', message: `"${text}" is not host, host:port or [ipv6]:port` });
+      return z.NEVER;
+    }
+    return parsed;
+  });
+
+const envSchema = z.object({
+  PORT: integer(0, 65535).default(8080),
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      const parsed = parseTrustProxy(text);
+      if (!parsed) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be true, false, a hop count or comma-separated CIDRs',
+        });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
+  RATE_LIMIT_MAX: integer(1, 1_000_000_000).default(60),
+  RATE_LIMIT_WINDOW_SECONDS: integer(1, 86_400 * 366).default(60),
+  REDIS_URL: z
+    .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
+    .optional(),
+  CACHE_MAX_ENTRIES: integer(0, 100_000_000).default(50_000),
+  DNS_SERVERS: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text.trim() === '') return null;
+      const servers = text.split(',').map((s) => parseHostPort(s.trim(), 53));
+      if (servers.some((s) => s === null || isIP(s.host) === 0)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be comma-separated ip, ip:port or [ipv6]:port',
+        });
+        return z.NEVER;
+      }
+      return servers as HostPort[];
+    }),
+  DNS_TIMEOUT_MS: integer(1, 60_000).default(2000),
+  RDAP_BASE_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+    .transform((u) => (u.endsWith('/') ? u : `${u}/`))
+    .optional(),
+  RDAP_TIMEOUT_MS: integer(1, 120_000).default(5000),
+  WHOIS_SERVER: hostPort(43).optional(),
+  WHOIS_TIMEOUT_MS: integer(1, 120_000).default(5000),
+  DNSBL_ZONES: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return [...DEFAULT_DNSBL_ZONES];
+      const zones = text
+        .split(',')
+        .map((s) => s.trim().toLowerCase().replace(/\.$/, ''))
+        .filter((s) => s !== '');
+      const bad = zones.find(
+        (zone) =>
+          !/^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/.test(
+            zone,
+          ),
+      );
+      if (bad !== undefined) {
+        ctx.addIssue({ code: 'custom', message: `"${bad}" is not a DNS zone name` });
+        return z.NEVER;
+      }
+      return zones;
+    }),
+  GEOIP_DB: optionalPath.optional(),
+  ASN_DB: optionalPath.optional(),
+  DATA_DIR: optionalPath.optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  WORKERS: z
+    .string()
+    .trim()
+    .regex(/^(auto|[1-9]\d{0,2})$/, 'must be auto or a number from 1 to 999')
+    .transform((w) => (w === 'auto' ? Math.max(1, cpus().length) : Number(w)))
+    .default(1),
+});
+
+/** Empty strings count as unset, as in most twelve-factor tools. */
+function withoutEmpty(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value !== '') out[key] = value;
+  }
+  return out;
+}
+
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): Readonly<Config> {
+  const result = envSchema.safeParse(withoutEmpty(env));
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    );
+  }
+  const e = result.data;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    trustProxy: e.TRUST_PROXY,
+    rateLimitMax: e.RATE_LIMIT_MAX,
+    rateLimitWindowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+    redisUrl: e.REDIS_URL ?? null,
+    cacheMaxEntries: e.CACHE_MAX_ENTRIES,
+    dnsServers: e.DNS_SERVERS,
+    dnsTimeoutMs: e.DNS_TIMEOUT_MS,
+    rdapBaseUrl: e.RDAP_BASE_URL ?? null,
+    rdapTimeoutMs: e.RDAP_TIMEOUT_MS,
+    whoisServer: e.WHOIS_SERVER ?? null,
+    whoisTimeoutMs: e.WHOIS_TIMEOUT_MS,
+    dnsblZones: e.DNSBL_ZONES,
+    geoipDb: e.GEOIP_DB ?? null,
+    asnDb: e.ASN_DB ?? null,
+    dataDir: e.DATA_DIR ?? join(PROJECT_ROOT, 'data'),
+    logLevel: e.LOG_LEVEL,
+    workers: e.WORKERS,
+  });
+}
+
+export function parseHostPort(text: string, defaultPort: number): HostPort | null {
+  const bracketed = /^\[([0-9a-fA-F:.]+)\](?::(\d{1,5}))?$/.exec(text);
+  const plain = /^([A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(text);
+  const bareV6 = isIP(text) === 6 ? [text, text, undefined] : null;
+  const match = bracketed ?? bareV6 ?? plain;
+  if (!match?.[1]) return null;
+  const port = match[2] === undefined ? defaultPort : Number(match[2]);
+  if (port < 1 || port > 65535) return null;
+  return { host: match[1], port };
+}
+
+function parseTrustProxy(text: string | undefined): TrustProxy | null {
+  const value = text?.trim().toLowerCase();
+  if (value === undefined || value === '' || value === 'false') return { kind: 'none' };
+  if (value === 'true') return { kind: 'all' };
+  if (/^\d{1,3}$/.test(value)) {
+    const hops = Number(value);
+    return hops === 0 ? { kind: 'none' } : { kind: 'hops', hops };
+  }
+  const cidrs = value.split(',').map((part) => parseCidr(part.trim()));
+  if (cidrs.some((c) => c === null)) return null;
+  return { kind: 'cidrs', cidrs: cidrs as Cidr[] };
+}
+
+function findProjectRoot(): string {
+  // src/config.ts runs from src/ (tsx) or dist/src/ (built): walk up to package.json's folder.
+  const here = dirname(fileURLToPath(import.meta.url));
+  return here.includes(`${join('dist', 'src')}`) ? resolve(here, '..', '..') : resolve(here, '..');
+}

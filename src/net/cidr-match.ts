@@ -1,0 +1,81 @@
+// Prefix membership for both families: used for bogon ranges and trusted
+// proxy lists, where a few dozen prefixes are checked with integer masks.
+import { formatIpv4, formatIpv6, parseIp, type Ip } from './ip.js';
+
+export interface Cidr {
+  readonly version: 4 | 6;
+  readonly prefixLength: number;
+  /** IPv4: the network as one 32-bit number; IPv6: eight 16-bit groups */
+  readonly network: readonly number[];
+  readonly text: string;
+}
+
+export function ipv4Mask(prefixLength: number): number {
+  return prefixLength === 0 ? 0 : (0xffffffff << (32 - prefixLength)) >>> 0;
+}
+
+/** "10.0.0.0/8", "fc00::/7" or a bare address (a /32 or /128). Host bits are cleared. */
+export function parseCidr(text: string): Cidr | null {
+  const slash = text.indexOf('/');
+  const address = slash === -1 ? text : text.slice(0, slash);
+  const ip = parseIp(address);
+  if (ip === null) return null;
+  const max = ip.version === 4 ? 32 : 128;
+  let prefixLength = max;
+  if (slash !== -1) {
+    const lengthText = text.slice(slash + 1);
+    if (!/^(0|[1-9]\d{0,2})$/.test(lengthText)) return null;
+    prefixLength = Number(lengthText);
+    // an IPv4-mapped IPv6 prefix such as ::ffff:10.0.0.0/104 is the IPv4 prefix it wraps
+    if (ip.version === 4 && address.includes(':')) prefixLength -= 96;
+    if (prefixLength < 0 || prefixLength > max) return null;
+  }
+  if (ip.version === 4) {
+    const network = (ip.value & ipv4Mask(prefixLength)) >>> 0;
+    return {
+      version: 4,
+      prefixLength,
+      network: [network],
+      text: `${formatIpv4(network)}/${prefixLength}`,
+    };
+  }
+  const network = ip.groups.map((group, i) => group & groupMask(prefixLength, i));
+  return { version: 6, prefixLength, network, text: `${formatIpv6(network)}/${prefixLength}` };
+}
+
+function groupMask(prefixLength: number, index: number): number {
+  const bits = Math.min(16, Math.max(0, prefixLength - index * 16));
+  return bits === 0 ? 0 : (0xffff << (16 - bits)) & 0xffff;
+}
+
+export function cidrContains(cidr: Cidr, ip: Ip): boolean {
+  if (cidr.version !== ip.version) return false;
+  if (ip.version === 4) {
+    return (ip.value & ipv4Mask(cidr.prefixLength)) >>> 0 === cidr.network[0];
+  }
+  for (let i = 0; i < 8 && i * 16 < cidr.prefixLength; i++) {
+    if (((ip.groups[i] ?? 0) & groupMask(cidr.prefixLength, i)) !== cidr.network[i]) return false;
+  }
+  return true;
+}
+
+/** A fixed set of prefixes, each with a label (e.g. the RFC that reserves it). */
+export class PrefixList<Label> {
+  private readonly entries: { cidr: Cidr; label: Label }[];
+
+  constructor(entries: readonly (readonly [string, Label])[]) {
+    this.entries = entries.map(([text, label]) => {
+      const cidr = parseCidr(text);
+      if (cidr === null) throw new Error(`bad prefix in list: ${text}`);
+      return { cidr, label };
+    });
+  }
+
+  /** The label of the first (list order) prefix containing ip, or null. */
+  match(ip: Ip): Label | null {
+    for (const entry of this.entries) {
+      if (cidrContains(entry.cidr, ip)) return entry.label;
+    }
+    return null;
+  }
+}
