@@ -1,0 +1,33 @@
+// Request parameter schemas: they validate requests (src/http/validate.ts)
+// and describe them in the OpenAPI document (src/http/openapi.ts). A failed
+// check carries the CONTRACT.md error code in the issue's params.
+import { z } from 'zod';
+import type { ErrorCode } from '../errors.js';
+import { parseIp } from '../net/ip.js';
+
+export function issue(ctx: z.RefinementCtx, appCode: ErrorCode, message: string): never {
+  ctx.addIssue({ code: 'custom', message, params: { appCode } });
+  return z.NEVER;
+}
+
+/** User input echoed in a message is bounded and printable. */
+export function quote(text: string): string {
+  const clipped = text.length > 64 ? `${text.slice(0, 61)}...` : text;
+  return JSON.stringify(clipped);
+}
+
+export const ipParam = z
+  .string()
+  .transform((text, ctx) => {
+    const ip = text.includes('%')
+      ? null // a zone id (fe80::1%eth0) or undecodable escape: not an address we can look up
+      : parseIp(text);
+    return ip ?? issue(ctx, 'INVALID_IP', `${quote(text)} is not an IPv4 or IPv6 address.`);
+  })
+  .meta({
+    description:
+      'An IPv4 address in dotted-quad form without leading zeros, or an IPv6 address without a zone. An IPv4-mapped IPv6 address (::ffff:1.2.3.4) is treated as the IPv4 address.',
+    examples: ['8.8.8.8', '2606:4700:4700::1111'],
+  });
+
+export const ipParams = z.object({ ip: ipParam });

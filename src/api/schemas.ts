@@ -1,0 +1,95 @@
+// Response schemas: the single description of every record the API returns.
+// The OpenAPI document is generated from them, the lookups' record types are
+// checked against them at compile time (test/api/schemas.test.ts), and the
+// tests validate live responses with them.
+import { z } from 'zod';
+import { ERROR_STATUS } from '../errors.js';
+
+const nullableString = (description: string) => z.string().nullable().meta({ description });
+
+export const geoIpRecordSchema = z
+  .object({
+    ip: z.string().meta({ description: 'The address looked up, in canonical form.' }),
+    country: z
+      .string()
+      .length(2)
+      .nullable()
+      .meta({ description: 'ISO 3166-1 alpha-2 country code.', examples: ['US'] }),
+    city: nullableString('City name (English).'),
+    region: nullableString('First-level subdivision (state, province, region).'),
+    timezone: nullableString('IANA time zone name, from the location’s coordinates.'),
+    latitude: z.number().nullable().meta({ description: 'Latitude in degrees (WGS 84).' }),
+    longitude: z.number().nullable().meta({ description: 'Longitude in degrees (WGS 84).' }),
+    isp: nullableString(
+      'Internet service provider; the AS organisation unless an ISP database is configured.',
+    ),
+    asn: z
+      .string()
+      .regex(/^AS\d+$/)
+      .nullable()
+      .meta({ description: 'Autonomous system number, as AS<number>.', examples: ['AS15169'] }),
+    org: nullableString('Organisation holding the autonomous system.'),
+    bogon: z.boolean().meta({
+      description:
+        'True for private, loopback, link-local, CGNAT, documentation and other special-purpose addresses; all other fields are then null.',
+    }),
+  })
+  .meta({ id: 'GeoIpRecord' });
+
+export const cidrRecordSchema = z
+  .object({
+    network: z.string().meta({ description: 'Network address.' }),
+    broadcast: z.string().meta({ description: 'Last address of the range.' }),
+    subnetMask: z.string().meta({ description: 'Dotted subnet mask.' }),
+    totalHosts: z.number().int().meta({ description: 'Number of addresses in the range.' }),
+    usableHosts: z.number().int().meta({
+      description:
+        'Addresses usable by hosts: total minus network and broadcast; all of a /31 or /32 (RFC 3021).',
+    }),
+    firstHost: z.string().meta({ description: 'First usable address.' }),
+    lastHost: z.string().meta({ description: 'Last usable address.' }),
+    cidr: z.string().meta({ description: 'The range in canonical network/prefix form.' }),
+    prefixLength: z.number().int().min(0).max(32),
+    wildcardMask: z.string().meta({ description: 'Inverse of the subnet mask.' }),
+  })
+  .meta({ id: 'CidrRecord' });
+
+export const errorBodySchema = z
+  .object({
+    error: z.object({
+      code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS]),
+      message: z.string(),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+export const healthSchema = z.object({ status: z.literal('ok') });
+
+export const readinessSchema = z.object({
+  status: z.enum(['ready', 'starting']),
+  dataSets: z.array(
+    z.object({
+      name: z.string(),
+      kind: z.string(),
+      source: z.string(),
+      builtAt: z.string().nullable(),
+    }),
+  ),
+});
+
+export const serviceInfoSchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  documentation: z.string(),
+  endpoints: z.array(z.object({ method: z.string(), path: z.string(), summary: z.string() })),
+  dataSources: z.array(
+    z.object({
+      name: z.string(),
+      kind: z.string(),
+      licence: z.string(),
+      attribution: z.object({ text: z.string(), url: z.string() }).nullable(),
+    }),
+  ),
+});
+
+export const envelope = <T extends z.ZodType>(data: T) => z.object({ data });

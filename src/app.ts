@@ -1,0 +1,231 @@
+// buildApp(config, deps) assembles the HTTP service without listening: the
+// route table, then one request pipeline for every route —
+//   route match → client IP → rate limit → validation → cache → handler →
+//   one JSON envelope, one error path, one access-log line.
+// Only src/main.ts touches the process (environment, signals, listen).
+import {
+  createServer,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { LookupCache } from './cache/lookup-cache.js';
+import type { Config } from './config.js';
+import { AppError, toErrorResponse } from './errors.js';
+import { clientIp } from './http/client-ip.js';
+import { decide, rateLimitKey, type RateLimitStore } from './http/rate-limit.js';
+import { errorBody, requestIdFrom, send, type ResponseMeta } from './http/respond.js';
+import type { AnyRoute, RequestContext } from './http/route.js';
+import { Router } from './http/router.js';
+import { validate } from './http/validate.js';
+import type { Ip } from './net/ip.js';
+
+export interface AppDeps {
+  log: Logger;
+  now: () => number;
+  cache: LookupCache;
+  rateLimitStore: RateLimitStore;
+  routes: readonly AnyRoute[];
+  /** headers added to every successful answer of the listed cache namespaces (data attribution) */
+  extraHeaders?: Readonly<Record<string, OutgoingHttpHeaders>>;
+}
+
+export interface App {
+  server: Server;
+  router: Router;
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
+
+const UNKNOWN_CLIENT: Ip = { version: 4, text: '0.0.0.0', value: 0 };
+
+export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
+  const router = new Router(deps.routes);
+  const windowMs = config.rateLimitWindowSeconds * 1000;
+  const { log, now, cache } = deps;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const url = req.url ?? '/';
+    const queryAt = url.indexOf('?');
+    const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    const method = req.method ?? 'GET';
+    const meta: ResponseMeta = {
+      requestId: requestIdFrom(req.headers['x-request-id']),
+      cors: req.headers.origin !== undefined,
+      head: method === 'HEAD',
+    };
+    const ip =
+      clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], config.trustProxy) ??
+      UNKNOWN_CLIENT;
+    const headers: OutgoingHttpHeaders = {};
+    let status = 200;
+    try {
+      if (method === 'OPTIONS') {
+        status = preflight(
+          res,
+          meta,
+          router.match('GET', path).kind !== 'not-found' ||
+            router.match('POST', path).kind !== 'not-found',
+        );
+        return;
+      }
+      const match = router.match(method, path);
+      const limited = match.kind !== 'route' || match.route.rateLimited;
+      if (limited && !(await admit(ip, headers))) {
+        throw new AppError(
+          'RATE_LIMITED',
+          `Too many requests: the limit is ${config.rateLimitMax} per ${config.rateLimitWindowSeconds} s per client. Retry after ${String(headers['retry-after'])} s.`,
+        );
+      }
+      if (match.kind === 'not-found') {
+        throw new AppError(
+          'NOT_FOUND',
+          `No route for ${method} ${clip(path)}; see GET /openapi.json.`,
+        );
+      }
+      if (match.kind === 'method-not-allowed') {
+        headers['allow'] = match.allow.join(', ');
+        throw new AppError(
+          'METHOD_NOT_ALLOWED',
+          `${method} is not allowed on ${clip(path)}; allowed: ${match.allow.join(', ')}.`,
+        );
+      }
+      const ctx: RequestContext = { clientIp: ip, requestId: meta.requestId, headers: req.headers };
+      status = await answer(
+        match.route,
+        match.rawParams,
+        queryAt === -1 ? '' : url.slice(queryAt + 1),
+        ctx,
+        res,
+        meta,
+        headers,
+      );
+    } catch (error) {
+      const failure = toErrorResponse(error);
+      status = failure.status;
+      if (failure.unexpected) log.error({ err: error, reqId: meta.requestId }, 'unexpected error');
+      headers['cache-control'] = 'no-store';
+      send(res, meta, status, errorBody(failure.code, failure.message), headers);
+    } finally {
+      log.info(
+        {
+          reqId: meta.requestId,
+          method,
+          url: clip(url),
+          status,
+          ip: ip.text,
+          ms: Math.round((performance.now() - started) * 100) / 100,
+        },
+        'request',
+      );
+    }
+  }
+
+  async function admit(ip: Ip, headers: OutgoingHttpHeaders): Promise<boolean> {
+    const hit = await deps.rateLimitStore.hit(rateLimitKey(ip), windowMs);
+    const decision = decide(hit, config.rateLimitMax, now());
+    headers['ratelimit-limit'] = decision.limit;
+    headers['ratelimit-remaining'] = decision.remaining;
+    headers['ratelimit-reset'] = decision.resetSeconds;
+    if (!decision.allowed) headers['retry-after'] = String(decision.resetSeconds);
+    return decision.allowed;
+  }
+
+  async function answer(
+    route: AnyRoute,
+    rawParams: Record<string, string>,
+    queryString: string,
+    ctx: RequestContext,
+    res: ServerResponse,
+    meta: ResponseMeta,
+    headers: OutgoingHttpHeaders,
+  ): Promise<number> {
+    const params: unknown = route.params
+      ? validate(route.params, rawParams, route.errors[0] ?? 'NOT_FOUND')
+      : rawParams;
+    const query: unknown = route.query
+      ? validate(route.query, queryObject(queryString), route.errors[0] ?? 'BAD_REQUEST')
+      : {};
+    const input = { params, query, ctx };
+    if (route.raw) {
+      const raw = (await route.handle(input)) as { body: string; contentType: string };
+      headers['cache-control'] = 'no-store';
+      send(res, meta, 200, raw.body, headers, raw.contentType);
+      return 200;
+    }
+    const policy = route.cache;
+    if (policy === undefined || route.cacheKey === undefined) {
+      headers['cache-control'] = 'no-store';
+      send(res, meta, 200, `{"data":${JSON.stringify(await route.handle(input))}}`, headers);
+      return 200;
+    }
+    const key = `${policy.namespace}:${route.cacheKey(input)}`;
+    const result =
+      cache.peek(key) ??
+      (await cache.getOrCompute(key, async () => {
+        const data: unknown = await route.handle(input);
+        const ttlSeconds = Math.min(policy.ttlSeconds, route.ttlSecondsFor?.(data) ?? Infinity);
+        return { value: JSON.stringify(data), ttlMs: ttlSeconds * 1000 };
+      }));
+    headers['cache-control'] = `${policy.visibility}, max-age=${result.maxAgeSeconds}`;
+    headers['x-cache'] = result.hit ? 'HIT' : 'MISS';
+    Object.assign(headers, deps.extraHeaders?.[policy.namespace]);
+    send(res, meta, 200, `{"data":${result.value}}`, headers);
+    return 200;
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      // handle() answers every error itself; reaching here means the socket broke mid-write
+      log.warn({ err: error }, 'response failed');
+    });
+  });
+  server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
+    if (!socket.writable) return socket.destroy();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = errorBody(
+      'BAD_REQUEST',
+      tooLarge ? 'Request headers are too large.' : 'Malformed HTTP request.',
+    );
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
+  return { server, router, handle };
+}
+
+function preflight(res: ServerResponse, meta: ResponseMeta, known: boolean): number {
+  if (!known) {
+    send(res, meta, 404, errorBody('NOT_FOUND', 'No such route.'), { 'cache-control': 'no-store' });
+    return 404;
+  }
+  res.writeHead(204, {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'GET, HEAD, POST, OPTIONS',
+    'access-control-allow-headers':
+      'Content-Type, Accept, X-Request-Id, Mcp-Session-Id, Mcp-Protocol-Version',
+    'access-control-max-age': '86400',
+    'x-request-id': meta.requestId,
+  });
+  res.end();
+  return 204;
+}
+
+/** Repeated keys become arrays, so a schema can refuse `?range=a&range=b` instead of guessing. */
+function queryObject(queryString: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  if (queryString === '') return out;
+  for (const [key, value] of new URLSearchParams(queryString)) {
+    const existing = out[key];
+    if (existing === undefined) out[key] = value;
+    else out[key] = Array.isArray(existing) ? [...existing, value] : [existing, value];
+  }
+  return out;
+}
+
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+}

@@ -1,0 +1,92 @@
+// The composition of the service from its parts, shared by src/main.ts and
+// the tests: data loading (slow, once) is apart from app building (cheap, per
+// server), so a test suite can build many apps on one copy of the data.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { buildApp, type App } from './app.js';
+import { MemoryCacheStore, type CacheStore } from './cache/cache-store.js';
+import { LookupCache } from './cache/lookup-cache.js';
+import { PROJECT_ROOT, type Config } from './config.js';
+import { buildOpenApi } from './http/openapi.js';
+import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
+import type { AnyRoute } from './http/route.js';
+import { DBIP_ATTRIBUTION } from './lookups/geoip/embedded-data.js';
+import { createGeoIpLookup } from './lookups/geoip/geoip.js';
+import { loadGeoData, type GeoData } from './lookups/geoip/load.js';
+import { cidrRoutes } from './routes/cidr-routes.js';
+import { GEOIP_CACHE, geoipRoutes } from './routes/geoip-routes.js';
+import { opsRoutes } from './routes/ops-routes.js';
+
+export interface ServiceData {
+  geo: GeoData;
+}
+
+export async function loadServiceData(config: Readonly<Config>, log: Logger): Promise<ServiceData> {
+  return {
+    geo: await loadGeoData(
+      { geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir },
+      log,
+    ),
+  };
+}
+
+export interface ServiceOverrides {
+  now?: () => number;
+  cacheStore?: CacheStore;
+  rateLimitStore?: RateLimitStore;
+  isReady?: () => boolean;
+}
+
+export const VERSION = (
+  JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
+
+export function buildService(
+  config: Readonly<Config>,
+  data: ServiceData,
+  log: Logger,
+  overrides: ServiceOverrides = {},
+): App {
+  const now = overrides.now ?? Date.now;
+  const geoip = createGeoIpLookup(data.geo);
+  const routes: AnyRoute[] = [];
+  let openApi: string | null = null;
+  routes.push(
+    ...opsRoutes({
+      version: VERSION,
+      dataSets: data.geo.dataSets,
+      isReady: overrides.isReady ?? (() => true),
+      openApi: () =>
+        (openApi ??= JSON.stringify(
+          buildOpenApi(routes, {
+            title: 'ipintel',
+            version: VERSION,
+            description:
+              'Self-hostable IP intelligence: GeoIP, VPN/hosting detection, RDAP/whois, DNS, DNSBL and CIDR. Success bodies are {"data": …}; errors are {"error": {"code", "message"}}.',
+          }),
+        )),
+      endpoints: () => routes.map((r) => ({ method: r.method, path: r.path, summary: r.summary })),
+    }),
+    ...geoipRoutes(geoip),
+    ...cidrRoutes(),
+  );
+  const embeddedGeo = data.geo.dataSets.some((d) => d.kind === 'geoip' && d.source === 'embedded');
+  return buildApp(config, {
+    log,
+    now,
+    cache: new LookupCache(
+      overrides.cacheStore ?? new MemoryCacheStore(config.cacheMaxEntries, now),
+      now,
+    ),
+    rateLimitStore: overrides.rateLimitStore ?? new MemoryRateLimitStore(now),
+    routes,
+    extraHeaders: embeddedGeo
+      ? {
+          [GEOIP_CACHE.namespace]: {
+            'x-data-attribution': `${DBIP_ATTRIBUTION.text} <${DBIP_ATTRIBUTION.url}> (${DBIP_ATTRIBUTION.licence})`,
+          },
+        }
+      : {},
+  });
+}

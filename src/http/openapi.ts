@@ -1,0 +1,110 @@
+// The OpenAPI 3.1 document, generated from the route table: the same zod
+// schemas that validate parameters and type the records (JSON Schema 2020-12,
+// which OpenAPI 3.1 uses as is).
+import { z } from 'zod';
+import { envelope, errorBodySchema } from '../api/schemas.js';
+import { ERROR_STATUS, type ErrorCode } from '../errors.js';
+import type { AnyRoute } from './route.js';
+
+type JsonObject = Record<string, unknown>;
+
+const COMMON_ERRORS: ErrorCode[] = ['NOT_FOUND', 'METHOD_NOT_ALLOWED', 'INTERNAL_ERROR'];
+
+class SchemaCollector {
+  readonly components: Record<string, unknown> = {};
+
+  toJson(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
+    const json = z.toJSONSchema(schema, {
+      target: 'draft-2020-12',
+      io,
+      unrepresentable: 'any',
+    }) as JsonObject;
+    const defs = (json['$defs'] ?? {}) as Record<string, unknown>;
+    delete json['$defs'];
+    delete json['$schema'];
+    for (const [id, def] of Object.entries(defs)) this.components[id] = this.rewrite(def);
+    return this.rewrite(json) as JsonObject;
+  }
+
+  private rewrite(value: unknown): unknown {
+    return JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/'));
+  }
+}
+
+function parameters(
+  collector: SchemaCollector,
+  schema: z.ZodType | undefined,
+  where: 'path' | 'query',
+): JsonObject[] {
+  if (!schema) return [];
+  const json = collector.toJson(schema, 'input');
+  const properties = (json['properties'] ?? {}) as Record<string, JsonObject>;
+  const required = new Set((json['required'] ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      ...(typeof description === 'string' ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+function errorResponses(codes: readonly ErrorCode[]): Record<string, JsonObject> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of [...codes, ...COMMON_ERRORS]) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
+  }
+  const out: Record<string, JsonObject> = {};
+  for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    out[String(status)] = {
+      description: `Error codes: ${list.join(', ')}`,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
+  }
+  return out;
+}
+
+export function buildOpenApi(
+  routes: readonly AnyRoute[],
+  info: { title: string; version: string; description: string },
+): JsonObject {
+  const collector = new SchemaCollector();
+  collector.toJson(errorBodySchema, 'output');
+  const paths: Record<string, Record<string, JsonObject>> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:([A-Za-z]+)/g, '{$1}');
+    const codes = route.rateLimited ? [...route.errors, 'RATE_LIMITED' as const] : route.errors;
+    const body = route.raw ? route.response : envelope(route.response);
+    const cache = route.cache
+      ? ` Cached for ${route.cache.ttlSeconds} s (Cache-Control: ${route.cache.visibility}; X-Cache: HIT or MISS).`
+      : '';
+    const limit = route.rateLimited ? ' Counts against the rate limit.' : ' Not rate limited.';
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = {
+      summary: route.summary,
+      description: `${route.description ?? route.summary}${cache}${limit}`,
+      tags: route.tags,
+      parameters: [
+        ...parameters(collector, route.params, 'path'),
+        ...parameters(collector, route.query, 'query'),
+      ],
+      responses: {
+        '200': {
+          description: 'Success',
+          content: { 'application/json': { schema: collector.toJson(body, 'output') } },
+        },
+        ...errorResponses(codes),
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { ...info, license: { name: 'MIT', identifier: 'MIT' } },
+    paths,
+    components: { schemas: collector.components },
+  };
+}

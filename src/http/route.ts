@@ -1,0 +1,63 @@
+// What a route is: its method and path, its request and response schemas
+// (which validate, and document it in OpenAPI), its cache policy, and a
+// handler that returns the record. Routes know nothing of sockets or headers.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { z } from 'zod';
+import type { ErrorCode } from '../errors.js';
+import type { Ip } from '../net/ip.js';
+
+export interface RequestContext {
+  clientIp: Ip;
+  requestId: string;
+  headers: IncomingHttpHeaders;
+}
+
+export interface CachePolicy {
+  /** key prefix; also the endpoint label in logs and metrics */
+  namespace: string;
+  ttlSeconds: number;
+  /** `private` when the answer depends on who asks (GET /ip) */
+  visibility: 'public' | 'private';
+}
+
+export interface RouteInput<P, Q> {
+  params: P;
+  query: Q;
+  ctx: RequestContext;
+}
+
+export interface RawBody {
+  body: string;
+  contentType: string;
+}
+
+export interface Route<P = unknown, Q = unknown, D = unknown> {
+  method: 'GET' | 'POST';
+  path: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  /** the schema of `data` (or of the whole body when `raw`) */
+  response: z.ZodType;
+  /** error codes this route can answer, beyond the ones every route can (404/405/429/500) */
+  errors: ErrorCode[];
+  rateLimited: boolean;
+  cache?: CachePolicy;
+  /** the cache key for one input; required with `cache` */
+  cacheKey?: (input: RouteInput<P, Q>) => string;
+  /** a shorter lifetime than the policy's for this answer (e.g. the records' own DNS TTL) */
+  ttlSecondsFor?: (data: D) => number;
+  /** `raw` routes answer a body of their own, outside the `{data}` envelope */
+  raw?: boolean;
+  handle(input: RouteInput<P, Q>): D | Promise<D>;
+}
+
+// Routes are stored side by side whatever their parameter types.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = Route<any, any, any>;
+
+export function defineRoute<P, Q, D>(route: Route<P, Q, D>): AnyRoute {
+  return route;
+}

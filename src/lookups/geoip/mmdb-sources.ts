@@ -1,0 +1,149 @@
+// GeoIP and ASN answers from MMDB files, in the two layouts we accept:
+// DB-IP Lite as packaged by ip-location-db (flat: country_code, state1, city,
+// latitude, longitude; no time zone) and MaxMind's GeoIP2/GeoLite2 layout
+// (country.iso_code, city.names.en, subdivisions[0], location.time_zone).
+// The reader's decoded objects are shared and cached: never mutate them. The
+// mapped location is memoised per decoded object, so the time-zone and
+// string clean-up work happens once per distinct record, not per request.
+import { Reader } from 'maxmind';
+import type { Ip } from '../../net/ip.js';
+import type { AsnInfo, AsnSource } from './asn-table.js';
+import type { TimezoneResolver } from './timezone.js';
+
+export interface GeoLocation {
+  country: string | null;
+  city: string | null;
+  region: string | null;
+  timezone: string | null;
+  latitude: number | null;
+  longitude: number | null;
+}
+
+export interface GeoSource {
+  lookup(ip: Ip): GeoLocation | null;
+}
+
+/** A bounded decoder cache: keeps decoded records (and so our memo) for hot addresses. */
+class BoundedCache {
+  private readonly map = new Map<number, unknown>();
+  constructor(private readonly max: number) {}
+  get(key: number): unknown {
+    return this.map.get(key);
+  }
+  set(key: number, value: unknown): void {
+    if (this.map.size >= this.max) {
+      const oldest = this.map.keys().next();
+      if (!oldest.done) this.map.delete(oldest.value);
+    }
+    this.map.set(key, value);
+  }
+}
+
+export function openMmdb(buffer: Buffer, cacheEntries = 50_000): Reader<object> {
+  return new Reader<object>(buffer, { cache: new BoundedCache(cacheEntries) });
+}
+
+/** Empty strings and DB-IP's "ZZ" (no country) are unknowns, not values. */
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function country(value: unknown): string | null {
+  const code = text(value);
+  return code === null || code === 'ZZ' || !/^[A-Z]{2}$/.test(code) ? null : code;
+}
+
+/** MMDB stores coordinates as float32 (DB-IP) or double; 4 decimals is ~11 m, all the data holds. */
+function coordinate(value: unknown): number | null {
+  const n = typeof value === 'string' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) ? Math.round(n * 1e4) / 1e4 : null;
+}
+
+type Mapper = (record: Record<string, unknown>) => GeoLocation;
+
+function withTimezone(
+  location: Omit<GeoLocation, 'timezone'>,
+  given: string | null,
+  resolveTimezone: TimezoneResolver,
+): GeoLocation {
+  let timezone = given;
+  if (timezone === null && location.latitude !== null && location.longitude !== null) {
+    timezone = resolveTimezone(location.latitude, location.longitude);
+  }
+  return { ...location, timezone };
+}
+
+export function dbipMapper(resolveTimezone: TimezoneResolver): Mapper {
+  return (r) =>
+    withTimezone(
+      {
+        country: country(r['country_code']),
+        city: text(r['city']),
+        region: text(r['state1']),
+        latitude: coordinate(r['latitude']),
+        longitude: coordinate(r['longitude']),
+      },
+      text(r['timezone']),
+      resolveTimezone,
+    );
+}
+
+const english = (value: unknown): string | null =>
+  text((value as { names?: { en?: unknown } } | undefined)?.names?.en);
+
+export function maxmindMapper(resolveTimezone: TimezoneResolver): Mapper {
+  return (r) => {
+    const location = (r['location'] ?? {}) as Record<string, unknown>;
+    const subdivisions = r['subdivisions'] as unknown[] | undefined;
+    return withTimezone(
+      {
+        country: country((r['country'] as { iso_code?: unknown } | undefined)?.iso_code),
+        city: english(r['city']),
+        region: english(subdivisions?.[0]),
+        latitude: coordinate(location['latitude']),
+        longitude: coordinate(location['longitude']),
+      },
+      text(location['time_zone']),
+      resolveTimezone,
+    );
+  };
+}
+
+/** One reader per family (DB-IP ships two files) or one for both (MaxMind). */
+export class MmdbGeoSource implements GeoSource {
+  private readonly memo = new WeakMap<object, GeoLocation>();
+
+  constructor(
+    private readonly v4: Reader<object>,
+    private readonly v6: Reader<object> | null,
+    private readonly map: Mapper,
+  ) {}
+
+  lookup(ip: Ip): GeoLocation | null {
+    const reader = ip.version === 6 && this.v6 !== null ? this.v6 : this.v4;
+    const record = reader.get(ip.text);
+    if (record === null) return null;
+    let location = this.memo.get(record);
+    if (location === undefined) {
+      location = this.map(record as Record<string, unknown>);
+      this.memo.set(record, location);
+    }
+    return location;
+  }
+}
+
+/** MaxMind GeoLite2/GeoIP2 ASN (or ISP) databases as an AsnSource. */
+export class MmdbAsnSource implements AsnSource {
+  constructor(private readonly reader: Reader<object>) {}
+
+  lookup(ip: Ip): AsnInfo | null {
+    const r = this.reader.get(ip.text) as Record<string, unknown> | null;
+    const asn = r?.['autonomous_system_number'];
+    if (r === null || typeof asn !== 'number') return null;
+    return {
+      asn,
+      org: text(r['organization']) ?? text(r['autonomous_system_organization']),
+      isp: text(r['isp']),
+    };
+  }
+}

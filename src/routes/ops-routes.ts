@@ -1,0 +1,86 @@
+// Operations and discovery: GET / (what this service is, its data and their
+// licences: DB-IP's CC BY 4.0 requires a visible link), /healthz, /readyz and
+// /openapi.json.
+import { z } from 'zod';
+import { healthSchema, readinessSchema, serviceInfoSchema } from '../api/schemas.js';
+import { AppError } from '../errors.js';
+import { defineRoute, type AnyRoute } from '../http/route.js';
+import type { DataSetInfo } from '../lookups/geoip/load.js';
+
+export interface OpsOptions {
+  version: string;
+  dataSets: readonly DataSetInfo[];
+  isReady: () => boolean;
+  /** built lazily: it needs the whole route table, this list included */
+  openApi: () => string;
+  endpoints: () => { method: string; path: string; summary: string }[];
+}
+
+export function opsRoutes(options: OpsOptions): AnyRoute[] {
+  const dataSources = options.dataSets.map((d) => ({
+    name: d.name,
+    kind: d.kind,
+    licence: d.licence,
+    attribution: d.attribution,
+  }));
+  const brief = options.dataSets.map((d) => ({
+    name: d.name,
+    kind: d.kind,
+    source: d.source,
+    builtAt: d.builtAt,
+  }));
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/',
+      summary: 'Service information, endpoints and data attribution',
+      tags: ['Service'],
+      response: serviceInfoSchema,
+      errors: [],
+      rateLimited: true,
+      handle: () => ({
+        name: 'ipintel',
+        version: options.version,
+        documentation: '/openapi.json',
+        endpoints: options.endpoints(),
+        dataSources,
+      }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/healthz',
+      summary: 'Liveness: the process answers',
+      tags: ['Service'],
+      response: healthSchema,
+      errors: [],
+      rateLimited: false,
+      handle: () => ({ status: 'ok' as const }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/readyz',
+      summary: 'Readiness: data loaded and dependencies usable',
+      tags: ['Service'],
+      response: readinessSchema,
+      errors: ['SERVICE_UNAVAILABLE'],
+      rateLimited: false,
+      handle: () => {
+        if (!options.isReady()) {
+          throw new AppError('SERVICE_UNAVAILABLE', 'The service is starting or shutting down.');
+        }
+        return { status: 'ready' as const, dataSets: brief };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/openapi.json',
+      summary: 'This API as an OpenAPI 3.1 document',
+      tags: ['Service'],
+      response: z.record(z.string(), z.unknown()),
+      errors: [],
+      rateLimited: true,
+      raw: true,
+      handle: () => ({ body: options.openApi(), contentType: 'application/json; charset=utf-8' }),
+    }),
+  ];
+}
