@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { LookupCache } from './cache/lookup-cache.js';
 import type { Config } from './config.js';
 import { AppError, toErrorResponse } from './errors.js';
+import type { AccessLog } from './http/access-log.js';
 import { clientIp } from './http/client-ip.js';
 import { decide, rateLimitKey, type RateLimitStore } from './http/rate-limit.js';
 import { errorBody, requestIdFrom, send, type ResponseMeta } from './http/respond.js';
@@ -25,6 +26,7 @@ import type { Ip } from './net/ip.js';
 
 export interface AppDeps {
   log: Logger;
+  accessLog: AccessLog;
   now: () => number;
   cache: LookupCache;
   rateLimitStore: RateLimitStore;
@@ -110,17 +112,14 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       headers['cache-control'] = 'no-store';
       send(res, meta, status, errorBody(failure.code, failure.message), headers);
     } finally {
-      log.info(
-        {
-          reqId: meta.requestId,
-          method,
-          url: clip(url),
-          status,
-          ip: ip.text,
-          ms: Math.round((performance.now() - started) * 100) / 100,
-        },
-        'request',
-      );
+      deps.accessLog.record({
+        reqId: meta.requestId,
+        method,
+        url: clip(url),
+        status,
+        ip: ip.text,
+        ms: Math.round((performance.now() - started) * 100) / 100,
+      });
     }
   }
 

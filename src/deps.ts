@@ -8,6 +8,7 @@ import { buildApp, type App } from './app.js';
 import { MemoryCacheStore, type CacheStore } from './cache/cache-store.js';
 import { LookupCache } from './cache/lookup-cache.js';
 import { PROJECT_ROOT, type Config } from './config.js';
+import { silentAccessLog, type AccessLog } from './http/access-log.js';
 import { buildOpenApi } from './http/openapi.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
 import type { AnyRoute } from './http/route.js';
@@ -33,6 +34,7 @@ export async function loadServiceData(config: Readonly<Config>, log: Logger): Pr
 
 export interface ServiceOverrides {
   now?: () => number;
+  accessLog?: AccessLog;
   cacheStore?: CacheStore;
   rateLimitStore?: RateLimitStore;
   isReady?: () => boolean;
@@ -74,6 +76,7 @@ export function buildService(
   const embeddedGeo = data.geo.dataSets.some((d) => d.kind === 'geoip' && d.source === 'embedded');
   return buildApp(config, {
     log,
+    accessLog: overrides.accessLog ?? silentAccessLog,
     now,
     cache: new LookupCache(
       overrides.cacheStore ?? new MemoryCacheStore(config.cacheMaxEntries, now),

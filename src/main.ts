@@ -3,6 +3,7 @@
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from './config.js';
 import { buildService, loadServiceData } from './deps.js';
+import { BatchedAccessLog, silentAccessLog } from './http/access-log.js';
 import { DataError } from './lookups/geoip/load.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -19,7 +20,11 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const log = pino({ level: config.logLevel }, pino.destination({ fd: 1, sync: false }));
+  const destination = pino.destination({ fd: 1, sync: false });
+  const log = pino({ level: config.logLevel }, destination);
+  const accessLog = log.isLevelEnabled('info')
+    ? new BatchedAccessLog(destination)
+    : silentAccessLog;
   if (config.redisUrl !== null) {
     log.warn('REDIS_URL is set, but this version keeps the cache and rate limits in process');
   }
@@ -38,7 +43,7 @@ async function main(): Promise<void> {
     throw error;
   }
   let ready = true;
-  const app = buildService(config, data, log, { isReady: () => ready });
+  const app = buildService(config, data, log, { isReady: () => ready, accessLog });
   app.server.listen(config.port, config.host, () => {
     log.info(
       {

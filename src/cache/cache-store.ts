@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 // The lookup cache's storage behind one small interface, so a shared store
 // (Redis) can replace the in-process one without touching the routes. Values
 // are the serialised JSON of a lookup's `data`, so a hit is written to the
@@ -16,42 +18,38 @@ export interface CacheStore {
 }
 
 /**
- * Least-recently-used with per-entry expiry, bounded by entry count. A Map
- * keeps insertion order, so re-inserting on a hit makes the first key the
- * least recently used one.
+ * Least-recently-used with per-entry expiry, bounded by entry count. The LRU
+ * bookkeeping is lru-cache's (a linked list over typed arrays): evicting the
+ * oldest key of a plain Map looks cheap but scans the Map's deleted slots,
+ * which cost ~20 µs a request under a stream of misses. Expiry is kept here
+ * against the injected clock, so tests control time.
  */
 export class MemoryCacheStore implements CacheStore {
-  private readonly entries = new Map<string, CachedValue>();
+  private readonly entries: LRUCache<string, CachedValue> | null;
 
   constructor(
-    private readonly maxEntries: number,
+    maxEntries: number,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.entries = maxEntries > 0 ? new LRUCache({ max: maxEntries }) : null;
+  }
 
   get size(): number {
-    return this.entries.size;
+    return this.entries?.size ?? 0;
   }
 
   get(key: string): CachedValue | undefined {
-    const entry = this.entries.get(key);
+    const entry = this.entries?.get(key);
     if (entry === undefined) return undefined;
     if (entry.expiresAt <= this.now()) {
-      this.entries.delete(key);
+      this.entries?.delete(key);
       return undefined;
     }
-    this.entries.delete(key);
-    this.entries.set(key, entry);
     return entry;
   }
 
   set(key: string, value: string, ttlMs: number): void {
-    if (this.maxEntries === 0 || ttlMs <= 0) return;
-    this.entries.delete(key);
-    while (this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done) break;
-      this.entries.delete(oldest.value);
-    }
-    this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
+    if (ttlMs <= 0) return;
+    this.entries?.set(key, { value, expiresAt: this.now() + ttlMs });
   }
 }

@@ -59,21 +59,43 @@ export function cidrContains(cidr: Cidr, ip: Ip): boolean {
   return true;
 }
 
-/** A fixed set of prefixes, each with a label (e.g. the RFC that reserves it). */
+/**
+ * A fixed set of prefixes, each with a label (e.g. the RFC that reserves it).
+ * IPv4 entries are kept as parallel integer arrays: the bogon check runs on
+ * every GeoIP request.
+ */
 export class PrefixList<Label> {
-  private readonly entries: { cidr: Cidr; label: Label }[];
+  private readonly v4Networks: number[] = [];
+  private readonly v4Masks: number[] = [];
+  private readonly v4Labels: Label[] = [];
+  private readonly v6: { cidr: Cidr; label: Label }[] = [];
 
   constructor(entries: readonly (readonly [string, Label])[]) {
-    this.entries = entries.map(([text, label]) => {
+    for (const [text, label] of entries) {
       const cidr = parseCidr(text);
       if (cidr === null) throw new Error(`bad prefix in list: ${text}`);
-      return { cidr, label };
-    });
+      if (cidr.version === 4) {
+        this.v4Networks.push(cidr.network[0] ?? 0);
+        this.v4Masks.push(ipv4Mask(cidr.prefixLength));
+        this.v4Labels.push(label);
+      } else {
+        this.v6.push({ cidr, label });
+      }
+    }
   }
 
   /** The label of the first (list order) prefix containing ip, or null. */
   match(ip: Ip): Label | null {
-    for (const entry of this.entries) {
+    if (ip.version === 4) {
+      const value = ip.value;
+      for (let i = 0; i < this.v4Networks.length; i++) {
+        if ((value & (this.v4Masks[i] ?? 0)) >>> 0 === this.v4Networks[i]) {
+          return this.v4Labels[i] ?? null;
+        }
+      }
+      return null;
+    }
+    for (const entry of this.v6) {
       if (cidrContains(entry.cidr, ip)) return entry.label;
     }
     return null;

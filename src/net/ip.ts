@@ -21,23 +21,41 @@ export interface Ipv6 {
 
 export type Ip = Ipv4 | Ipv6;
 
-const OCTET = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)$/;
-
 export function parseIpv4(text: string): Ipv4 | null {
   const value = ipv4Value(text);
   return value === null ? null : { version: 4, text, value };
 }
 
+/**
+ * Hand-rolled rather than split + regex: this runs on every request, and a
+ * character loop is several times cheaper. Exactly four decimal octets,
+ * 0–255, no leading zeros, nothing else.
+ */
 function ipv4Value(text: string): number | null {
-  if (text.length < 7 || text.length > 15) return null;
-  const parts = text.split('.');
-  if (parts.length !== 4) return null;
+  const length = text.length;
+  if (length < 7 || length > 15) return null;
   let value = 0;
-  for (const part of parts) {
-    if (!OCTET.test(part)) return null;
-    value = value * 256 + Number(part);
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46 /* . */) {
+      if (digits === 0 || dots === 3) return null;
+      value = value * 256 + octet;
+      octet = 0;
+      digits = 0;
+      dots++;
+    } else if (c >= 48 && c <= 57) {
+      if (digits === 1 && octet === 0) return null; // leading zero
+      octet = octet * 10 + (c - 48);
+      if (++digits > 3 || octet > 255) return null;
+    } else {
+      return null;
+    }
   }
-  return value;
+  if (dots !== 3 || digits === 0) return null;
+  return value * 256 + octet;
 }
 
 export function formatIpv4(value: number): string {

@@ -5,6 +5,7 @@
 // The reader's decoded objects are shared and cached: never mutate them. The
 // mapped location is memoised per decoded object, so the time-zone and
 // string clean-up work happens once per distinct record, not per request.
+import { LRUCache } from 'lru-cache';
 import { Reader } from 'maxmind';
 import type { Ip } from '../../net/ip.js';
 import type { AsnInfo, AsnSource } from './asn-table.js';
@@ -23,24 +24,25 @@ export interface GeoSource {
   lookup(ip: Ip): GeoLocation | null;
 }
 
-/** A bounded decoder cache: keeps decoded records (and so our memo) for hot addresses. */
-class BoundedCache {
-  private readonly map = new Map<number, unknown>();
-  constructor(private readonly max: number) {}
-  get(key: number): unknown {
-    return this.map.get(key);
-  }
-  set(key: number, value: unknown): void {
-    if (this.map.size >= this.max) {
-      const oldest = this.map.keys().next();
-      if (!oldest.done) this.map.delete(oldest.value);
-    }
-    this.map.set(key, value);
-  }
+/**
+ * The decoder's cache, keyed by data-section offset: it keeps decoded records
+ * (and so our memo of them) for hot addresses, within a bound.
+ */
+function decoderCache(max: number): {
+  get(key: number): unknown;
+  set(key: number, value: unknown): void;
+} {
+  const lru = new LRUCache<number, NonNullable<unknown>>({ max });
+  return {
+    get: (key) => lru.get(key),
+    set: (key, value) => {
+      if (value !== undefined && value !== null) lru.set(key, value);
+    },
+  };
 }
 
 export function openMmdb(buffer: Buffer, cacheEntries = 50_000): Reader<object> {
-  return new Reader<object>(buffer, { cache: new BoundedCache(cacheEntries) });
+  return new Reader<object>(buffer, { cache: decoderCache(cacheEntries) });
 }
 
 /** Empty strings and DB-IP's "ZZ" (no country) are unknowns, not values. */

@@ -1,0 +1,207 @@
+// `npm run bench`: loads the service and a bare node:http baseline, in the
+// same run, with the same client (autocannon, 50 connections), the servers
+// pinned to CPU 0 and this client to CPU 1, and prints req/s, p50, p99 and
+// RSS of each scenario with the ratio service/baseline.
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:net';
+import autocannon from 'autocannon';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const DURATION = Number(process.env['BENCH_SECONDS'] ?? 10);
+const CONNECTIONS = 50;
+
+interface Result {
+  rps: number;
+  p50: number;
+  p99: number;
+  rssMb: number;
+  non2xx: number;
+}
+
+function pin(pid: number, cpu: number): void {
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
+  } catch {
+    process.stderr.write(`taskset unavailable: process ${pid} not pinned\n`);
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function waitForPort(port: number, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      await res.arrayBuffer();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`nothing listens on ${port}`);
+}
+
+async function start(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; port: number }> {
+  const port = await freePort();
+  // the service's logs go to /dev/null: written and serialised, but not to a terminal
+  const child = spawn(process.execPath, [script, String(port)], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await waitForPort(port, child);
+  pin(child.pid ?? 0, 0);
+  return { child, port };
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+function randomPublicIpv4(): string {
+  for (;;) {
+    const a = 1 + Math.floor(Math.random() * 223);
+    if (a === 10 || a === 127 || a === 100 || a === 169 || a === 172 || a === 192 || a === 198)
+      continue;
+    return `${a}.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`;
+  }
+}
+
+const WRK_RANDOM_IP = `
+math.randomseed(os.time())
+local skip = { [10] = true, [100] = true, [127] = true, [169] = true, [172] = true, [192] = true, [198] = true }
+request = function()
+  local a = math.random(1, 223)
+  while skip[a] do a = math.random(1, 223) end
+  return wrk.format(nil, string.format("/ip/%d.%d.%d.%d", a, math.random(0, 255), math.random(0, 255), math.random(1, 254)))
+end
+`;
+
+function hasWrk(): boolean {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (error) {
+    // wrk prints its version and exits 1
+    return (error as { status?: number }).status === 1;
+  }
+}
+
+const USE_WRK = process.env['BENCH_CLIENT'] !== 'autocannon' && hasWrk();
+
+/** wrk's --latency output: "  50%    2.93ms" */
+function wrkMs(output: string, percentile: string): number {
+  const m = new RegExp(`\\s${percentile}%\\s+([\\d.]+)(us|ms|s)`).exec(output);
+  if (!m) return NaN;
+  const value = Number(m[1]);
+  return m[2] === 'us' ? value / 1000 : m[2] === 's' ? value * 1000 : value;
+}
+
+async function load(
+  port: number,
+  pid: number,
+  path: string | (() => string),
+  seconds = DURATION,
+): Promise<Result> {
+  if (USE_WRK) {
+    const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency'];
+    if (typeof path !== 'string') {
+      const script = join(tmpdir(), 'ipintel-bench-random-ip.lua');
+      writeFileSync(script, WRK_RANDOM_IP);
+      args.push('-s', script);
+    }
+    args.push(`http://127.0.0.1:${port}${typeof path === 'string' ? path : '/'}`);
+    const output = await new Promise<string>((resolve, reject) => {
+      execFile('taskset', ['-c', '1', 'wrk', ...args], (error, stdout) => {
+        if (error) reject(new Error(`wrk failed: ${error.message}`));
+        else resolve(stdout);
+      });
+    });
+    const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
+    return {
+      rps: Math.round(Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 0)),
+      p50: wrkMs(output, '50'),
+      p99: wrkMs(output, '99'),
+      rssMb: rssMb(pid),
+      non2xx,
+    };
+  }
+  const makePath = typeof path === 'string' ? () => path : path;
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [{ setupRequest: (req) => ({ ...req, path: makePath() }) }],
+  });
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    rssMb: rssMb(pid),
+    non2xx: result.non2xx,
+  };
+}
+
+interface Scenario {
+  name: string;
+  path: string | (() => string);
+  /** ratio service/baseline the issue asks for */
+  target: number;
+}
+
+const scenarios: Scenario[] = [
+  {
+    name: 'GeoIP, random public IPv4 (cache miss)',
+    path: () => `/ip/${randomPublicIpv4()}`,
+    target: 0.65,
+  },
+  { name: 'GeoIP, same address (cache hit)', path: '/ip/8.8.8.8', target: 0.85 },
+  { name: 'CIDR', path: '/cidr?range=10.20.30.40/20', target: 0.8 },
+];
+
+pin(process.pid, 1);
+const baseline = await start(join(here, 'baseline-server.js'), {});
+const service = await start(join(here, '..', 'src', 'main.js'), {
+  HOST: '127.0.0.1',
+  RATE_LIMIT_MAX: '1000000000',
+  LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'info',
+});
+
+const rows: string[] = [];
+const ms = (v: number) => v.toFixed(2).padStart(6);
+const fmt = (r: Result) =>
+  `${String(r.rps).padStart(7)} req/s  p50 ${ms(r.p50)} ms  p99 ${ms(r.p99)} ms  RSS ${String(r.rssMb).padStart(4)} MB`;
+for (const s of scenarios) {
+  // warm both up (JIT, caches) before measuring
+  await load(baseline.port, baseline.child.pid ?? 0, s.path, 2);
+  await load(service.port, service.child.pid ?? 0, s.path, 2);
+  const b = await load(baseline.port, baseline.child.pid ?? 0, s.path);
+  const v = await load(service.port, service.child.pid ?? 0, s.path);
+  const ratio = v.rps / b.rps;
+  const p99Ratio = b.p99 === 0 ? 1 : v.p99 / b.p99;
+  rows.push(
+    `${s.name}\n  baseline ${fmt(b)}\n  service  ${fmt(v)}${v.non2xx ? `  (${v.non2xx} non-2xx!)` : ''}\n  ratio ${ratio.toFixed(2)} (target ≥ ${s.target})  p99 ratio ${p99Ratio.toFixed(2)} (target ≤ 1.5)`,
+  );
+  process.stdout.write(`${rows.at(-1)}\n`);
+}
+baseline.child.kill();
+service.child.kill();
+process.stdout.write(
+  `\n${CONNECTIONS} connections, ${DURATION} s per run, servers on CPU 0, client on CPU 1.\n`,
+);
