@@ -1,0 +1,76 @@
+// The curated ASN → class table (resources/asn-classes.csv). The parser is
+// pure and strict: the file is ours and committed, so a malformed row is a bug
+// to fail loudly on at start-up, not a line to skip.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { splitCsvLine } from '../geoip/asn-csv.js';
+
+export type AsnClass = 'hosting' | 'vpn' | 'mobile' | 'isp';
+
+export interface AsnClassEntry {
+  readonly asn: number;
+  readonly name: string;
+  readonly class: AsnClass;
+  readonly source: string;
+}
+
+export type AsnClassTable = ReadonlyMap<number, AsnClassEntry>;
+
+const CLASSES: ReadonlySet<string> = new Set(['hosting', 'vpn', 'mobile', 'isp']);
+const HEADER = 'asn,name,class,source';
+
+function isAsnClass(value: string): value is AsnClass {
+  return CLASSES.has(value);
+}
+
+/** Parses the CSV text; throws naming the line on the first bad row or duplicate ASN. */
+export function parseAsnClasses(text: string): Map<number, AsnClassEntry> {
+  const table = new Map<number, AsnClassEntry>();
+  let sawHeader = false;
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const where = `asn-classes.csv line ${index + 1}`;
+    if (!sawHeader) {
+      if (line !== HEADER) throw new Error(`${where}: expected header "${HEADER}"`);
+      sawHeader = true;
+      return;
+    }
+    const fields = splitCsvLine(line);
+    const [asnText, name, cls, source] = fields;
+    if (fields.length !== 4 || asnText === undefined || name === undefined) {
+      throw new Error(`${where}: expected 4 fields, found ${fields.length}`);
+    }
+    const asn = Number(asnText);
+    if (!/^[1-9]\d{0,9}$/.test(asnText) || asn > 4_294_967_295) {
+      throw new Error(`${where}: bad ASN ${JSON.stringify(asnText)}`);
+    }
+    if (cls === undefined || !isAsnClass(cls)) throw new Error(`${where}: bad class ${cls ?? ''}`);
+    if (source === undefined || source === '') throw new Error(`${where}: empty source`);
+    if (table.has(asn)) throw new Error(`${where}: AS${asn} listed twice`);
+    table.set(asn, { asn, name, class: cls, source });
+  });
+  if (!sawHeader) throw new Error('asn-classes.csv: no header row');
+  return table;
+}
+
+/**
+ * The committed file, found by walking up from this module so that it is the
+ * same from src/ (tsx) and dist/src/ (built).
+ */
+export function defaultAsnClassesPath(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, 'resources', 'asn-classes.csv');
+    if (existsSync(candidate)) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('resources/asn-classes.csv not found');
+    dir = parent;
+  }
+}
+
+export async function loadAsnClasses(path = defaultAsnClassesPath()): Promise<AsnClassTable> {
+  return parseAsnClasses(await readFile(path, 'utf8'));
+}

@@ -1,0 +1,118 @@
+// The VPN / proxy / hosting / mobile verdict for one address. Pure: the ASN
+// comes from the caller's ASN lookup, the lists from a DetectionIndex.
+//
+// Rule order (every rule that applies adds its flags and a reason; confidence
+// is that of the strongest rule that fired):
+//   1. special-purpose address (RFC 6890 registries) → nothing, low,
+//      reason "special-purpose-address": private space says nothing about VPNs
+//   2. published lists (high):
+//        tor feed     → isTor, isProxy        "tor-exit"
+//        vpn feed     → isVpn                 "vpn-list:<feed>"
+//        hosting feed → isHosting             "<provider>-published-range"
+//   3. curated ASN class (medium), from resources/asn-classes.csv:
+//        hosting → isHosting                  "asn:<n> hosting"
+//        vpn     → isVpn, isHosting           "asn:<n> vpn" (VPN egress is datacenter space)
+//        mobile  → isMobile                   "asn:<n> mobile"
+//        isp     → nothing, and it stops rule 4: "asn:<n> isp" (a mixed
+//                  incumbent must not be reclassified by its name)
+//   4. organisation-name rules (low), only for an ASN with no class:
+//        "org-name:<class>" with the flags of that class as in rule 3
+//   5. nothing fired → all false, confidence low, no reasons.
+// Tor exits count as proxies: traffic leaves through a relay run by someone else.
+import type { Ip } from '../../net/ip.js';
+import { isBogon } from '../geoip/bogons.js';
+import type { AsnClass, AsnClassTable } from './asn-classes.js';
+import type { FeedKind } from './feed-types.js';
+import { classifyOrgName } from './org-rules.js';
+
+export type Confidence = 'high' | 'medium' | 'low';
+
+export interface VpnDetection {
+  ip: string;
+  isVpn: boolean;
+  isProxy: boolean;
+  isHosting: boolean;
+  isMobile: boolean;
+  isTor: boolean;
+  confidence: Confidence;
+  asn: string | null;
+  org: string | null;
+  reasons: string[];
+}
+
+export interface AsnHint {
+  readonly asn: number;
+  readonly org: string | null;
+}
+
+export interface FeedHit {
+  readonly feed: string;
+  readonly kind: FeedKind;
+}
+
+/** What detect() needs: feed membership and the ASN classes, taken as one snapshot. */
+export interface DetectionIndex {
+  matchFeeds(ip: Ip): readonly FeedHit[];
+  readonly asnClasses: AsnClassTable;
+}
+
+const RANK: Record<Confidence, number> = { low: 0, medium: 1, high: 2 };
+
+/** "cloudflare-v4" and "cloudflare-v6" are one provider in a reason string. */
+function provider(feed: string): string {
+  return feed.replace(/-v[46]$/, '');
+}
+
+export function detect(ip: Ip, asn: AsnHint | null, index: DetectionIndex): VpnDetection {
+  const out: VpnDetection = {
+    ip: ip.text,
+    isVpn: false,
+    isProxy: false,
+    isHosting: false,
+    isMobile: false,
+    isTor: false,
+    confidence: 'low',
+    asn: asn === null ? null : `AS${asn.asn}`,
+    org: asn?.org ?? null,
+    reasons: [],
+  };
+  const reason = (text: string, level: Confidence): void => {
+    if (!out.reasons.includes(text)) out.reasons.push(text);
+    if (RANK[level] > RANK[out.confidence]) out.confidence = level;
+  };
+  if (isBogon(ip)) {
+    out.reasons.push('special-purpose-address');
+    return out;
+  }
+  for (const hit of index.matchFeeds(ip)) {
+    if (hit.kind === 'tor') {
+      out.isTor = out.isProxy = true;
+      reason('tor-exit', 'high');
+    } else if (hit.kind === 'vpn') {
+      out.isVpn = true;
+      reason(`vpn-list:${hit.feed}`, 'high');
+    } else {
+      out.isHosting = true;
+      reason(`${provider(hit.feed)}-published-range`, 'high');
+    }
+  }
+  if (asn === null) return out;
+  const entry = index.asnClasses.get(asn.asn);
+  if (entry !== undefined) {
+    applyClass(out, entry.class);
+    reason(`asn:${asn.asn} ${entry.class}`, entry.class === 'isp' ? 'low' : 'medium');
+    return out;
+  }
+  const byName = classifyOrgName(asn.org);
+  if (byName !== null) {
+    applyClass(out, byName.class);
+    reason(`org-name:${byName.class}`, 'low');
+  }
+  return out;
+}
+
+function applyClass(out: VpnDetection, cls: AsnClass): void {
+  if (cls === 'hosting') out.isHosting = true;
+  if (cls === 'vpn') out.isVpn = out.isHosting = true;
+  if (cls === 'mobile') out.isMobile = true;
+}

@@ -1,0 +1,54 @@
+// The on-disk form of a feed in DATA_DIR: `<id>.feed.json`, written by the
+// updater after validation and read back by the index loader. Storing the
+// normalised prefix list (not the raw download) means start-up never re-parses
+// a provider's format, and a file here is known to have passed validation.
+import { FeedFormatError, type FeedKind, type StoredFeed } from './feed-types.js';
+import { isRecord, requirePrefix } from './feed-validate.js';
+
+export const FEED_FILE_SUFFIX = '.feed.json';
+const FEED_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const KINDS: ReadonlySet<string> = new Set(['hosting', 'vpn', 'tor']);
+
+/** Feed ids become file names, so they are held to a safe alphabet. */
+export function assertFeedId(id: string): void {
+  if (!FEED_ID.test(id)) throw new Error(`bad feed id ${JSON.stringify(id)}: use a-z, 0-9, -`);
+}
+
+export function feedFileName(id: string): string {
+  assertFeedId(id);
+  return `${id}${FEED_FILE_SUFFIX}`;
+}
+
+export function serialiseFeed(feed: StoredFeed): string {
+  return `${JSON.stringify(feed)}\n`;
+}
+
+/** Reads a stored feed back, re-checking it: the file may have been edited or damaged. */
+export function deserialiseFeed(text: string, fileName: string): StoredFeed {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    throw new FeedFormatError(fileName, 'stored feed is not valid JSON', { cause: error });
+  }
+  if (!isRecord(doc) || doc.format !== 'ipintel-feed/1') {
+    throw new FeedFormatError(fileName, 'not an ipintel-feed/1 document');
+  }
+  const { feed, kind, url, fetchedAt, publishedAt, prefixes } = doc;
+  if (typeof feed !== 'string' || !FEED_ID.test(feed)) {
+    throw new FeedFormatError(fileName, 'bad feed id');
+  }
+  if (typeof kind !== 'string' || !KINDS.has(kind)) throw new FeedFormatError(fileName, 'bad kind');
+  if (!Array.isArray(prefixes) || prefixes.length === 0) {
+    throw new FeedFormatError(fileName, 'no prefixes');
+  }
+  return {
+    format: 'ipintel-feed/1',
+    feed,
+    kind: kind as FeedKind,
+    url: typeof url === 'string' ? url : '',
+    fetchedAt: typeof fetchedAt === 'string' ? fetchedAt : '',
+    publishedAt: typeof publishedAt === 'string' ? publishedAt : null,
+    prefixes: (prefixes as unknown[]).map((p, i) => requirePrefix(fileName, p, `prefixes[${i}]`)),
+  };
+}

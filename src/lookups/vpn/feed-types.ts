@@ -1,0 +1,37 @@
+// Shared shapes of the feed pipeline: a parser turns one downloaded document
+// into a validated prefix list, the updater stores it, the index loads it.
+
+/** What membership in a feed says about an address. */
+export type FeedKind = 'hosting' | 'vpn' | 'tor';
+
+export interface ParsedFeed {
+  readonly feed: string;
+  /** CIDR texts, normalised by parseCidr (host bits cleared); both families mixed */
+  readonly prefixes: string[];
+  /** the publisher's own timestamp or serial when the format has one */
+  readonly publishedAt: string | null;
+}
+
+/** A parser sees the whole body; it throws FeedFormatError rather than return part of it. */
+export type FeedParser = (body: string, feed: string) => ParsedFeed;
+
+/** The file the updater writes to `${dataDir}/${id}.json` and the index loader reads. */
+export interface StoredFeed {
+  readonly format: 'ipintel-feed/1';
+  readonly feed: string;
+  readonly kind: FeedKind;
+  readonly url: string;
+  readonly fetchedAt: string;
+  readonly publishedAt: string | null;
+  readonly prefixes: string[];
+}
+
+export class FeedFormatError extends Error {
+  readonly feed: string;
+
+  constructor(feed: string, message: string, options?: { cause?: unknown }) {
+    super(`${feed}: ${message}`, options);
+    this.name = 'FeedFormatError';
+    this.feed = feed;
+  }
+}

@@ -1,0 +1,135 @@
+// Fetches every configured feed, validates it with its parser and replaces the
+// stored copy atomically (temp file in the same folder, then rename, which is
+// atomic on one filesystem). Any failure keeps the previous file, so a bad
+// day at a provider never empties the index.
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { download, DownloadError, type FetchLike } from './feed-download.js';
+import { feedFileName, serialiseFeed } from './feed-store.js';
+import { FeedFormatError, type FeedKind, type FeedParser } from './feed-types.js';
+
+export interface FeedSpec {
+  readonly id: string;
+  readonly url: string;
+  readonly kind: FeedKind;
+  readonly parser: FeedParser;
+  /** fewer prefixes than this means a broken publication (default 1) */
+  readonly minPrefixes?: number;
+  /**
+   * When set, `url` is a web page and the feed is the first link in it matching
+   * this pattern (Azure publishes a new file name every week).
+   */
+  readonly linkPattern?: RegExp;
+}
+
+export type FeedProgress =
+  | { readonly feed: string; readonly phase: 'start'; readonly url: string }
+  | { readonly feed: string; readonly phase: 'bytes'; readonly bytes: number }
+  | {
+      readonly feed: string;
+      readonly phase: 'done';
+      readonly bytes: number;
+      readonly prefixes: number;
+    }
+  | {
+      readonly feed: string;
+      readonly phase: 'failed';
+      readonly bytes: number;
+      readonly error: string;
+    };
+
+export interface UpdateOptions {
+  readonly dataDir: string;
+  readonly feeds: readonly FeedSpec[];
+  readonly fetch?: FetchLike;
+  /** per feed, whole download (default 60 s) */
+  readonly timeoutMs?: number;
+  /** per feed (default 64 MiB; Azure's file is ~5 MB, AWS's ~2 MB) */
+  readonly maxBytes?: number;
+  readonly onProgress?: (event: FeedProgress) => void;
+  readonly now?: () => Date;
+}
+
+export interface FeedResult {
+  readonly feed: string;
+  readonly ok: boolean;
+  readonly bytes: number;
+  readonly prefixes: number | null;
+  readonly error: string | null;
+  /** the stored file (new on success, the previous one or null on failure) */
+  readonly file: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+
+/** Feeds run one after another: they are few, and it keeps memory at one file. */
+export async function updateFeeds(options: UpdateOptions): Promise<FeedResult[]> {
+  await mkdir(options.dataDir, { recursive: true });
+  const results: FeedResult[] = [];
+  for (const spec of options.feeds) results.push(await updateOne(spec, options));
+  return results;
+}
+
+async function updateOne(spec: FeedSpec, options: UpdateOptions): Promise<FeedResult> {
+  const file = join(options.dataDir, feedFileName(spec.id));
+  const progress = options.onProgress ?? (() => undefined);
+  const limits = {
+    fetch: options.fetch ?? ((url: string, init: RequestInit) => fetch(url, init)),
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    onBytes: (bytes: number) => progress({ feed: spec.id, phase: 'bytes', bytes }),
+  };
+  let bytes = 0;
+  progress({ feed: spec.id, phase: 'start', url: spec.url });
+  try {
+    let url = spec.url;
+    if (spec.linkPattern !== undefined) url = findLink(spec, await download(url, limits));
+    const body = await download(url, limits);
+    bytes = Buffer.byteLength(body);
+    const parsed = spec.parser(body, spec.id);
+    const min = spec.minPrefixes ?? 1;
+    if (parsed.prefixes.length < min) {
+      throw new FeedFormatError(
+        spec.id,
+        `only ${parsed.prefixes.length} prefixes, expected ≥ ${min}`,
+      );
+    }
+    const fetchedAt = (options.now ?? (() => new Date()))().toISOString();
+    const stored = { format: 'ipintel-feed/1' as const, feed: spec.id, kind: spec.kind, url };
+    const text = serialiseFeed({
+      ...stored,
+      fetchedAt,
+      publishedAt: parsed.publishedAt,
+      prefixes: parsed.prefixes,
+    });
+    await writeAtomically(file, text);
+    progress({ feed: spec.id, phase: 'done', bytes, prefixes: parsed.prefixes.length });
+    return { feed: spec.id, ok: true, bytes, prefixes: parsed.prefixes.length, error: null, file };
+  } catch (error) {
+    if (error instanceof DownloadError) bytes = error.bytes;
+    const message = error instanceof Error ? error.message : String(error);
+    progress({ feed: spec.id, phase: 'failed', bytes, error: message });
+    return { feed: spec.id, ok: false, bytes, prefixes: null, error: message, file };
+  }
+}
+
+function findLink(spec: FeedSpec, page: string): string {
+  const match = spec.linkPattern?.exec(page);
+  if (match === null || match === undefined) {
+    throw new FeedFormatError(spec.id, 'no download link found on the page');
+  }
+  return new URL(match[0], spec.url).toString();
+}
+
+async function writeAtomically(file: string, text: string): Promise<void> {
+  const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    await writeFile(temp, text, { flag: 'wx' });
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}

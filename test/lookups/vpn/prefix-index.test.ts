@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseIp } from '../../../src/net/ip.js';
+import { PrefixIndex } from '../../../src/lookups/vpn/prefix-index.js';
+
+function ip(text: string) {
+  const parsed = parseIp(text);
+  if (parsed === null) throw new Error(`bad test address ${text}`);
+  return parsed;
+}
+
+const index = PrefixIndex.build([
+  { label: 'aws', prefixes: ['3.5.140.0/22', '52.94.76.0/22', '2600:1f14::/35'] },
+  // overlapping and adjacent ranges within one label merge
+  { label: 'x4b', prefixes: ['2.26.157.0/24', '2.26.156.0/24', '2.26.0.0/16', '146.70.117.0/24'] },
+  // one address, and a range that overlaps another label's
+  { label: 'tor', prefixes: ['185.220.101.1/32', '3.5.141.7/32', '2a0b:f4c2::22/128'] },
+  { label: 'wide', prefixes: ['::/0', '0.0.0.0/0'] },
+]);
+
+void describe('PrefixIndex lookups', () => {
+  const ROWS: { ip: string; want: string[] }[] = [
+    { ip: '3.5.140.0', want: ['aws', 'wide'] }, // first address of a range
+    { ip: '3.5.143.255', want: ['aws', 'wide'] }, // last address
+    { ip: '3.5.144.0', want: ['wide'] }, // one past the end
+    { ip: '3.5.139.255', want: ['wide'] }, // one before the start
+    { ip: '3.5.141.7', want: ['aws', 'tor', 'wide'] }, // inside two labels
+    { ip: '2.26.255.255', want: ['x4b', 'wide'] }, // the /16 swallowed the /24s
+    { ip: '185.220.101.1', want: ['tor', 'wide'] },
+    { ip: '185.220.101.2', want: ['wide'] }, // a /32 is one address
+    { ip: '255.255.255.255', want: ['wide'] },
+    { ip: '0.0.0.0', want: ['wide'] },
+    { ip: '2600:1f14::1', want: ['aws', 'wide'] },
+    { ip: '2600:1f14:1fff:ffff:ffff:ffff:ffff:ffff', want: ['aws', 'wide'] }, // last of the /35
+    { ip: '2600:1f14:2000::', want: ['wide'] }, // just past the /35
+    { ip: '2a0b:f4c2::22', want: ['tor', 'wide'] },
+    { ip: '2a0b:f4c2::23', want: ['wide'] },
+    { ip: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', want: ['wide'] },
+    { ip: '::ffff:3.5.140.9', want: ['aws', 'wide'] }, // IPv4-mapped is the IPv4 host
+  ];
+  for (const row of ROWS) {
+    void it(`${row.ip} → ${row.want.join(', ')}`, () =>
+      assert.deepEqual(index.lookup(ip(row.ip)), row.want));
+  }
+
+  void it('counts merged ranges per label', () => {
+    assert.deepEqual(index.rangeCounts(), { aws: 3, x4b: 2, tor: 3, wide: 2 });
+  });
+
+  void it('an empty index matches nothing', () => {
+    assert.deepEqual(PrefixIndex.empty().lookup(ip('1.1.1.1')), []);
+  });
+
+  void it('refuses a prefix that is not CIDR (feeds are validated before they get here)', () => {
+    assert.throws(
+      () => PrefixIndex.build([{ label: 'x', prefixes: ['1.2.3.0/33'] }]),
+      /not a CIDR/,
+    );
+  });
+
+  void it('accepts host bits set and bare addresses through the slow path', () => {
+    const idx = PrefixIndex.build([{ label: 'x', prefixes: ['10.1.2.3/8', '192.168.1.1'] }]);
+    assert.deepEqual(idx.lookup(ip('10.200.0.1')), ['x']);
+    assert.deepEqual(idx.lookup(ip('192.168.1.1')), ['x']);
+    assert.deepEqual(idx.lookup(ip('192.168.1.2')), []);
+  });
+
+  void it('agrees with a linear scan on random data', () => {
+    let x = 2463534242;
+    const rnd = () => {
+      x ^= x << 13;
+      x >>>= 0;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      x >>>= 0;
+      return x;
+    };
+    const ranges: [number, number, string][] = [];
+    for (let i = 0; i < 2000; i++) {
+      const len = 12 + (rnd() % 21);
+      const start = (rnd() & ((0xffffffff << (32 - len)) >>> 0)) >>> 0;
+      const text = `${start >>> 24}.${(start >>> 16) & 255}.${(start >>> 8) & 255}.${start & 255}/${len}`;
+      ranges.push([start, start + 2 ** (32 - len) - 1, text]);
+    }
+    const idx = PrefixIndex.build([{ label: 'r', prefixes: ranges.map((r) => r[2]) }]);
+    for (let i = 0; i < 5000; i++) {
+      const v = rnd();
+      const text = `${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`;
+      const want = ranges.some(([s, e]) => s <= v && v <= e) ? ['r'] : [];
+      assert.deepEqual(idx.lookup(ip(text)), want, text);
+    }
+  });
+});
