@@ -19,7 +19,7 @@ import type { AccessLog } from './http/access-log.js';
 import { clientIp } from './http/client-ip.js';
 import { decide, rateLimitKey, type RateLimitStore } from './http/rate-limit.js';
 import { errorBody, requestIdFrom, send, type ResponseMeta } from './http/respond.js';
-import type { AnyRoute, RequestContext } from './http/route.js';
+import { Expiring, type AnyRoute, type RequestContext } from './http/route.js';
 import { Router } from './http/router.js';
 import { validate } from './http/validate.js';
 import type { Ip } from './net/ip.js';
@@ -165,8 +165,12 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     const result =
       cache.peek(key) ??
       (await cache.getOrCompute(key, async () => {
-        const data: unknown = await route.handle(input);
-        const ttlSeconds = Math.min(policy.ttlSeconds, route.ttlSecondsFor?.(data) ?? Infinity);
+        const answer: unknown = await route.handle(input);
+        const data = answer instanceof Expiring ? (answer.data as unknown) : answer;
+        const ttlSeconds = Math.max(
+          0,
+          Math.min(policy.ttlSeconds, answer instanceof Expiring ? answer.ttlSeconds : Infinity),
+        );
         return { value: JSON.stringify(data), ttlMs: ttlSeconds * 1000 };
       }));
     headers['cache-control'] = `${policy.visibility}, max-age=${result.maxAgeSeconds}`;

@@ -7,6 +7,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { parseCidr, type Cidr } from './net/cidr-match.js';
+import { feedOverridesFromEnv, resolveFeeds } from './lookups/vpn/default-feeds.js';
+import type { FeedSpec } from './lookups/vpn/feed-updater.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -43,6 +45,12 @@ export interface Config {
   dataDir: string;
   logLevel: LogLevel;
   workers: number;
+  /** the VPN/hosting/Tor feeds `npm run update-data` fetches, URLs overridable per feed */
+  feeds: readonly FeedSpec[];
+  feedTimeoutMs: number;
+  feedMaxBytes: number;
+  /** 0: feeds are updated only by `npm run update-data` */
+  feedUpdateIntervalHours: number;
 }
 
 export const PROJECT_ROOT = findProjectRoot();
@@ -160,6 +168,9 @@ const envSchema = z.object({
   ASN_DB: optionalPath.optional(),
   DATA_DIR: optionalPath.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  FEED_TIMEOUT_MS: integer(1, 600_000).default(60_000),
+  FEED_MAX_BYTES: integer(1024, 1024 ** 3).default(64 * 1024 * 1024),
+  FEED_UPDATE_INTERVAL_HOURS: integer(0, 24 * 365).default(0),
   WORKERS: z
     .string()
     .trim()
@@ -179,11 +190,19 @@ function withoutEmpty(env: Readonly<Record<string, string | undefined>>): Record
 
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): Readonly<Config> {
   const result = envSchema.safeParse(withoutEmpty(env));
-  if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+  const problems = result.success
+    ? []
+    : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  let feeds: FeedSpec[] = [];
+  try {
+    // FEED_URL_<ID> (empty disables that feed) and FEEDS_DISABLED
+    feeds = resolveFeeds(feedOverridesFromEnv(env));
+  } catch (error) {
+    problems.push(
+      `FEED_URL_* / FEEDS_DISABLED: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+  if (!result.success || problems.length > 0) throw new ConfigError(problems);
   const e = result.data;
   return Object.freeze({
     port: e.PORT,
@@ -205,6 +224,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     dataDir: e.DATA_DIR ?? join(PROJECT_ROOT, 'data'),
     logLevel: e.LOG_LEVEL,
     workers: e.WORKERS,
+    feeds,
+    feedTimeoutMs: e.FEED_TIMEOUT_MS,
+    feedMaxBytes: e.FEED_MAX_BYTES,
+    feedUpdateIntervalHours: e.FEED_UPDATE_INTERVAL_HOURS,
   });
 }
 

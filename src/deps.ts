@@ -18,21 +18,52 @@ import { loadGeoData, type GeoData } from './lookups/geoip/load.js';
 import { cidrRoutes } from './routes/cidr-routes.js';
 import { GEOIP_CACHE, geoipRoutes } from './routes/geoip-routes.js';
 import { opsRoutes } from './routes/ops-routes.js';
+import { createDnsClient } from './lookups/dns/index.js';
+import { createBlacklistChecker } from './lookups/dnsbl/index.js';
+import { createWhoisClient } from './lookups/rdap/index.js';
+import { DetectionIndexHolder } from './lookups/vpn/index.js';
+import { networkRoutes, type NetworkLookups } from './routes/network-routes.js';
+import { vpnRoutes } from './routes/vpn-routes.js';
 
 export interface ServiceData {
   geo: GeoData;
+  vpn: DetectionIndexHolder;
+}
+
+export function feedsDir(config: Readonly<Config>): string {
+  return join(config.dataDir, 'feeds');
 }
 
 export async function loadServiceData(config: Readonly<Config>, log: Logger): Promise<ServiceData> {
+  const [geo, vpn] = await Promise.all([
+    loadGeoData({ geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir }, log),
+    DetectionIndexHolder.open({ dataDir: feedsDir(config) }),
+  ]);
+  for (const problem of vpn.current().problems) log.warn({ problem }, 'feed file skipped');
+  return { geo, vpn };
+}
+
+/** The network clients, built from the configuration (DNS servers, RDAP base, whois server). */
+export function networkLookups(config: Readonly<Config>): NetworkLookups {
+  const dns = createDnsClient({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs });
   return {
-    geo: await loadGeoData(
-      { geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir },
-      log,
-    ),
+    dns,
+    blacklist: createBlacklistChecker({
+      query: dns.query,
+      zones: config.dnsblZones,
+      timeoutMs: config.dnsTimeoutMs,
+    }),
+    whois: createWhoisClient({
+      rdapBaseUrl: config.rdapBaseUrl,
+      rdapTimeoutMs: config.rdapTimeoutMs,
+      whoisServer: config.whoisServer,
+      whoisTimeoutMs: config.whoisTimeoutMs,
+    }),
   };
 }
 
 export interface ServiceOverrides {
+  network?: NetworkLookups;
   now?: () => number;
   accessLog?: AccessLog;
   cacheStore?: CacheStore;
@@ -71,6 +102,8 @@ export function buildService(
       endpoints: () => routes.map((r) => ({ method: r.method, path: r.path, summary: r.summary })),
     }),
     ...geoipRoutes(geoip),
+    ...vpnRoutes(data.geo.asn, data.vpn),
+    ...networkRoutes(overrides.network ?? networkLookups(config)),
     ...cidrRoutes(),
   );
   const embeddedGeo = data.geo.dataSets.some((d) => d.kind === 'geoip' && d.source === 'embedded');

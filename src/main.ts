@@ -2,7 +2,8 @@
 // and handles signals.
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from './config.js';
-import { buildService, loadServiceData } from './deps.js';
+import { buildService, feedsDir, loadServiceData } from './deps.js';
+import { updateFeeds } from './lookups/vpn/index.js';
 import { BatchedAccessLog, silentAccessLog } from './http/access-log.js';
 import { DataError } from './lookups/geoip/load.js';
 
@@ -70,6 +71,34 @@ async function main(): Promise<void> {
       process.exit(0);
     }, SHUTDOWN_GRACE_MS).unref();
   };
+  // Feeds written by `npm run update-data` (or the schedule below) are picked
+  // up without a restart: a cheap stat of the feed files every minute, or SIGHUP.
+  const reloadFeeds = (reason: string): void => {
+    data.vpn
+      .reload({ ifChanged: reason === 'timer' })
+      .then((index) => log.debug({ reason, feeds: index.feeds.length }, 'feeds checked'))
+      .catch((error: unknown) =>
+        log.error({ err: error }, 'feed reload failed; keeping the old index'),
+      );
+  };
+  setInterval(() => reloadFeeds('timer'), 60_000).unref();
+  process.on('SIGHUP', () => reloadFeeds('SIGHUP'));
+  if (config.feedUpdateIntervalHours > 0) {
+    const update = (): void => {
+      updateFeeds({
+        dataDir: feedsDir(config),
+        feeds: [...config.feeds],
+        timeoutMs: config.feedTimeoutMs,
+        maxBytes: config.feedMaxBytes,
+      })
+        .then((results) => {
+          log.info({ results: results.map((r) => ({ feed: r.feed, ok: r.ok })) }, 'feeds updated');
+          reloadFeeds('update');
+        })
+        .catch((error: unknown) => log.error({ err: error }, 'feed update failed'));
+    };
+    setInterval(update, config.feedUpdateIntervalHours * 3_600_000).unref();
+  }
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 }

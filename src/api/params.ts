@@ -2,7 +2,7 @@
 // and describe them in the OpenAPI document (src/http/openapi.ts). A failed
 // check carries the CONTRACT.md error code in the issue's params.
 import { z } from 'zod';
-import type { ErrorCode } from '../errors.js';
+import { AppError, type ErrorCode } from '../errors.js';
 import { parseIp } from '../net/ip.js';
 
 export function issue(ctx: z.RefinementCtx, appCode: ErrorCode, message: string): never {
@@ -31,3 +31,15 @@ export const ipParam = z
   });
 
 export const ipParams = z.object({ ip: ipParam });
+
+/** Runs a parser that throws AppError inside a schema, keeping its code and message. */
+export function fromParser<T>(parse: (text: string) => T) {
+  return (text: string, ctx: z.RefinementCtx): T => {
+    try {
+      return parse(text);
+    } catch (error) {
+      if (error instanceof AppError) return issue(ctx, error.code, error.message);
+      throw error;
+    }
+  };
+}

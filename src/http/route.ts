@@ -47,8 +47,6 @@ export interface Route<P = unknown, Q = unknown, D = unknown> {
   cache?: CachePolicy;
   /** the cache key for one input; required with `cache` */
   cacheKey?: (input: RouteInput<P, Q>) => string;
-  /** a shorter lifetime than the policy's for this answer (e.g. the records' own DNS TTL) */
-  ttlSecondsFor?: (data: D) => number;
   /** `raw` routes answer a body of their own, outside the `{data}` envelope */
   raw?: boolean;
   handle(input: RouteInput<P, Q>): D | Promise<D>;
@@ -60,4 +58,15 @@ export type AnyRoute = Route<any, any, any>;
 
 export function defineRoute<P, Q, D>(route: Route<P, Q, D>): AnyRoute {
   return route;
+}
+
+/**
+ * A handler's answer that should live shorter than the route's cache policy:
+ * DNS records no longer than their own TTL, partial failures briefly.
+ */
+export class Expiring<T> {
+  constructor(
+    readonly data: T,
+    readonly ttlSeconds: number,
+  ) {}
 }

@@ -1,0 +1,106 @@
+// Response schemas of the network lookups and VPN detection (see schemas.ts
+// for the GeoIP and CIDR records and the rules these follow).
+import { z } from 'zod';
+
+const d = (description: string) => ({ description });
+
+export const dnsRecordsSchema = z
+  .object({
+    records: z.array(
+      z.object({
+        name: z.string().meta(d('Owner name of the record, without trailing dot.')),
+        type: z.enum(['A', 'AAAA', 'MX', 'TXT', 'NS', 'CNAME']),
+        ttl: z.number().int().meta(d('Time to live in seconds, as the server sent it.')),
+        data: z
+          .string()
+          .meta(
+            d(
+              'Presentation form: A dotted quad; AAAA RFC 5952; MX "<priority> <host>."; NS/CNAME "<host>."; TXT the record’s character-strings joined, unquoted.',
+            ),
+          ),
+      }),
+    ),
+  })
+  .meta({ id: 'DnsRecords' });
+
+export const reverseDnsSchema = z
+  .object({
+    ip: z.string(),
+    ptr: z.string().meta(d('The name queried, e.g. 8.8.8.8.in-addr.arpa.')),
+    hostnames: z.array(z.string()).meta(d('PTR targets without the trailing dot; [] when none.')),
+  })
+  .meta({ id: 'ReverseDns' });
+
+export const whoisRecordSchema = z
+  .object({
+    ip: z.string(),
+    name: z.string().nullable().meta(d('Network name.')),
+    handle: z.string().nullable().meta(d('Registry handle of the network.')),
+    startAddress: z.string().nullable().meta(d('First address of the network block.')),
+    endAddress: z.string().nullable().meta(d('Last address of the network block.')),
+    country: z.string().nullable().meta(d('Two-letter country code of the registration.')),
+    registrant: z.string().nullable().meta(d('Organisation the block is registered to.')),
+    events: z.array(
+      z.object({
+        action: z
+          .string()
+          .meta(d('Lower-cased RDAP event action, e.g. registration, last changed.')),
+        date: z.string().meta(d('ISO 8601 timestamp with offset.')),
+      }),
+    ),
+    cidrs: z.array(z.string()).meta(d('The block as CIDR prefixes.')),
+    type: z.string().nullable().meta(d('Allocation type as the registry writes it.')),
+    parentHandle: z.string().nullable(),
+    registry: z.enum(['arin', 'ripe', 'apnic', 'lacnic', 'afrinic']).nullable(),
+    source: z.enum(['rdap', 'whois']).meta(d('Which protocol produced the record.')),
+    abuseEmail: z.string().nullable(),
+  })
+  .meta({ id: 'WhoisRecord' });
+
+export const blacklistSchema = z
+  .object({
+    ip: z.string(),
+    isListed: z.boolean().meta(d('True when a source with confidence ≥ 0.5 lists the address.')),
+    listedCount: z.number().int().meta(d('Sources listing the address at any confidence.')),
+    sources: z.array(
+      z.object({
+        name: z.string().meta(d('Human name of the list (the zone when unknown).')),
+        zone: z.string(),
+        listed: z.boolean(),
+        confidence: z
+          .number()
+          .min(0)
+          .max(1)
+          .meta(d('0–1: the list’s reliability weight for the returned code; 0 when not listed.')),
+        codes: z.array(z.string()).meta(d('127.0.0.x return codes.')),
+        reason: z.string().nullable().meta(d('The list’s TXT explanation, when listed.')),
+        error: z
+          .string()
+          .nullable()
+          .meta(d('Why this list could not be checked; such a source never counts as listed.')),
+        url: z.string().nullable().meta(d('Lookup or removal page of the list.')),
+      }),
+    ),
+  })
+  .meta({ id: 'BlacklistRecord' });
+
+export const vpnRecordSchema = z
+  .object({
+    ip: z.string(),
+    isVpn: z.boolean(),
+    isProxy: z.boolean().meta(d('Tor exits and known open proxies.')),
+    isHosting: z.boolean().meta(d('Cloud, hosting or datacenter network (not an eyeball ISP).')),
+    isMobile: z.boolean(),
+    isTor: z.boolean(),
+    confidence: z
+      .enum(['high', 'medium', 'low'])
+      .meta(
+        d(
+          'high: inside a published range or list; medium: the operator’s ASN is classified; low: an organisation-name rule only, or no signal.',
+        ),
+      ),
+    asn: z.string().nullable(),
+    org: z.string().nullable(),
+    reasons: z.array(z.string()).meta(d('Machine-readable evidence, e.g. "aws-published-range".')),
+  })
+  .meta({ id: 'VpnRecord' });
