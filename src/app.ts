@@ -12,14 +12,20 @@ import {
 } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { LookupCache } from './cache/lookup-cache.js';
+import type { CacheResult, LookupCache } from './cache/lookup-cache.js';
 import type { Config } from './config.js';
 import { AppError, toErrorResponse } from './errors.js';
 import type { AccessLog } from './http/access-log.js';
 import { clientIp } from './http/client-ip.js';
 import { decide, rateLimitKey, type RateLimitStore } from './http/rate-limit.js';
 import { errorBody, requestIdFrom, send, type ResponseMeta } from './http/respond.js';
-import { Expiring, type AnyRoute, type RequestContext } from './http/route.js';
+import {
+  Expiring,
+  type AnyRoute,
+  type CachePolicy,
+  type RawBody,
+  type RequestContext,
+} from './http/route.js';
 import { Router } from './http/router.js';
 import { validate } from './http/validate.js';
 import type { Ip } from './net/ip.js';
@@ -39,7 +45,17 @@ export interface App {
   server: Server;
   router: Router;
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  invoke(path: string, query: Record<string, string>, ctx: RequestContext): Promise<unknown>;
 }
+
+type Resolved =
+  | { kind: 'raw'; raw: RawBody }
+  | {
+      kind: 'data';
+      /** the serialised `data` */
+      json: string;
+      cache: { policy: CachePolicy; result: CacheResult } | null;
+    };
 
 const UNKNOWN_CLIENT: Ip = { version: 4, text: '0.0.0.0', value: 0 };
 
@@ -96,6 +112,9 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
         );
       }
       const ctx: RequestContext = { clientIp: ip, requestId: meta.requestId, headers: req.headers };
+      if (match.route.body) {
+        ctx.bodyText = await readJsonBody(req, headers);
+      }
       status = await answer(
         match.route,
         match.rawParams,
@@ -133,33 +152,24 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     return decision.allowed;
   }
 
-  async function answer(
+  /** Validation, cache and handler: what a route answers, apart from how it is sent. */
+  async function resolve(
     route: AnyRoute,
     rawParams: Record<string, string>,
-    queryString: string,
+    queryObj: Record<string, string | string[]>,
     ctx: RequestContext,
-    res: ServerResponse,
-    meta: ResponseMeta,
-    headers: OutgoingHttpHeaders,
-  ): Promise<number> {
+  ): Promise<Resolved> {
     const params: unknown = route.params
       ? validate(route.params, rawParams, route.errors[0] ?? 'NOT_FOUND')
       : rawParams;
     const query: unknown = route.query
-      ? validate(route.query, queryObject(queryString), route.errors[0] ?? 'BAD_REQUEST')
+      ? validate(route.query, queryObj, route.errors[0] ?? 'BAD_REQUEST')
       : {};
     const input = { params, query, ctx };
-    if (route.raw) {
-      const raw = (await route.handle(input)) as { body: string; contentType: string };
-      headers['cache-control'] = 'no-store';
-      send(res, meta, 200, raw.body, headers, raw.contentType);
-      return 200;
-    }
+    if (route.raw) return { kind: 'raw', raw: (await route.handle(input)) as RawBody };
     const policy = route.cache;
     if (policy === undefined || route.cacheKey === undefined) {
-      headers['cache-control'] = 'no-store';
-      send(res, meta, 200, `{"data":${JSON.stringify(await route.handle(input))}}`, headers);
-      return 200;
+      return { kind: 'data', json: JSON.stringify(await route.handle(input)), cache: null };
     }
     const key = `${policy.namespace}:${route.cacheKey(input)}`;
     const result =
@@ -173,11 +183,60 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
         );
         return { value: JSON.stringify(data), ttlMs: ttlSeconds * 1000 };
       }));
-    headers['cache-control'] = `${policy.visibility}, max-age=${result.maxAgeSeconds}`;
-    headers['x-cache'] = result.hit ? 'HIT' : 'MISS';
-    Object.assign(headers, deps.extraHeaders?.[policy.namespace]);
-    send(res, meta, 200, `{"data":${result.value}}`, headers);
+    return { kind: 'data', json: result.value, cache: { policy, result } };
+  }
+
+  async function answer(
+    route: AnyRoute,
+    rawParams: Record<string, string>,
+    queryString: string,
+    ctx: RequestContext,
+    res: ServerResponse,
+    meta: ResponseMeta,
+    headers: OutgoingHttpHeaders,
+  ): Promise<number> {
+    const resolved = await resolve(route, rawParams, queryObject(queryString), ctx);
+    if (resolved.kind === 'raw') {
+      const { raw } = resolved;
+      headers['cache-control'] = 'no-store';
+      Object.assign(headers, raw.headers);
+      const status = raw.status ?? 200;
+      if (raw.body === null) {
+        res.writeHead(status, { ...headers, 'x-request-id': meta.requestId });
+        res.end();
+      } else {
+        send(res, meta, status, raw.body, headers, raw.contentType);
+      }
+      return status;
+    }
+    if (resolved.cache === null) {
+      headers['cache-control'] = 'no-store';
+    } else {
+      const { policy, result } = resolved.cache;
+      headers['cache-control'] = `${policy.visibility}, max-age=${result.maxAgeSeconds}`;
+      headers['x-cache'] = result.hit ? 'HIT' : 'MISS';
+      Object.assign(headers, deps.extraHeaders?.[policy.namespace]);
+    }
+    send(res, meta, 200, `{"data":${resolved.json}}`, headers);
     return 200;
+  }
+
+  /**
+   * Runs a GET route from inside the service (the MCP tools): same validation,
+   * cache and errors as over HTTP, without the rate limit (the /mcp request
+   * that carries the call was counted already).
+   */
+  async function invoke(
+    path: string,
+    query: Record<string, string>,
+    ctx: RequestContext,
+  ): Promise<unknown> {
+    const match = router.match('GET', path);
+    if (match.kind !== 'route' || match.route.raw) {
+      throw new AppError('NOT_FOUND', `No lookup at ${clip(path)}.`);
+    }
+    const resolved = await resolve(match.route, match.rawParams, query, ctx);
+    return resolved.kind === 'data' ? (JSON.parse(resolved.json) as unknown) : null;
   }
 
   const server = createServer((req, res) => {
@@ -197,7 +256,47 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   });
-  return { server, router, handle };
+  return { server, router, handle, invoke };
+}
+
+/** CONTRACT.md: bodies over 1 MiB → 413, anything but JSON → 415. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+async function readJsonBody(req: IncomingMessage, headers: OutgoingHttpHeaders): Promise<string> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (type !== 'application/json' && !/^application\/[a-z0-9.+-]*\+json$/.test(type)) {
+    req.resume();
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `The body must be JSON (Content-Type: application/json), not ${JSON.stringify(type || 'none')}.`,
+    );
+  }
+  const declared = Number(req.headers['content-length'] ?? 0);
+  const tooLarge = (): AppError => {
+    // the rest of an oversized body is not read: close the connection after answering
+    headers['connection'] = 'close';
+    return new AppError('PAYLOAD_TOO_LARGE', `The body exceeds ${MAX_BODY_BYTES} bytes.`);
+  };
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  // events rather than for-await: leaving a for-await loop destroys the socket
+  // before the 413 could be written
+  return new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        req.off('data', onData);
+        req.pause();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.once('error', reject);
+  });
 }
 
 function preflight(res: ServerResponse, meta: ResponseMeta, known: boolean): number {

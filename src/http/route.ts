@@ -10,6 +10,8 @@ export interface RequestContext {
   clientIp: Ip;
   requestId: string;
   headers: IncomingHttpHeaders;
+  /** the request body of routes that take one (`body` set), as UTF-8 text */
+  bodyText?: string;
 }
 
 export interface CachePolicy {
@@ -27,8 +29,11 @@ export interface RouteInput<P, Q> {
 }
 
 export interface RawBody {
-  body: string;
+  /** null: no body at all (e.g. 202 Accepted for a JSON-RPC notification) */
+  body: string | null;
   contentType: string;
+  status?: number;
+  headers?: Record<string, string>;
 }
 
 export interface Route<P = unknown, Q = unknown, D = unknown> {
@@ -49,6 +54,8 @@ export interface Route<P = unknown, Q = unknown, D = unknown> {
   cacheKey?: (input: RouteInput<P, Q>) => string;
   /** `raw` routes answer a body of their own, outside the `{data}` envelope */
   raw?: boolean;
+  /** a JSON request body is read (bounded, Content-Type checked) into ctx.bodyText */
+  body?: boolean;
   handle(input: RouteInput<P, Q>): D | Promise<D>;
 }
 
