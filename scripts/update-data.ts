@@ -2,29 +2,24 @@
 // VPN / hosting / Tor feeds into DATA_DIR/feeds, one status line per feed on
 // stderr. Exit status: 0 when at least one feed was stored, 1 when every feed
 // failed (the previous files are kept either way), 2 on bad arguments.
-// Reads the proposed variables: DATA_DIR, FEED_URL_<ID>, FEEDS_DISABLED,
-// FEED_TIMEOUT_MS, FEED_MAX_BYTES.
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// Also refreshes the IANA RDAP bootstrap into DATA_DIR/rdap-bootstrap.json.
+// Settings come from the validated configuration (src/config.ts): DATA_DIR,
+// FEED_URL_<ID>, FEEDS_DISABLED, FEED_TIMEOUT_MS, FEED_MAX_BYTES.
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { feedOverridesFromEnv, resolveFeeds } from '../src/lookups/vpn/default-feeds.js';
+import { loadConfig } from '../src/config.js';
+import {
+  BOOTSTRAP_FILE,
+  IANA_BOOTSTRAP_URLS,
+  refreshBootstrap,
+  writeBootstrapFile,
+} from '../src/lookups/rdap/index.js';
 import { updateFeeds, type FeedProgress, type FeedSpec } from '../src/lookups/vpn/feed-updater.js';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-// the same folder whether run from scripts/ (tsx) or dist/scripts/ (built)
-const PROJECT_ROOT = ROOT.endsWith('/dist') ? dirname(ROOT) : ROOT;
 
 function fail(message: string): never {
   process.stderr.write(`update-data: ${message}\n`);
   process.exit(2);
-}
-
-function positiveInt(name: string): number | undefined {
-  const text = process.env[name];
-  if (text === undefined || text === '') return undefined;
-  if (!/^[1-9]\d*$/.test(text))
-    fail(`${name} must be a positive integer, got ${JSON.stringify(text)}`);
-  return Number(text);
 }
 
 function size(bytes: number): string {
@@ -56,33 +51,53 @@ const { values } = (() => {
   }
 })();
 
-let feeds: FeedSpec[] = [];
+let config;
 try {
-  feeds = resolveFeeds(feedOverridesFromEnv(process.env));
+  config = loadConfig(process.env);
 } catch (error) {
   fail(error instanceof Error ? error.message : String(error));
 }
+let feeds: FeedSpec[] = [...config.feeds];
 if (values.only !== undefined) {
   const only = new Set(values.only.split(',').map((s) => s.trim()));
-  const unknown = [...only].filter((id) => !feeds.some((f) => f.id === id));
+  const unknown = [...only].filter(
+    (id) => id !== 'rdap-bootstrap' && !feeds.some((f) => f.id === id),
+  );
   if (unknown.length > 0) fail(`--only: unknown or disabled feed(s): ${unknown.join(', ')}`);
   feeds = feeds.filter((f) => only.has(f.id));
 }
-if (feeds.length === 0) fail('no feeds to update (all disabled?)');
+const withBootstrap = values.only === undefined || values.only.includes('rdap-bootstrap');
+if (feeds.length === 0 && !withBootstrap) fail('no feeds to update (all disabled?)');
 
-const dataDir = values['data-dir'] ?? process.env.DATA_DIR ?? join(PROJECT_ROOT, 'data');
-const feedDir = join(resolve(dataDir), 'feeds');
-const width = Math.max(...feeds.map((f) => f.id.length));
+const dataDir = values['data-dir'] === undefined ? config.dataDir : resolve(values['data-dir']);
+const feedDir = join(dataDir, 'feeds');
+const width = Math.max('rdap-bootstrap'.length, ...feeds.map((f) => f.id.length));
 process.stderr.write(`updating ${feeds.length} feed(s) into ${feedDir}\n`);
-const timeoutMs = positiveInt('FEED_TIMEOUT_MS');
-const maxBytes = positiveInt('FEED_MAX_BYTES');
 const results = await updateFeeds({
   dataDir: feedDir,
   feeds,
-  ...(timeoutMs === undefined ? {} : { timeoutMs }),
-  ...(maxBytes === undefined ? {} : { maxBytes }),
+  timeoutMs: config.feedTimeoutMs,
+  maxBytes: config.feedMaxBytes,
   onProgress: (event) => report(event, width),
 });
-const stored = results.filter((r) => r.ok).length;
-process.stderr.write(`${stored} of ${results.length} feed(s) updated\n`);
+let stored = results.filter((r) => r.ok).length;
+let attempted = results.length;
+
+// The IANA RDAP bootstrap, so /whois follows registry moves without a release.
+if (withBootstrap) {
+  attempted++;
+  const name = 'rdap-bootstrap'.padEnd(width);
+  try {
+    process.stderr.write(`${name}  fetching ${IANA_BOOTSTRAP_URLS.ipv4} and ipv6.json\n`);
+    const table = await refreshBootstrap({ fetch, timeoutMs: config.feedTimeoutMs });
+    mkdirSync(dataDir, { recursive: true });
+    writeBootstrapFile(join(dataDir, BOOTSTRAP_FILE), table);
+    process.stderr.write(`${name}  ok      ${table.entries.length} prefixes\n`);
+    stored++;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`${name}  FAILED  ${message} (previous file kept)\n`);
+  }
+}
+process.stderr.write(`${stored} of ${attempted} data set(s) updated\n`);
 process.exit(stored === 0 ? 1 : 0);

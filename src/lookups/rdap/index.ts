@@ -124,3 +124,4 @@ function bothFailed(rdapError: AppError | null, whoisError: unknown): unknown {
   const timedOut = rdapError.code === 'UPSTREAM_TIMEOUT' && whoisError.code === 'UPSTREAM_TIMEOUT';
   return new AppError(timedOut ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_ERROR', message, { cause });
 }
+export { BOOTSTRAP_FILE, readBootstrapFile, writeBootstrapFile } from './bootstrap-file.js';
