@@ -9,12 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
-import {
-  BOOTSTRAP_FILE,
-  IANA_BOOTSTRAP_URLS,
-  refreshBootstrap,
-  writeBootstrapFile,
-} from '../src/lookups/rdap/index.js';
+import { BOOTSTRAP_FILE, refreshBootstrap, writeBootstrapFile } from '../src/lookups/rdap/index.js';
 import { updateFeeds, type FeedProgress, type FeedSpec } from '../src/lookups/vpn/feed-updater.js';
 
 function fail(message: string): never {
@@ -66,7 +61,9 @@ if (values.only !== undefined) {
   if (unknown.length > 0) fail(`--only: unknown or disabled feed(s): ${unknown.join(', ')}`);
   feeds = feeds.filter((f) => only.has(f.id));
 }
-const withBootstrap = values.only === undefined || values.only.includes('rdap-bootstrap');
+const bootstrapUrl = config.rdapBootstrapUrl;
+const withBootstrap =
+  bootstrapUrl !== null && (values.only === undefined || values.only.includes('rdap-bootstrap'));
 if (feeds.length === 0 && !withBootstrap) fail('no feeds to update (all disabled?)');
 
 const dataDir = values['data-dir'] === undefined ? config.dataDir : resolve(values['data-dir']);
@@ -84,12 +81,13 @@ let stored = results.filter((r) => r.ok).length;
 let attempted = results.length;
 
 // The IANA RDAP bootstrap, so /whois follows registry moves without a release.
-if (withBootstrap) {
+if (withBootstrap && bootstrapUrl !== null) {
   attempted++;
   const name = 'rdap-bootstrap'.padEnd(width);
   try {
-    process.stderr.write(`${name}  fetching ${IANA_BOOTSTRAP_URLS.ipv4} and ipv6.json\n`);
-    const table = await refreshBootstrap({ fetch, timeoutMs: config.feedTimeoutMs });
+    const urls = { ipv4: `${bootstrapUrl}ipv4.json`, ipv6: `${bootstrapUrl}ipv6.json` };
+    process.stderr.write(`${name}  fetching ${urls.ipv4} and ipv6.json\n`);
+    const table = await refreshBootstrap({ fetch, urls, timeoutMs: config.feedTimeoutMs });
     mkdirSync(dataDir, { recursive: true });
     writeBootstrapFile(join(dataDir, BOOTSTRAP_FILE), table);
     process.stderr.write(`${name}  ok      ${table.entries.length} prefixes\n`);

@@ -51,7 +51,13 @@ export interface Config {
   feedMaxBytes: number;
   /** 0: feeds are updated only by `npm run update-data` */
   feedUpdateIntervalHours: number;
+  /** where `npm run update-data` refreshes the RDAP bootstrap (ipv4.json, ipv6.json); null: not refreshed */
+  rdapBootstrapUrl: string | null;
 }
+
+/** The IANA RDAP bootstrap (RFC 9224), refreshed like a feed. */
+export const IANA_RDAP_BOOTSTRAP = 'https://data.iana.org/rdap/';
+const BOOTSTRAP_FEED_ID = 'rdap-bootstrap';
 
 export const PROJECT_ROOT = findProjectRoot();
 
@@ -152,6 +158,10 @@ const envSchema = z.object({
         .split(',')
         .map((s) => s.trim().toLowerCase().replace(/\.$/, ''))
         .filter((s) => s !== '');
+      if (zones.length === 0) {
+        ctx.addIssue({ code: 'custom', message: 'must name at least one DNS zone' });
+        return z.NEVER;
+      }
       const bad = zones.find(
         (zone) =>
           !/^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/.test(
@@ -194,9 +204,16 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     ? []
     : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
   let feeds: FeedSpec[] = [];
+  const disabled = (env['FEEDS_DISABLED'] ?? '').split(',').map((id) => id.trim());
+  const bootstrapUrl = parseBootstrapUrl(env['FEED_URL_RDAP_BOOTSTRAP'], problems);
   try {
-    // FEED_URL_<ID> (empty disables that feed) and FEEDS_DISABLED
-    feeds = resolveFeeds(feedOverridesFromEnv(env));
+    // FEED_URL_<ID> (empty disables that feed) and FEEDS_DISABLED; the RDAP
+    // bootstrap is one more data set that these variables switch off
+    const overrides = feedOverridesFromEnv({
+      ...env,
+      FEEDS_DISABLED: disabled.filter((id) => id !== BOOTSTRAP_FEED_ID).join(','),
+    });
+    feeds = resolveFeeds(overrides);
   } catch (error) {
     problems.push(
       `FEED_URL_* / FEEDS_DISABLED: ${error instanceof Error ? error.message : String(error)}`,
@@ -228,7 +245,21 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     feedTimeoutMs: e.FEED_TIMEOUT_MS,
     feedMaxBytes: e.FEED_MAX_BYTES,
     feedUpdateIntervalHours: e.FEED_UPDATE_INTERVAL_HOURS,
+    rdapBootstrapUrl: disabled.includes(BOOTSTRAP_FEED_ID) ? null : bootstrapUrl,
   });
+}
+
+function parseBootstrapUrl(text: string | undefined, problems: string[]): string | null {
+  if (text === undefined) return IANA_RDAP_BOOTSTRAP;
+  const value = text.trim();
+  if (value === '') return null;
+  if (!/^https?:\/\/[^\s]+\/$/.test(value)) {
+    problems.push(
+      'FEED_URL_RDAP_BOOTSTRAP: must be an http(s) URL ending with "/" (ipv4.json and ipv6.json are fetched below it), or empty to disable',
+    );
+    return null;
+  }
+  return value;
 }
 
 export function parseHostPort(text: string, defaultPort: number): HostPort | null {

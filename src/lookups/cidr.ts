@@ -25,10 +25,16 @@ export interface CidrRecord {
 const EXAMPLE = 'use the form <ipv4>/<prefix length>, e.g. 192.168.0.0/24';
 
 export function parseRange(range: string | null | undefined): { address: number; prefix: number } {
-  if (range === null || range === undefined || range.trim() === '') {
+  if (range === null || range === undefined || range === '') {
     throw new AppError('INVALID_RANGE', `The query parameter "range" is required: ${EXAMPLE}.`);
   }
-  const text = range.trim();
+  const text = range;
+  if (/\s/.test(text)) {
+    throw new AppError(
+      'INVALID_RANGE',
+      `${JSON.stringify(clip(text))} contains spaces: ${EXAMPLE}.`,
+    );
+  }
   const slash = text.indexOf('/');
   const addressText = slash === -1 ? text : text.slice(0, slash);
   if (addressText.includes(':')) {

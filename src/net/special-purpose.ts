@@ -44,6 +44,8 @@ const ROWS: readonly SpecialRange[] = [
   {
     range: '64:ff9b::/96',
     purpose: 'IPv4/IPv6 translation, NAT64 well-known prefix (RFC 6052)',
+    // IANA marks it globally reachable, but an address here only means
+    // something through a translator and no GeoIP database places it
     global: false,
   },
   {

@@ -47,6 +47,49 @@ function decrementWords(a: Uint32Array): Uint32Array {
   return out;
 }
 
+/** a + 1, as decrementWords */
+function incrementWords(a: Uint32Array): Uint32Array {
+  const out = Uint32Array.from(a);
+  for (let w = 3; w >= 0; w--) {
+    const word = out[w] ?? 0;
+    out[w] = (word + 1) >>> 0;
+    if (word !== 0xffffffff) break;
+  }
+  return out;
+}
+
+interface KeyedRange {
+  row: AsnRange;
+  start: Uint32Array;
+  end: Uint32Array;
+}
+
+/**
+ * Bisection needs disjoint ranges. The data has the odd overlap (two DoD ASNs
+ * in 214/8): the more specific, later-starting range wins over its span, and
+ * an enclosing range resumes after a range nested inside it.
+ */
+function disjoint(ranges: KeyedRange[]): KeyedRange[] {
+  const byStart = (a: KeyedRange, b: KeyedRange) => compareWords(a.start, 0, b.start, 0);
+  let list = [...ranges].sort(byStart);
+  for (let round = 0; round < 64; round++) {
+    const resumed: KeyedRange[] = [];
+    for (let i = 1; i < list.length; i++) {
+      const prev = list[i - 1];
+      const cur = list[i];
+      if (!prev || !cur || compareWords(cur.start, 0, prev.end, 0) > 0) continue;
+      if (compareWords(cur.end, 0, prev.end, 0) < 0) {
+        resumed.push({ row: prev.row, start: incrementWords(cur.end), end: prev.end });
+      }
+      prev.end = decrementWords(cur.start);
+    }
+    list = list.filter((r) => compareWords(r.start, 0, r.end, 0) <= 0);
+    if (resumed.length === 0) return list;
+    list = [...list, ...resumed].sort(byStart);
+  }
+  return list;
+}
+
 interface Family {
   /** IPv4: 1 word per address; IPv6: 4 */
   starts: Uint32Array;
@@ -137,23 +180,14 @@ export class AsnTable implements AsnSource {
         return out;
       };
       const keyed = mine.map((r) => ({ row: r, start: key(r.start), end: key(r.end) }));
-      keyed.sort((a, b) => compareWords(a.start, 0, b.start, 0));
-      // Bisection needs disjoint ranges. The data has the odd partial overlap
-      // (two DoD ASNs in 214/8): the later-starting range wins from its start.
-      for (let i = 1; i < keyed.length; i++) {
-        const prev = keyed[i - 1];
-        const cur = keyed[i];
-        if (prev && cur && compareWords(cur.start, 0, prev.end, 0) <= 0) {
-          prev.end = decrementWords(cur.start);
-        }
-      }
+      const disjointRanges = disjoint(keyed);
       const family: Family = {
-        starts: new Uint32Array(keyed.length * words),
-        ends: new Uint32Array(keyed.length * words),
-        asns: new Uint32Array(keyed.length),
-        orgIds: new Int32Array(keyed.length),
+        starts: new Uint32Array(disjointRanges.length * words),
+        ends: new Uint32Array(disjointRanges.length * words),
+        asns: new Uint32Array(disjointRanges.length),
+        orgIds: new Int32Array(disjointRanges.length),
       };
-      keyed.forEach((k, i) => {
+      disjointRanges.forEach((k, i) => {
         family.starts.set(k.start.subarray(4 - words), i * words);
         family.ends.set(k.end.subarray(4 - words), i * words);
         family.asns[i] = k.row.asn;
@@ -197,6 +231,8 @@ export class AsnTable implements AsnSource {
     offset += (4 - (offset % 4)) % 4;
     const aligned = new Uint8Array(buffer.length - offset);
     aligned.set(buffer.subarray(offset));
+    const words = (header.v4 * 2 + header.v4 * 2 + header.v6 * 8 + header.v6 * 2) * 4;
+    if (aligned.length !== words) return null;
     let at = 0;
     const take = <T>(make: (b: ArrayBuffer, o: number, n: number) => T, n: number): T => {
       const view = make(aligned.buffer, at, n);

@@ -3,7 +3,7 @@
 import type { Ip } from '../../net/ip.js';
 import type { AsnSource } from './asn-table.js';
 import { isBogon } from './bogons.js';
-import type { GeoSource } from './mmdb-sources.js';
+import { locationJson, type GeoSource } from './mmdb-sources.js';
 
 export interface GeoIpRecord {
   ip: string;
@@ -24,10 +24,37 @@ export interface GeoIpRecord {
 
 export interface GeoIpLookup {
   lookup(ip: Ip): GeoIpRecord;
+  /**
+   * The same record already serialised (JSON.stringify(lookup(ip)), byte for
+   * byte): the hot path of GET /ip/:ip builds it from memoised fragments
+   * instead of allocating and serialising an object per request.
+   */
+  lookupJson(ip: Ip): string;
 }
+
+const NO_LOCATION = locationJson({
+  country: null,
+  city: null,
+  region: null,
+  timezone: null,
+  latitude: null,
+  longitude: null,
+});
+const NO_NETWORK = '"isp":null,"asn":null,"org":null';
 
 export function createGeoIpLookup(sources: { geo: GeoSource; asn: AsnSource }): GeoIpLookup {
   return {
+    lookupJson(ip) {
+      // ip.text is canonical (digits, hex, dots, colons): nothing to escape
+      if (isBogon(ip)) return `{"ip":"${ip.text}",${NO_LOCATION},${NO_NETWORK},"bogon":true}`;
+      const location = sources.geo.entry(ip)?.json ?? NO_LOCATION;
+      const n = sources.asn.lookup(ip);
+      const network =
+        n === null
+          ? NO_NETWORK
+          : `"isp":${JSON.stringify(n.isp ?? n.org)},"asn":"AS${n.asn}","org":${JSON.stringify(n.org)}`;
+      return `{"ip":"${ip.text}",${location},${network},"bogon":false}`;
+    },
     lookup(ip) {
       if (isBogon(ip)) {
         return {

@@ -22,6 +22,8 @@ export interface GeoLocation {
 
 export interface GeoSource {
   lookup(ip: Ip): GeoLocation | null;
+  /** the location with its JSON fragment, for the serialised GeoIP record */
+  entry(ip: Ip): GeoEntry | null;
 }
 
 /**
@@ -41,7 +43,7 @@ function decoderCache(max: number): {
   };
 }
 
-export function openMmdb(buffer: Buffer, cacheEntries = 50_000): Reader<object> {
+export function openMmdb(buffer: Buffer, cacheEntries = 5_000): Reader<object> {
   return new Reader<object>(buffer, { cache: decoderCache(cacheEntries) });
 }
 
@@ -111,26 +113,95 @@ export function maxmindMapper(resolveTimezone: TimezoneResolver): Mapper {
   };
 }
 
-/** One reader per family (DB-IP ships two files) or one for both (MaxMind). */
-export class MmdbGeoSource implements GeoSource {
-  private readonly memo = new WeakMap<object, GeoLocation>();
+/**
+ * mmdb-lib's tree walk and record decoding, apart: the walk gives the record's
+ * data-section pointer, a key shared by every address of that record. The two
+ * methods are private in the typings but stable in the pinned version; without
+ * them (a future version) we fall back to the public get().
+ */
+interface ReaderInternals {
+  findAddressInTree(ip: string): [number | null, number];
+  resolveDataPointer(pointer: number): unknown;
+}
+
+function internalsOf(reader: Reader<object>): ReaderInternals | null {
+  const r = reader as unknown as Partial<ReaderInternals>;
+  return typeof r.findAddressInTree === 'function' && typeof r.resolveDataPointer === 'function'
+    ? (reader as unknown as ReaderInternals)
+    : null;
+}
+
+/** A mapped location with its JSON, as it appears inside the GeoIP record. */
+export interface GeoEntry {
+  location: GeoLocation;
+  /** `"country":…,"city":…,"region":…,"timezone":…,"latitude":…,"longitude":…` */
+  json: string;
+}
+
+export function locationJson(l: GeoLocation): string {
+  return `"country":${JSON.stringify(l.country)},"city":${JSON.stringify(l.city)},"region":${JSON.stringify(l.region)},"timezone":${JSON.stringify(l.timezone)},"latitude":${l.latitude},"longitude":${l.longitude}`;
+}
+
+class FamilyReader {
+  private readonly internals: ReaderInternals | null;
+  /** mapped entries by data-section pointer: the work is done once per distinct record */
+  private readonly entries: LRUCache<number, GeoEntry>;
+  private readonly memo = new WeakMap<object, GeoEntry>();
 
   constructor(
-    private readonly v4: Reader<object>,
-    private readonly v6: Reader<object> | null,
+    private readonly reader: Reader<object>,
     private readonly map: Mapper,
-  ) {}
+    maxEntries: number,
+  ) {
+    this.internals = internalsOf(reader);
+    this.entries = new LRUCache({ max: maxEntries });
+  }
+
+  lookup(address: string): GeoEntry | null {
+    if (this.internals === null) return this.viaGet(address);
+    const [pointer] = this.internals.findAddressInTree(address);
+    if (pointer === null) return null;
+    let entry = this.entries.get(pointer);
+    if (entry === undefined) {
+      entry = this.entry(this.internals.resolveDataPointer(pointer));
+      this.entries.set(pointer, entry);
+    }
+    return entry;
+  }
+
+  private viaGet(address: string): GeoEntry | null {
+    const record = this.reader.get(address);
+    if (record === null) return null;
+    let entry = this.memo.get(record);
+    if (entry === undefined) {
+      entry = this.entry(record);
+      this.memo.set(record, entry);
+    }
+    return entry;
+  }
+
+  private entry(record: unknown): GeoEntry {
+    const location = this.map((record ?? {}) as Record<string, unknown>);
+    return { location, json: locationJson(location) };
+  }
+}
+
+/** One reader per family (DB-IP ships two files) or one for both (MaxMind). */
+export class MmdbGeoSource implements GeoSource {
+  private readonly v4: FamilyReader;
+  private readonly v6: FamilyReader;
+
+  constructor(v4: Reader<object>, v6: Reader<object> | null, map: Mapper, maxEntries = 100_000) {
+    this.v4 = new FamilyReader(v4, map, maxEntries);
+    this.v6 = v6 === null ? this.v4 : new FamilyReader(v6, map, maxEntries);
+  }
+
+  entry(ip: Ip): GeoEntry | null {
+    return (ip.version === 6 ? this.v6 : this.v4).lookup(ip.text);
+  }
 
   lookup(ip: Ip): GeoLocation | null {
-    const reader = ip.version === 6 && this.v6 !== null ? this.v6 : this.v4;
-    const record = reader.get(ip.text);
-    if (record === null) return null;
-    let location = this.memo.get(record);
-    if (location === undefined) {
-      location = this.map(record as Record<string, unknown>);
-      this.memo.set(record, location);
-    }
-    return location;
+    return this.entry(ip)?.location ?? null;
   }
 }
 
