@@ -21,6 +21,7 @@ import { decide, rateLimitKey, type RateLimitStore } from './http/rate-limit.js'
 import { errorBody, requestIdFrom, send, type ResponseMeta } from './http/respond.js';
 import {
   Expiring,
+  RawJson,
   type AnyRoute,
   type CachePolicy,
   type RawBody,
@@ -169,19 +170,19 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     if (route.raw) return { kind: 'raw', raw: (await route.handle(input)) as RawBody };
     const policy = route.cache;
     if (policy === undefined || route.cacheKey === undefined) {
-      return { kind: 'data', json: JSON.stringify(await route.handle(input)), cache: null };
+      return { kind: 'data', json: serialise(await route.handle(input)), cache: null };
     }
     const key = `${policy.namespace}:${route.cacheKey(input)}`;
     const result =
       cache.peek(key) ??
       (await cache.getOrCompute(key, async () => {
         const answer: unknown = await route.handle(input);
-        const data = answer instanceof Expiring ? (answer.data as unknown) : answer;
+        const data: unknown = answer instanceof Expiring ? answer.data : answer;
         const ttlSeconds = Math.max(
           0,
           Math.min(policy.ttlSeconds, answer instanceof Expiring ? answer.ttlSeconds : Infinity),
         );
-        return { value: JSON.stringify(data), ttlMs: ttlSeconds * 1000 };
+        return { value: serialise(data), ttlMs: ttlSeconds * 1000 };
       }));
     return { kind: 'data', json: result.value, cache: { policy, result } };
   }
@@ -202,7 +203,11 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       Object.assign(headers, raw.headers);
       const status = raw.status ?? 200;
       if (raw.body === null) {
-        res.writeHead(status, { ...headers, 'x-request-id': meta.requestId });
+        res.writeHead(status, {
+          ...headers,
+          'access-control-allow-origin': '*',
+          'x-request-id': meta.requestId,
+        });
         res.end();
       } else {
         send(res, meta, status, raw.body, headers, raw.contentType);
@@ -257,6 +262,10 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     );
   });
   return { server, router, handle, invoke };
+}
+
+function serialise(data: unknown): string {
+  return data instanceof RawJson ? data.json : JSON.stringify(data);
 }
 
 /** CONTRACT.md: bodies over 1 MiB → 413, anything but JSON → 415. */

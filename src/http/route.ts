@@ -77,3 +77,8 @@ export class Expiring<T> {
     readonly ttlSeconds: number,
   ) {}
 }
+
+/** Data that is already JSON (built from memoised fragments on a hot path). */
+export class RawJson {
+  constructor(readonly json: string) {}
+}

@@ -2,7 +2,7 @@
 // address and the same address asked for by path share an entry).
 import { ipParams } from '../api/params.js';
 import { geoIpRecordSchema } from '../api/schemas.js';
-import { defineRoute, type AnyRoute, type CachePolicy } from '../http/route.js';
+import { defineRoute, RawJson, type AnyRoute, type CachePolicy } from '../http/route.js';
 import type { GeoIpLookup } from '../lookups/geoip/geoip.js';
 
 export const GEOIP_CACHE: CachePolicy = {
@@ -25,7 +25,7 @@ export function geoipRoutes(geoip: GeoIpLookup): AnyRoute[] {
       rateLimited: true,
       cache: { ...GEOIP_CACHE, visibility: 'private' },
       cacheKey: ({ ctx }) => ctx.clientIp.text,
-      handle: ({ ctx }) => geoip.lookup(ctx.clientIp),
+      handle: ({ ctx }) => new RawJson(geoip.lookupJson(ctx.clientIp)),
     }),
     defineRoute({
       method: 'GET',
@@ -40,7 +40,7 @@ export function geoipRoutes(geoip: GeoIpLookup): AnyRoute[] {
       rateLimited: true,
       cache: GEOIP_CACHE,
       cacheKey: ({ params }) => params.ip.text,
-      handle: ({ params }) => geoip.lookup(params.ip),
+      handle: ({ params }) => new RawJson(geoip.lookupJson(params.ip)),
     }),
   ];
 }
