@@ -16,6 +16,7 @@ import type { CacheResult, LookupCache } from './cache/lookup-cache.js';
 import type { Config } from './config.js';
 import { AppError, toErrorResponse } from './errors.js';
 import type { AccessLog } from './http/access-log.js';
+import type { Metrics } from './metrics.js';
 import { clientIp } from './http/client-ip.js';
 import { decide, rateLimitKey, type RateLimitStore } from './http/rate-limit.js';
 import { errorBody, requestIdFrom, send, type ResponseMeta } from './http/respond.js';
@@ -34,6 +35,7 @@ import type { Ip } from './net/ip.js';
 export interface AppDeps {
   log: Logger;
   accessLog: AccessLog;
+  metrics?: Metrics;
   now: () => number;
   cache: LookupCache;
   rateLimitStore: RateLimitStore;
@@ -81,6 +83,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       UNKNOWN_CLIENT;
     const headers: OutgoingHttpHeaders = {};
     let status = 200;
+    let routeLabel = 'unmatched';
     try {
       if (method === 'OPTIONS') {
         status = preflight(
@@ -92,6 +95,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
         return;
       }
       const match = router.match(method, path);
+      if (match.kind === 'route') routeLabel = match.route.path;
       const limited = match.kind !== 'route' || match.route.rateLimited;
       if (limited && !(await admit(ip, headers))) {
         throw new AppError(
@@ -132,13 +136,15 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       headers['cache-control'] = 'no-store';
       send(res, meta, status, errorBody(failure.code, failure.message), headers);
     } finally {
+      const seconds = (performance.now() - started) / 1000;
+      deps.metrics?.observeRequest(routeLabel, method, status, seconds);
       deps.accessLog.record({
         reqId: meta.requestId,
         method,
         url: clip(url),
         status,
         ip: ip.text,
-        ms: Math.round((performance.now() - started) * 100) / 100,
+        ms: Math.round(seconds * 100_000) / 100,
       });
     }
   }
@@ -149,7 +155,10 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     headers['ratelimit-limit'] = decision.limit;
     headers['ratelimit-remaining'] = decision.remaining;
     headers['ratelimit-reset'] = decision.resetSeconds;
-    if (!decision.allowed) headers['retry-after'] = String(decision.resetSeconds);
+    if (!decision.allowed) {
+      headers['retry-after'] = String(decision.resetSeconds);
+      deps.metrics?.rateLimited();
+    }
     return decision.allowed;
   }
 
@@ -184,6 +193,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
         );
         return { value: serialise(data), ttlMs: ttlSeconds * 1000 };
       }));
+    deps.metrics?.cache(policy.namespace, result.hit);
     return { kind: 'data', json: result.value, cache: { policy, result } };
   }
 

@@ -18,11 +18,14 @@ import { loadGeoData, type GeoData } from './lookups/geoip/load.js';
 import { cidrRoutes } from './routes/cidr-routes.js';
 import { GEOIP_CACHE, geoipRoutes } from './routes/geoip-routes.js';
 import { opsRoutes } from './routes/ops-routes.js';
+import { AppError } from './errors.js';
+import { createMetrics, type Metrics, type UpstreamKind } from './metrics.js';
 import { createDnsClient } from './lookups/dns/index.js';
 import { createBlacklistChecker } from './lookups/dnsbl/index.js';
-import { createWhoisClient } from './lookups/rdap/index.js';
+import { BOOTSTRAP_FILE, createWhoisClient, readBootstrapFile } from './lookups/rdap/index.js';
 import { DetectionIndexHolder } from './lookups/vpn/index.js';
 import { networkRoutes, type NetworkLookups } from './routes/network-routes.js';
+import { mcpRoutes } from './mcp/mcp-route.js';
 import { vpnRoutes } from './routes/vpn-routes.js';
 
 export interface ServiceData {
@@ -46,6 +49,7 @@ export async function loadServiceData(config: Readonly<Config>, log: Logger): Pr
 /** The network clients, built from the configuration (DNS servers, RDAP base, whois server). */
 export function networkLookups(config: Readonly<Config>): NetworkLookups {
   const dns = createDnsClient({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs });
+  const bootstrap = readBootstrapFile(join(config.dataDir, BOOTSTRAP_FILE));
   return {
     dns,
     blacklist: createBlacklistChecker({
@@ -54,6 +58,8 @@ export function networkLookups(config: Readonly<Config>): NetworkLookups {
       timeoutMs: config.dnsTimeoutMs,
     }),
     whois: createWhoisClient({
+      // a bootstrap refreshed by `npm run update-data`, else the shipped snapshot
+      ...(bootstrap === null ? {} : { bootstrap }),
       rdapBaseUrl: config.rdapBaseUrl,
       rdapTimeoutMs: config.rdapTimeoutMs,
       whoisServer: config.whoisServer,
@@ -62,7 +68,52 @@ export function networkLookups(config: Readonly<Config>): NetworkLookups {
   };
 }
 
+/** Times every upstream lookup and counts its failures, by kind. */
+function instrumented(lookups: NetworkLookups, metrics: Metrics): NetworkLookups {
+  async function timed<T>(
+    kind: UpstreamKind | ((result: T) => UpstreamKind),
+    run: () => Promise<T>,
+  ): Promise<T> {
+    const started = performance.now();
+    const fixedKind = typeof kind === 'string' ? kind : 'rdap';
+    try {
+      const result = await run();
+      const k = typeof kind === 'string' ? kind : kind(result);
+      metrics.upstream(k, (performance.now() - started) / 1000, 'ok');
+      return result;
+    } catch (error) {
+      const code = error instanceof AppError ? error.code : 'INTERNAL_ERROR';
+      // answers such as NXDOMAIN or "no registry record" are not upstream failures
+      if (code === 'UPSTREAM_TIMEOUT' || code === 'UPSTREAM_ERROR') {
+        const outcome = code === 'UPSTREAM_TIMEOUT' ? 'timeout' : 'error';
+        metrics.upstream(fixedKind, (performance.now() - started) / 1000, outcome);
+      }
+      throw error;
+    }
+  }
+  return {
+    dns: {
+      ...lookups.dns,
+      lookupDns: (domain, type) => timed('dns', () => lookups.dns.lookupDns(domain, type)),
+      lookupReverse: (ip) => timed('dns', () => lookups.dns.lookupReverse(ip)),
+    },
+    blacklist: {
+      checkBlacklist: (ip) => timed('dnsbl', () => lookups.blacklist.checkBlacklist(ip)),
+    },
+    whois: {
+      // the record says which protocol answered; a failure counts against RDAP, tried first
+      lookupWhois: (ip) =>
+        timed(
+          (record) => record.source,
+          () => lookups.whois.lookupWhois(ip),
+        ),
+    },
+  };
+}
+
 export interface ServiceOverrides {
+  metrics?: Metrics;
+  dependencies?: () => Readonly<Record<string, string>>;
   network?: NetworkLookups;
   now?: () => number;
   accessLog?: AccessLog;
@@ -83,7 +134,24 @@ export function buildService(
 ): App {
   const now = overrides.now ?? Date.now;
   const geoip = createGeoIpLookup(data.geo);
+  const metrics = overrides.metrics ?? createMetrics(now);
+  metrics.dependencies(overrides.dependencies ?? (() => ({})));
+  metrics.dataSetAges(() => [
+    ...data.geo.dataSets.map((d) => ({
+      name: d.name,
+      kind: d.kind,
+      at: d.builtAt === null ? null : Date.parse(d.builtAt),
+    })),
+    ...data.vpn.current().feeds.map((f) => ({
+      name: f.feed,
+      kind: `feed:${f.kind}`,
+      at: Date.parse(f.fetchedAt),
+    })),
+  ]);
   const routes: AnyRoute[] = [];
+  // the MCP tools run the other routes through App.invoke, which exists only
+  // once buildApp has returned: the route gets a late-bound reference
+  let app: App | null = null;
   let openApi: string | null = null;
   routes.push(
     ...opsRoutes({
@@ -99,17 +167,28 @@ export function buildService(
               'Self-hostable IP intelligence: GeoIP, VPN/hosting detection, RDAP/whois, DNS, DNSBL and CIDR. Success bodies are {"data": …}; errors are {"error": {"code", "message"}}.',
           }),
         )),
+      metrics,
+      dependencies: overrides.dependencies ?? (() => ({})),
       endpoints: () => routes.map((r) => ({ method: r.method, path: r.path, summary: r.summary })),
     }),
     ...geoipRoutes(geoip),
     ...vpnRoutes(data.geo.asn, data.vpn),
-    ...networkRoutes(overrides.network ?? networkLookups(config)),
+    ...networkRoutes(instrumented(overrides.network ?? networkLookups(config), metrics)),
     ...cidrRoutes(),
+    ...mcpRoutes({
+      version: VERSION,
+      log,
+      invoke: (path, query, ctx) => {
+        if (app === null) throw new Error('the MCP route ran before the app was built');
+        return app.invoke(path, query, ctx);
+      },
+    }),
   );
   const embeddedGeo = data.geo.dataSets.some((d) => d.kind === 'geoip' && d.source === 'embedded');
-  return buildApp(config, {
+  app = buildApp(config, {
     log,
     accessLog: overrides.accessLog ?? silentAccessLog,
+    metrics,
     now,
     cache: new LookupCache(
       overrides.cacheStore ?? new MemoryCacheStore(config.cacheMaxEntries, now),
@@ -125,4 +204,5 @@ export function buildService(
         }
       : {},
   });
+  return app;
 }

@@ -4,6 +4,8 @@ import { pino } from 'pino';
 import { ConfigError, loadConfig } from './config.js';
 import { buildService, feedsDir, loadServiceData } from './deps.js';
 import { updateFeeds } from './lookups/vpn/index.js';
+import { MemoryRateLimitStore } from './http/rate-limit.js';
+import { createRedisStores } from './redis/redis-health.js';
 import { BatchedAccessLog, silentAccessLog } from './http/access-log.js';
 import { DataError } from './lookups/geoip/load.js';
 
@@ -26,9 +28,23 @@ async function main(): Promise<void> {
   const accessLog = log.isLevelEnabled('info')
     ? new BatchedAccessLog(destination)
     : silentAccessLog;
-  if (config.redisUrl !== null) {
-    log.warn('REDIS_URL is set, but this version keeps the cache and rate limits in process');
-  }
+  // REDIS_URL: cache and rate-limit counters shared by every instance. While
+  // Redis is down the service keeps answering (misses, in-process limits) and
+  // says so once per incident, on /readyz and in metrics.
+  const redis =
+    config.redisUrl === null
+      ? null
+      : createRedisStores(config.redisUrl, {
+          memoryRateLimit: new MemoryRateLimitStore(),
+          onStateChange: (state, error) => {
+            if (state === 'up') log.info('redis is up: cache and rate limits are shared');
+            else
+              log.warn(
+                { err: error },
+                'redis is down: caching per lookup and limiting in process until it returns',
+              );
+          },
+        });
   if (config.workers > 1) {
     log.warn({ workers: config.workers }, 'WORKERS > 1 is not supported yet; running one process');
   }
@@ -44,7 +60,17 @@ async function main(): Promise<void> {
     throw error;
   }
   let ready = true;
-  const app = buildService(config, data, log, { isReady: () => ready, accessLog });
+  const app = buildService(config, data, log, {
+    isReady: () => ready,
+    accessLog,
+    ...(redis === null
+      ? {}
+      : {
+          cacheStore: redis.cache,
+          rateLimitStore: redis.rateLimit,
+          dependencies: () => ({ redis: redis.health() }),
+        }),
+  });
   app.server.listen(config.port, config.host, () => {
     log.info(
       {
@@ -61,8 +87,12 @@ async function main(): Promise<void> {
     ready = false;
     log.info({ signal }, 'shutting down: finishing in-flight requests');
     app.server.close(() => {
-      log.flush();
-      process.exit(0);
+      void (redis?.close() ?? Promise.resolve())
+        .catch(() => undefined)
+        .finally(() => {
+          log.flush();
+          process.exit(0);
+        });
     });
     app.server.closeIdleConnections();
     setTimeout(() => {

@@ -67,6 +67,10 @@ export const healthSchema = z.object({ status: z.literal('ok') });
 
 export const readinessSchema = z.object({
   status: z.enum(['ready', 'starting']),
+  dependencies: z.record(z.string(), z.string()).meta({
+    description:
+      'External dependencies and their state, e.g. {"redis": "down"}: while Redis is down the service still answers (cache misses, in-process rate limits).',
+  }),
   dataSets: z.array(
     z.object({
       name: z.string(),

@@ -37,10 +37,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
     if (current === undefined || current.resetAt <= now) {
       const fresh = { count: 1, resetAt: now + windowMs };
       this.windows.set(key, fresh);
-      return fresh;
+      return { ...fresh };
     }
     current.count++;
-    return current;
+    // a copy: the caller reads it after an await, when later hits may have moved the live one
+    return { count: current.count, resetAt: current.resetAt };
   }
 
   /** Drops closed windows so memory follows the number of active clients. */

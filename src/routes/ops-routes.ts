@@ -6,6 +6,7 @@ import { healthSchema, readinessSchema, serviceInfoSchema } from '../api/schemas
 import { AppError } from '../errors.js';
 import { defineRoute, type AnyRoute } from '../http/route.js';
 import type { DataSetInfo } from '../lookups/geoip/load.js';
+import type { Metrics } from '../metrics.js';
 
 export interface OpsOptions {
   version: string;
@@ -14,6 +15,9 @@ export interface OpsOptions {
   /** built lazily: it needs the whole route table, this list included */
   openApi: () => string;
   endpoints: () => { method: string; path: string; summary: string }[];
+  metrics: Metrics;
+  /** external dependencies and their state, e.g. { redis: 'down' }: reported, not fatal */
+  dependencies: () => Readonly<Record<string, string>>;
 }
 
 export function opsRoutes(options: OpsOptions): AnyRoute[] {
@@ -68,8 +72,24 @@ export function opsRoutes(options: OpsOptions): AnyRoute[] {
         if (!options.isReady()) {
           throw new AppError('SERVICE_UNAVAILABLE', 'The service is starting or shutting down.');
         }
-        return { status: 'ready' as const, dataSets: brief };
+        return { status: 'ready' as const, dataSets: brief, dependencies: options.dependencies() };
       },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/metrics',
+      summary: 'Prometheus metrics',
+      description:
+        'Requests and latency per route and status, cache hits and misses per endpoint, upstream latency and errors per kind, rate-limit rejections and data-set ages, in the Prometheus text format.',
+      tags: ['Service'],
+      response: z.string(),
+      errors: [],
+      rateLimited: false,
+      raw: true,
+      handle: async () => ({
+        body: await options.metrics.render(),
+        contentType: options.metrics.contentType,
+      }),
     }),
     defineRoute({
       method: 'GET',

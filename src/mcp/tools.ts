@@ -1,0 +1,301 @@
+// The MCP tool table: one tool per REST lookup, each a thin description over
+// App.invoke, so a tool call runs the very route of the REST API (validation,
+// cache, errors) and no lookup exists twice. A tool failure is a tool result
+// with isError (CallToolResult), carrying the REST error code and message,
+// so a model can read what went wrong and correct its input.
+import type { McpServer, ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import {
+  blacklistSchema,
+  dnsRecordsSchema,
+  reverseDnsSchema,
+  vpnRecordSchema,
+  whoisRecordSchema,
+} from '../api/lookup-schemas.js';
+import { ipParams } from '../api/params.js';
+import { cidrRecordSchema, geoIpRecordSchema } from '../api/schemas.js';
+import { toErrorResponse } from '../errors.js';
+import type { RequestContext } from '../http/route.js';
+import { validate } from '../http/validate.js';
+import { parseDomain } from '../lookups/dns/index.js';
+
+/** App.invoke: a GET route run in-process, answering its `data` or throwing AppError. */
+export type Invoke = (
+  path: string,
+  query: Record<string, string>,
+  ctx: RequestContext,
+) => Promise<unknown>;
+
+export interface ToolDeps {
+  invoke: Invoke;
+  /** the request that carries the tool calls: its client IP is what `my_ip` reports */
+  ctx: RequestContext;
+  log: Logger;
+}
+
+/** Key of the machine-readable error in a failed result's `_meta` (see toolError). */
+export const ERROR_META_KEY = 'ipintel/error';
+
+export const DNS_TYPES = ['A', 'AAAA', 'MX', 'TXT', 'NS', 'CNAME'] as const;
+
+interface Lookup {
+  path: string;
+  query?: Record<string, string>;
+}
+
+interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  /** true when the tool asks servers outside this process (DNS, registries, DNSBLs) */
+  network: boolean;
+  lookup(args: z.output<z.ZodObject<I>>, ctx: RequestContext): Lookup;
+  /** a short plain-text rendering of the record for clients that show only `content` */
+  render(record: z.output<O>, args: z.output<z.ZodObject<I>>): string;
+}
+
+export interface McpTool {
+  readonly name: string;
+  readonly network: boolean;
+  register(server: McpServer, deps: ToolDeps): void;
+}
+
+function defineTool<I extends z.ZodRawShape, O extends z.ZodObject>(spec: ToolSpec<I, O>): McpTool {
+  return {
+    name: spec.name,
+    network: spec.network,
+    register(server, deps) {
+      const handler = async (args: z.output<z.ZodObject<I>>): Promise<CallToolResult> => {
+        try {
+          const { path, query } = spec.lookup(args, deps.ctx);
+          const record = (await deps.invoke(path, query ?? {}, deps.ctx)) as z.output<O>;
+          return {
+            content: [
+              { type: 'text', text: spec.render(record, args) },
+              // the MCP spec asks for the structured result as JSON text too, for
+              // clients that do not read structuredContent
+              { type: 'text', text: JSON.stringify(record) },
+            ],
+            structuredContent: record,
+          };
+        } catch (error) {
+          return toolError(error, deps.log);
+        }
+      };
+      server.registerTool(
+        spec.name,
+        {
+          title: spec.title,
+          description: spec.description,
+          inputSchema: spec.input,
+          // the raw shape, not the object: the records carry a schema `id` (for
+          // OpenAPI components) that would make the JSON Schema a bare `$ref`,
+          // and MCP wants an outputSchema of `type: "object"`
+          outputSchema: spec.output.shape,
+          annotations: {
+            title: spec.title,
+            readOnlyHint: true,
+            // the MCP default is true: say so explicitly for the local lookups
+            openWorldHint: spec.network,
+          },
+        },
+        // registerTool types its callback with a conditional on the shape,
+        // which a generic shape leaves unresolved; the SDK passes the parsed
+        // arguments of `spec.input`, which is what `handler` takes
+        handler as unknown as ToolCallback<I>,
+      );
+    },
+  };
+}
+
+/**
+ * A failure as a tool result. No structuredContent: the SDK client validates
+ * any structuredContent against the tool's outputSchema even when isError is
+ * set, so an error object there would turn into a client-side exception.
+ * The code and message stay machine-readable in `_meta`.
+ */
+export function toolError(error: unknown, log: Logger): CallToolResult {
+  const failure = toErrorResponse(error);
+  if (failure.unexpected) log.error({ err: error }, 'unexpected error in an MCP tool');
+  return {
+    content: [{ type: 'text', text: `${failure.code}: ${failure.message}` }],
+    isError: true,
+    _meta: { [ERROR_META_KEY]: { code: failure.code, message: failure.message } },
+  };
+}
+
+/**
+ * An empty segment would fold "/ip/" into "/ip" (the caller's own record):
+ * refuse it with the error the REST route's schema gives for "".
+ */
+function ipSegment(ip: string): string {
+  if (ip === '') validate(ipParams, { ip }, 'INVALID_IP');
+  return encodeURIComponent(ip);
+}
+
+function domainSegment(domain: string): string {
+  if (domain === '') parseDomain(domain);
+  return encodeURIComponent(domain);
+}
+
+const ipInput = (what: string) => ({
+  ip: z
+    .string()
+    .describe(
+      `${what} IPv4 in dotted-quad form without leading zeros (e.g. "8.8.8.8") or IPv6 without a zone (e.g. "2606:4700:4700::1111").`,
+    ),
+});
+
+type GeoIpRecord = z.output<typeof geoIpRecordSchema>;
+
+function renderGeoIp(r: GeoIpRecord): string {
+  if (r.bogon) {
+    return `${r.ip} is a bogon (private, loopback, link-local, CGNAT, documentation or other special-purpose address): it has no location or public network.`;
+  }
+  const place = [r.city, r.region, r.country].filter((part) => part !== null).join(', ');
+  const network = r.asn === null ? 'unknown network' : `${r.asn} (${r.org ?? r.isp ?? 'unknown'})`;
+  const parts = [`${r.ip}: ${place === '' ? 'location unknown' : place}`, network];
+  if (r.timezone !== null) parts.push(`time zone ${r.timezone}`);
+  if (r.latitude !== null && r.longitude !== null) parts.push(`${r.latitude}, ${r.longitude}`);
+  return parts.join('; ');
+}
+
+const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
+
+export const TOOLS: readonly McpTool[] = [
+  defineTool({
+    name: 'geoip_lookup',
+    title: 'GeoIP lookup',
+    description:
+      'Locate an IP address: country (ISO code), region, city, coordinates, IANA time zone, and the autonomous system (ASN and organisation) that announces it. Works offline from the embedded GeoIP database. Private, loopback and other special-purpose addresses come back with bogon=true and every other field null. Use vpn_detect to learn whether the address belongs to a VPN, proxy, Tor or hosting provider, and whois_lookup for the registered owner of the network block.',
+    input: ipInput('The address to locate:'),
+    output: geoIpRecordSchema,
+    network: false,
+    lookup: ({ ip }) => ({ path: `/ip/${ipSegment(ip)}` }),
+    render: renderGeoIp,
+  }),
+  defineTool({
+    name: 'vpn_detect',
+    title: 'VPN / proxy / hosting detection',
+    description:
+      'Tell whether an IP address belongs to a VPN provider, an open proxy, a Tor exit, a hosting/cloud/datacenter network or a mobile carrier, with the confidence (high: inside a published range or list; medium: the operator’s ASN is classified; low: an organisation-name rule only, or no signal) and the evidence in `reasons`. Offline, from data shipped with the service. A false flag means "no evidence", not proof of a residential user.',
+    input: ipInput('The address to check:'),
+    output: vpnRecordSchema,
+    network: false,
+    lookup: ({ ip }) => ({ path: `/ip/${ipSegment(ip)}/vpn` }),
+    render: (r) =>
+      `${r.ip}: VPN ${yesNo(r.isVpn)}, proxy ${yesNo(r.isProxy)}, Tor ${yesNo(r.isTor)}, hosting ${yesNo(r.isHosting)}, mobile ${yesNo(r.isMobile)} (confidence ${r.confidence}${r.asn === null ? '' : `; ${r.asn} ${r.org ?? ''}`.trimEnd()})${r.reasons.length > 0 ? `; evidence: ${r.reasons.join(', ')}` : ''}`,
+  }),
+  defineTool({
+    name: 'whois_lookup',
+    title: 'Whois / RDAP lookup',
+    description:
+      'Find who a network block is registered to: the block holding the IP address (first and last address, CIDR prefixes), its name and handle, the registrant organisation, country, abuse contact e-mail, allocation type and registration events, from the regional internet registry (ARIN, RIPE, APNIC, LACNIC, AFRINIC) over RDAP, with port-43 whois as the fallback. Queries the registry over the network (answers are cached for a week). Private and other special-purpose addresses fail with NOT_FOUND naming their range.',
+    input: ipInput('The address whose network block to look up:'),
+    output: whoisRecordSchema,
+    network: true,
+    lookup: ({ ip }) => ({ path: `/whois/${ipSegment(ip)}` }),
+    render: (r) => {
+      const block =
+        r.startAddress !== null && r.endAddress !== null
+          ? `${r.startAddress} – ${r.endAddress}`
+          : 'block bounds unknown';
+      const cidrs = r.cidrs.length > 0 ? ` (${r.cidrs.join(', ')})` : '';
+      const who = [r.name, r.registrant, r.country].filter((part) => part !== null).join(', ');
+      const abuse = r.abuseEmail === null ? '' : `; abuse contact ${r.abuseEmail}`;
+      return `${r.ip} is in ${block}${cidrs}: ${who === '' ? 'no name' : who}; registry ${r.registry ?? 'unknown'} via ${r.source}${abuse}`;
+    },
+  }),
+  defineTool({
+    name: 'dns_lookup',
+    title: 'DNS records',
+    description:
+      'Resolve DNS records of a domain name: A (IPv4 addresses, the default), AAAA (IPv6), MX (mail servers, "<priority> <host>."), TXT (SPF, DKIM, verification strings), NS (name servers) or CNAME (aliases). Each record comes with the TTL the server sent; a CNAME chain is listed record by record. An existing name without records of that type gives an empty list; a name that does not exist fails with NXDOMAIN. Internationalised names are accepted. For the name of an IP address use reverse_dns instead.',
+    input: {
+      domain: z
+        .string()
+        .describe(
+          'The domain name, e.g. "example.com" (a trailing dot is allowed; internationalised names such as "münchen.de" are queried as punycode). Not an IP address.',
+        ),
+      type: z.enum(DNS_TYPES).default('A').describe('The record type to resolve; A when omitted.'),
+    },
+    output: dnsRecordsSchema,
+    network: true,
+    lookup: ({ domain, type }) => ({ path: `/dns/${domainSegment(domain)}`, query: { type } }),
+    render: (r, { domain, type }) =>
+      r.records.length === 0
+        ? `${domain} exists but has no ${type} records.`
+        : r.records.map((rec) => `${rec.name} ${rec.ttl} ${rec.type} ${rec.data}`).join('\n'),
+  }),
+  defineTool({
+    name: 'reverse_dns',
+    title: 'Reverse DNS (PTR)',
+    description:
+      'Find the host names of an IP address through its PTR records (in-addr.arpa for IPv4, ip6.arpa for IPv6). An address without a PTR record gives an empty hostnames list, which is common and not an error. Queries DNS over the network.',
+    input: ipInput('The address whose host names to find:'),
+    output: reverseDnsSchema,
+    network: true,
+    lookup: ({ ip }) => ({ path: `/dns/${ipSegment(ip)}/reverse` }),
+    render: (r) =>
+      r.hostnames.length === 0
+        ? `${r.ip} (${r.ptr}) has no PTR record.`
+        : `${r.ip} (${r.ptr}) → ${r.hostnames.join(', ')}`,
+  }),
+  defineTool({
+    name: 'blacklist_check',
+    title: 'DNS blacklist check',
+    description:
+      'Check whether an IPv4 address is listed on DNS-based blacklists (DNSBLs such as Spamhaus ZEN or SpamCop) used to block spam and abuse; all configured lists are asked in parallel. isListed is true when a reliable list (confidence ≥ 0.5) lists the address; each source reports its return codes, the list’s reason and, when the list could not be asked, an error (such a source never counts as listed). IPv4 only: an IPv6 address fails with IPV4_ONLY. Queries DNS over the network.',
+    input: ipInput('The IPv4 address to check:'),
+    output: blacklistSchema,
+    network: true,
+    lookup: ({ ip }) => ({ path: `/blacklist/${ipSegment(ip)}` }),
+    render: (r) => {
+      const listed = r.sources.filter((s) => s.listed);
+      const failed = r.sources.filter((s) => s.error !== null);
+      const head =
+        listed.length === 0
+          ? `${r.ip} is on none of the ${r.sources.length} lists checked.`
+          : `${r.ip} is listed on ${listed.length} of ${r.sources.length} lists${r.isListed ? '' : ' (low-confidence lists only, so isListed is false)'}: ${listed
+              .map(
+                (s) =>
+                  `${s.name} (${s.codes.join(', ')}${s.reason === null ? '' : `: ${s.reason}`})`,
+              )
+              .join('; ')}.`;
+      return failed.length === 0
+        ? head
+        : `${head} Not checked: ${failed.map((s) => `${s.name} (${s.error ?? ''})`).join('; ')}.`;
+    },
+  }),
+  defineTool({
+    name: 'cidr_calculate',
+    title: 'CIDR calculator',
+    description:
+      'Calculate an IPv4 subnet from CIDR notation: network and broadcast address, subnet and wildcard masks, first and last usable host, total and usable host counts. Host bits may be set (192.168.1.77/24 reports the 192.168.1.0/24 network); /31 and /32 follow RFC 3021 (every address usable). Pure arithmetic, no network access.',
+    input: {
+      range: z
+        .string()
+        .describe('An IPv4 range as <address>/<prefix length 0–32>, e.g. "10.0.0.0/8".'),
+    },
+    output: cidrRecordSchema,
+    network: false,
+    lookup: ({ range }) => ({ path: '/cidr', query: { range } }),
+    render: (r) =>
+      `${r.cidr}: network ${r.network}, broadcast ${r.broadcast}, mask ${r.subnetMask} (wildcard ${r.wildcardMask}), hosts ${r.firstHost} – ${r.lastHost}, ${r.usableHosts} usable of ${r.totalHosts}`,
+  }),
+  defineTool({
+    name: 'my_ip',
+    title: 'My IP address',
+    description:
+      'The IP address this MCP client connects from, as ipintel sees it, with its GeoIP record (the same fields as geoip_lookup). Over the HTTP endpoint that is the caller’s public address (or a private one on a local network); over stdio the client is the local machine, so the answer is the loopback address (a bogon). Takes no arguments.',
+    input: {},
+    output: geoIpRecordSchema,
+    network: false,
+    lookup: () => ({ path: '/ip' }),
+    render: (r) => `Your address as seen by ipintel: ${renderGeoIp(r)}`,
+  }),
+];

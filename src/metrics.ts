@@ -1,0 +1,139 @@
+// Prometheus metrics (prom-client): requests and latency per route and
+// status, cache hits and misses per endpoint, upstream latency and errors per
+// kind, rate-limit rejections and the age of every data set. Label children
+// are bound once per label set: labels() hashes its arguments on every call,
+// which the request path should not pay for.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export type UpstreamKind = 'dns' | 'dnsbl' | 'rdap' | 'whois';
+
+export interface Metrics {
+  readonly contentType: string;
+  observeRequest(route: string, method: string, status: number, seconds: number): void;
+  cache(namespace: string, hit: boolean): void;
+  upstream(kind: UpstreamKind, seconds: number, outcome: 'ok' | 'error' | 'timeout'): void;
+  rateLimited(): void;
+  /** dependency name → 'up' | 'down', read at scrape time */
+  dependencies(read: () => Readonly<Record<string, string>>): void;
+  /** data set name → when it was built or fetched (epoch ms), read at scrape time */
+  dataSetAges(read: () => readonly { name: string; kind: string; at: number | null }[]): void;
+  render(): Promise<string>;
+}
+
+export function createMetrics(now: () => number = Date.now): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({
+    name: 'ipintel_http_requests_total',
+    help: 'HTTP requests by route, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'ipintel_http_request_duration_seconds',
+    help: 'HTTP request latency by route and status',
+    labelNames: ['route', 'status'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const cache = new Counter({
+    name: 'ipintel_cache_requests_total',
+    help: 'Lookup cache hits and misses by endpoint',
+    labelNames: ['endpoint', 'result'] as const,
+    registers: [registry],
+  });
+  const upstream = new Histogram({
+    name: 'ipintel_upstream_duration_seconds',
+    help: 'Upstream lookups (DNS, DNSBL, RDAP, whois) by kind and outcome',
+    labelNames: ['kind', 'outcome'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const upstreamErrors = new Counter({
+    name: 'ipintel_upstream_errors_total',
+    help: 'Upstream lookups that failed, by kind and outcome (error or timeout)',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [registry],
+  });
+  const limited = new Counter({
+    name: 'ipintel_rate_limited_total',
+    help: 'Requests refused by the rate limit',
+    registers: [registry],
+  });
+  let readAges: () => readonly { name: string; kind: string; at: number | null }[] = () => [];
+  const ages: Gauge<'name' | 'kind'> = new Gauge({
+    name: 'ipintel_data_set_age_seconds',
+    help: 'Age of each data set (build or fetch time), by name and kind',
+    labelNames: ['name', 'kind'] as const,
+    registers: [registry],
+    // prom-client calls collect() at every scrape
+    collect() {
+      ages.reset();
+      for (const d of readAges()) {
+        if (d.at !== null) ages.labels(d.name, d.kind).set(Math.max(0, (now() - d.at) / 1000));
+      }
+    },
+  });
+
+  let readDependencies: () => Readonly<Record<string, string>> = () => ({});
+  const dependencyUp: Gauge<'name'> = new Gauge({
+    name: 'ipintel_dependency_up',
+    help: 'Whether each external dependency (Redis) answers: 1 up, 0 down',
+    labelNames: ['name'] as const,
+    registers: [registry],
+    collect() {
+      dependencyUp.reset();
+      for (const [name, state] of Object.entries(readDependencies())) {
+        dependencyUp.labels(name).set(state === 'up' ? 1 : 0);
+      }
+    },
+  });
+
+  const requestChildren = new Map<string, { count: Counter; time: Histogram }>();
+  const bound = (route: string, method: string, status: number) => {
+    const key = `${route}|${method}|${status}`;
+    let child = requestChildren.get(key);
+    if (child === undefined) {
+      const s = String(status);
+      child = {
+        count: requests.labels(route, method, s) as unknown as Counter,
+        time: latency.labels(route, s) as unknown as Histogram,
+      };
+      requestChildren.set(key, child);
+    }
+    return child;
+  };
+  const hits = new Map<string, Counter>();
+
+  return {
+    contentType: registry.contentType,
+    observeRequest(route, method, status, seconds) {
+      const child = bound(route, method, status);
+      child.count.inc();
+      child.time.observe(seconds);
+    },
+    cache(namespace, hit) {
+      const key = `${namespace}|${hit}`;
+      let child = hits.get(key);
+      if (child === undefined) {
+        child = cache.labels(namespace, hit ? 'hit' : 'miss') as unknown as Counter;
+        hits.set(key, child);
+      }
+      child.inc();
+    },
+    upstream(kind, seconds, outcome) {
+      upstream.labels(kind, outcome).observe(seconds);
+      if (outcome !== 'ok') upstreamErrors.labels(kind, outcome).inc();
+    },
+    rateLimited() {
+      limited.inc();
+    },
+    dependencies(read) {
+      readDependencies = read;
+    },
+    dataSetAges(read) {
+      readAges = read;
+    },
+    render: () => registry.metrics(),
+  };
+}

@@ -1,0 +1,114 @@
+// REDIS_URL: two service instances on one real redis-server share one rate
+// limit and one cache; with Redis stopped they keep answering, and they go
+// back to Redis when it returns.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
+import { createRedisStores } from '../../src/redis/redis-health.js';
+import { startRedisServer, type RedisTestServer } from '../helpers/redis-server.js';
+import { dataOf, get, startService, type TestService } from '../helpers/service.js';
+
+let redis: RedisTestServer;
+before(async () => {
+  redis = await startRedisServer();
+});
+after(async () => {
+  await redis.stop();
+});
+
+async function instance(env: Record<string, string>): Promise<{
+  service: TestService;
+  close(): Promise<void>;
+}> {
+  const stores = createRedisStores(redis.url, { memoryRateLimit: new MemoryRateLimitStore() });
+  const service = await startService({
+    env,
+    overrides: {
+      cacheStore: stores.cache,
+      rateLimitStore: stores.rateLimit,
+      dependencies: () => ({ redis: stores.health() }),
+    },
+  });
+  return {
+    service,
+    close: async () => {
+      await service.close();
+      await stores.close();
+    },
+  };
+}
+
+async function until(check: () => Promise<boolean>, ms = 3000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('condition not met in time');
+}
+
+describe('two instances sharing one Redis', () => {
+  it('enforce one limit: 100 parallel requests across both let exactly 60 through', async () => {
+    const a = await instance({ RATE_LIMIT_MAX: '60' });
+    const b = await instance({ RATE_LIMIT_MAX: '60' });
+    try {
+      await until(async () => (await get(a.service.baseUrl, '/readyz')).text.includes('"up"'));
+      await until(async () => (await get(b.service.baseUrl, '/readyz')).text.includes('"up"'));
+      const statuses = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          get((i % 2 ? a : b).service.baseUrl, '/cidr?range=10.0.0.0/8').then((r) => r.status),
+        ),
+      );
+      assert.equal(statuses.filter((s) => s === 200).length, 60);
+      assert.equal(statuses.filter((s) => s === 429).length, 40);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('share the cache: a miss on one is a hit on the other, with the same body', async () => {
+    // the shared counter of 127.0.0.1 was spent by the test above: a larger limit here
+    const a = await instance({ RATE_LIMIT_MAX: '100000' });
+    const b = await instance({ RATE_LIMIT_MAX: '100000' });
+    try {
+      await until(async () => (await get(a.service.baseUrl, '/readyz')).text.includes('"up"'));
+      await until(async () => (await get(b.service.baseUrl, '/readyz')).text.includes('"up"'));
+      const first = await get(a.service.baseUrl, '/ip/9.9.9.9');
+      const second = await get(b.service.baseUrl, '/ip/9.9.9.9');
+      assert.equal(first.headers.get('x-cache'), 'MISS');
+      assert.equal(second.headers.get('x-cache'), 'HIT');
+      assert.equal(second.text, first.text);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('keep answering while Redis is down, report it, and go back when it returns', async () => {
+    const a = await instance({ RATE_LIMIT_MAX: '1000' });
+    try {
+      await until(async () => (await get(a.service.baseUrl, '/readyz')).text.includes('"up"'));
+      await redis.stop();
+      const started = Date.now();
+      const res = await get(a.service.baseUrl, '/ip/8.8.4.4');
+      assert.equal(res.status, 200);
+      assert.ok(Date.now() - started < 1500, 'a Redis outage costs at most the call timeout');
+      assert.equal(res.headers.get('ratelimit-limit'), '1000', 'still rate limited (in process)');
+      const ready = await get(a.service.baseUrl, '/readyz');
+      assert.equal(ready.status, 200);
+      assert.deepEqual(dataOf(ready.body)['dependencies'], { redis: 'down' });
+      const metrics = await get(a.service.baseUrl, '/metrics');
+      assert.match(metrics.text, /ipintel_dependency_up\{name="redis"\} 0/);
+      await redis.restart();
+      await until(
+        async () => (await get(a.service.baseUrl, '/readyz')).text.includes('"up"'),
+        8000,
+      );
+      const back = await get(a.service.baseUrl, '/ip/8.8.4.4');
+      assert.equal(back.status, 200);
+    } finally {
+      await a.close();
+    }
+  });
+});

@@ -1,0 +1,212 @@
+// RedisRateLimitStore against a real redis-server: the memory store's fixed
+// window, one exact limit across two instances, hashed keys, and a Redis that
+// stops, stalls and comes back (the in-process store counts meanwhile).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { MemoryRateLimitStore, decide, type RateLimitHit } from '../../src/http/rate-limit.js';
+import {
+  createRedisStores,
+  type RedisState,
+  type RedisStores,
+} from '../../src/redis/redis-health.js';
+import { startRedisServer, type RedisTestServer } from '../helpers/redis-server.js';
+
+const TIMEOUT_MS = 100;
+const SLACK_MS = 100;
+const LIMIT = 60;
+
+let server: RedisTestServer;
+let raw: Redis;
+const opened: RedisStores[] = [];
+
+async function instance(
+  onStateChange?: (state: RedisState) => void,
+): Promise<RedisStores & { memory: MemoryRateLimitStore }> {
+  const memory = new MemoryRateLimitStore();
+  const created = createRedisStores(server.url, {
+    timeoutMs: TIMEOUT_MS,
+    memoryRateLimit: memory,
+    ...(onStateChange === undefined ? {} : { onStateChange }),
+  });
+  opened.push(created);
+  await until(() => created.health() === 'up');
+  return { ...created, memory };
+}
+
+async function until(condition: () => boolean, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
+    await sleep(10);
+  }
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number }> {
+  const started = performance.now();
+  const result = await fn();
+  return { result, ms: performance.now() - started };
+}
+
+before(async () => {
+  server = await startRedisServer();
+  raw = new Redis(server.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  raw.on('error', () => {});
+  await raw.connect();
+});
+
+after(async () => {
+  await Promise.all(opened.map((s) => s.close()));
+  raw.disconnect();
+  await server.close();
+});
+
+describe('RedisRateLimitStore', () => {
+  it('opens a window with the first hit and counts within it without extending it', async () => {
+    const { rateLimit, memory } = await instance();
+    const before = Date.now();
+    const hits: RateLimitHit[] = [];
+    for (let i = 0; i < 5; i++) hits.push(await rateLimit.hit('198.51.100.1', 60_000));
+    assert.deepEqual(
+      hits.map((h) => h.count),
+      [1, 2, 3, 4, 5],
+    );
+    const first = hits[0]?.resetAt ?? 0;
+    assert.ok(first >= before + 60_000 && first <= Date.now() + 60_000);
+    // Every hit reports the same window end (give or take the clock's ms).
+    for (const hit of hits) assert.ok(Math.abs(hit.resetAt - first) <= 20, `${hit.resetAt}`);
+    assert.equal(memory.size, 0, 'the in-process store was not used');
+  });
+
+  it('counts clients separately', async () => {
+    const { rateLimit } = await instance();
+    const clients = ['203.0.113.1', '203.0.113.2', '2001:db8:1:2::/64'];
+    for (const client of clients) await rateLimit.hit(client, 60_000);
+    for (const client of clients) assert.equal((await rateLimit.hit(client, 60_000)).count, 2);
+  });
+
+  it('a new window opens once windowMs has passed', async () => {
+    const { rateLimit } = await instance();
+    for (let i = 0; i < 3; i++) await rateLimit.hit('window', 200);
+    assert.equal((await rateLimit.hit('window', 200)).count, 4);
+    await sleep(250);
+    const fresh = await rateLimit.hit('window', 200);
+    assert.equal(fresh.count, 1);
+    assert.ok(fresh.resetAt > Date.now() + 150);
+  });
+
+  it(`two instances on one Redis enforce one limit exactly: 100 parallel hits → ${LIMIT} pass`, async () => {
+    const a = await instance();
+    const b = await instance();
+    const now = Date.now();
+    const hits = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).rateLimit.hit('burst', 60_000)),
+    );
+    assert.deepEqual(
+      hits.map((h) => h.count).sort((x, y) => x - y),
+      Array.from({ length: 100 }, (_, i) => i + 1),
+    );
+    const allowed = hits.filter((h) => decide(h, LIMIT, now).allowed);
+    assert.equal(allowed.length, LIMIT);
+    assert.ok(allowed.every((h) => h.count <= LIMIT));
+    assert.equal(a.memory.size + b.memory.size, 0, 'no hit fell back');
+  });
+
+  it('counters live under hashed keys with the window as TTL', async () => {
+    const { rateLimit } = await instance();
+    await raw.flushdb();
+    const hostile = ['*', 'a\r\nFLUSHALL\r\n', 'with spaces', 'x'.repeat(10_240)];
+    await raw.set('sentinel', 'still here');
+    for (const key of hostile) await rateLimit.hit(key, 30_000);
+    for (const key of hostile) assert.equal((await rateLimit.hit(key, 30_000)).count, 2);
+    assert.equal(await raw.get('sentinel'), 'still here');
+    const keys = await raw.keys('ipintel:*');
+    assert.equal(keys.length, hostile.length);
+    for (const key of keys) {
+      assert.match(key, /^ipintel:v1:ratelimit:[A-Za-z0-9_-]{43}$/);
+      const pttl = await raw.pttl(key);
+      assert.ok(pttl > 29_000 && pttl <= 30_000, `PTTL ${pttl}`);
+    }
+  });
+
+  it('a counter left without a TTL gets the window again instead of limiting forever', async () => {
+    const { rateLimit } = await instance();
+    await raw.flushdb();
+    await rateLimit.hit('persisted', 30_000);
+    const [key, ...others] = await raw.keys('ipintel:v1:ratelimit:*');
+    assert.ok(key !== undefined && others.length === 0);
+    await raw.persist(key);
+    const hit = await rateLimit.hit('persisted', 30_000);
+    assert.equal(hit.count, 2);
+    assert.ok((await raw.pttl(key)) > 29_000);
+  });
+
+  it('Redis unreachable from the start: down is reported once, hits and reads fall back', async () => {
+    const changes: Array<[RedisState, string | undefined]> = [];
+    const memory = new MemoryRateLimitStore();
+    // Port 1 on loopback: nothing listens there, every connection is refused.
+    const stores = createRedisStores('redis://127.0.0.1:1', {
+      timeoutMs: TIMEOUT_MS,
+      memoryRateLimit: memory,
+      onStateChange: (state, error) => changes.push([state, error?.message]),
+    });
+    try {
+      await sleep(400); // several reconnect attempts
+      assert.equal(stores.health(), 'down');
+      assert.equal(changes.length, 1);
+      assert.equal(changes[0]?.[0], 'down');
+      assert.match(changes[0]?.[1] ?? '', /ECONNREFUSED/);
+      const { result, ms } = await timed(() => stores.rateLimit.hit('nobody', 60_000));
+      assert.equal(result.count, 1);
+      assert.ok(ms < SLACK_MS, `hit took ${ms} ms`);
+      assert.equal(await stores.cache.get('anything'), undefined);
+      await stores.cache.set('anything', 'v', 1_000);
+    } finally {
+      await stores.close();
+    }
+    assert.equal(changes.length, 1, 'closing is not an incident');
+  });
+
+  it('Redis stopped: hits fall back to the in-process store at once, then go back to Redis', async () => {
+    const changes: RedisState[] = [];
+    const { rateLimit, memory, health } = await instance((state) => changes.push(state));
+    assert.equal((await rateLimit.hit('outage', 60_000)).count, 1);
+    await server.stop();
+    await until(() => health() === 'down');
+    for (let i = 1; i <= 5; i++) {
+      const { result, ms } = await timed(() => rateLimit.hit('outage', 60_000));
+      assert.equal(result.count, i, 'counted in process');
+      assert.ok(ms < TIMEOUT_MS + SLACK_MS, `hit took ${ms} ms`);
+    }
+    assert.equal(memory.size, 1);
+    await server.restart();
+    await until(() => health() === 'up');
+    // The restarted server is empty and has no scripts loaded: EVALSHA falls
+    // back to EVAL and the count starts again in Redis, not in process.
+    assert.equal((await rateLimit.hit('outage', 60_000)).count, 1);
+    assert.equal((await rateLimit.hit('outage', 60_000)).count, 2);
+    assert.equal((await raw.keys('ipintel:v1:ratelimit:*')).length, 1);
+    assert.deepEqual(changes, ['up', 'down', 'up']);
+  });
+
+  it('Redis stalled: hits fall back within the bound and the service keeps limiting', async () => {
+    const { rateLimit, memory, health } = await instance();
+    server.pause();
+    try {
+      const { result, ms } = await timed(() =>
+        Promise.all(Array.from({ length: 70 }, () => rateLimit.hit('stall', 60_000))),
+      );
+      assert.ok(ms < TIMEOUT_MS + SLACK_MS, `70 parallel hits took ${ms} ms`);
+      assert.equal(result.filter((h) => h.count <= LIMIT).length, LIMIT);
+      assert.equal(memory.size, 1);
+      assert.equal(health(), 'down');
+    } finally {
+      server.resume();
+    }
+    await until(() => health() === 'up');
+    const after = await rateLimit.hit('stall-after', 60_000);
+    assert.equal(after.count, 1);
+    assert.equal(memory.size, 1, 'back on Redis');
+  });
+});

@@ -1,0 +1,86 @@
+// The MCP endpoint through the SDK's own client over Streamable HTTP, against
+// a listening service whose network lookups go to loopback upstream servers:
+// the handshake, the tool list, and every tool compared with the REST answer
+// for the same input.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { loadConfig } from '../../src/config.js';
+import { loadServiceData, VERSION } from '../../src/deps.js';
+import {
+  assertToolErrorsMatchRest,
+  assertToolList,
+  assertToolsMatchRest,
+  serve,
+  silent,
+  startUpstreams,
+  type Running,
+  type Upstreams,
+} from './setup.js';
+
+let upstreams: Upstreams;
+let service: Running;
+let client: Client;
+let transport: StreamableHTTPClientTransport;
+
+before(async () => {
+  upstreams = await startUpstreams();
+  const data = await loadServiceData(loadConfig({}), silent);
+  service = await serve(upstreams.env, data);
+  client = new Client({ name: 'ipintel-test', version: '1.0.0' });
+  transport = new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`));
+  await client.connect(transport);
+});
+
+after(async () => {
+  await client.close();
+  await service.close();
+  await upstreams.close();
+});
+
+describe('MCP over Streamable HTTP (SDK client)', () => {
+  it('initializes: server name, version, tools capability, latest protocol', () => {
+    assert.deepEqual(client.getServerVersion()?.name, 'ipintel');
+    assert.equal(client.getServerVersion()?.version, VERSION);
+    assert.ok(client.getServerCapabilities()?.tools);
+    assert.match(client.getInstructions() ?? '', /geoip_lookup/);
+    assert.equal(transport.protocolVersion, LATEST_PROTOCOL_VERSION);
+    // stateless: no session to carry
+    assert.equal(transport.sessionId, undefined);
+  });
+
+  it('answers ping', async () => {
+    assert.deepEqual(await client.ping(), {});
+  });
+
+  it('lists the eight tools with descriptions, schemas and annotations', async () => {
+    await assertToolList(client);
+  });
+
+  it('every tool answers what the REST API answers', async () => {
+    await assertToolsMatchRest(client, service.url);
+  });
+
+  it('tool failures are isError results with the REST code and message', async () => {
+    await assertToolErrorsMatchRest(client, service.url);
+  });
+
+  it('arguments outside the schema are an isError result the model can act on', async () => {
+    const result = await client.callTool({
+      name: 'dns_lookup',
+      arguments: { domain: 'example.test', type: 'SOA' },
+    });
+    assert.equal(result.isError, true);
+    const content = result.content as { text: string }[];
+    assert.match(content[0]?.text ?? '', /type/);
+  });
+
+  it('an unknown tool is a -32602 protocol error', async () => {
+    await assert.rejects(client.callTool({ name: 'nope', arguments: {} }), (error: unknown) => {
+      assert.equal((error as { code?: unknown }).code, -32602);
+      return true;
+    });
+  });
+});
