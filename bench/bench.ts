@@ -83,13 +83,14 @@ function randomPublicIpv4(): string {
   }
 }
 
-const WRK_RANDOM_IP = `
+const WRK_RANDOM_IP = (suffix: string) => `
 math.randomseed(os.time())
+local suffix = "${suffix}"
 local skip = { [10] = true, [100] = true, [127] = true, [169] = true, [172] = true, [192] = true, [198] = true }
 request = function()
   local a = math.random(1, 223)
   while skip[a] do a = math.random(1, 223) end
-  return wrk.format(nil, string.format("/ip/%d.%d.%d.%d", a, math.random(0, 255), math.random(0, 255), math.random(1, 254)))
+  return wrk.format(nil, string.format("/ip/%d.%d.%d.%d" .. suffix, a, math.random(0, 255), math.random(0, 255), math.random(1, 254)))
 end
 `;
 
@@ -123,7 +124,8 @@ async function load(
     const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency'];
     if (typeof path !== 'string') {
       const script = join(tmpdir(), 'ipintel-bench-random-ip.lua');
-      writeFileSync(script, WRK_RANDOM_IP);
+      // the Lua script draws the address; the sample path gives what follows it
+      writeFileSync(script, WRK_RANDOM_IP(path().replace(/^\/ip\/[\d.]+/, '')));
       args.push('-s', script);
     }
     args.push(`http://127.0.0.1:${port}${typeof path === 'string' ? path : '/'}`);
@@ -173,6 +175,11 @@ const scenarios: Scenario[] = [
   },
   { name: 'GeoIP, same address (cache hit)', path: '/ip/8.8.8.8', target: 0.85 },
   { name: 'CIDR', path: '/cidr?range=10.20.30.40/20', target: 0.8 },
+  {
+    name: 'VPN detection, random public IPv4 (cache miss)',
+    path: () => `/ip/${randomPublicIpv4()}/vpn`,
+    target: 0.65,
+  },
 ];
 
 pin(process.pid, 1);
