@@ -29,8 +29,11 @@ import { mcpRoutes } from './mcp/mcp-route.js';
 import { vpnRoutes } from './routes/vpn-routes.js';
 
 export interface ServiceData {
+  /** replaced in place by reloadGeoData, so every holder of this object sees the new data */
   geo: GeoData;
   vpn: DetectionIndexHolder;
+  /** bumped by each reload: part of the GeoIP and VPN cache keys, so no answer outlives its data */
+  generation: number;
 }
 
 export function feedsDir(config: Readonly<Config>): string {
@@ -43,7 +46,25 @@ export async function loadServiceData(config: Readonly<Config>, log: Logger): Pr
     DetectionIndexHolder.open({ dataDir: feedsDir(config) }),
   ]);
   for (const problem of vpn.current().problems) log.warn({ problem }, 'feed file skipped');
-  return { geo, vpn };
+  return { geo, vpn, generation: 1 };
+}
+
+/**
+ * Re-reads the GeoIP and ASN files (GEOIP_DB/ASN_DB swapped on disk, or a new
+ * embedded data drop) and swaps them in at once: a request sees the old data
+ * or the new, never a mix. On failure the old data stays and the error is thrown.
+ */
+export async function reloadGeoData(
+  config: Readonly<Config>,
+  data: ServiceData,
+  log: Logger,
+): Promise<void> {
+  const fresh = await loadGeoData(
+    { geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir },
+    log,
+  );
+  Object.assign(data.geo, fresh);
+  data.generation++;
 }
 
 /** The network clients, built from the configuration (DNS servers, RDAP base, whois server). */
@@ -156,7 +177,7 @@ export function buildService(
   routes.push(
     ...opsRoutes({
       version: VERSION,
-      dataSets: data.geo.dataSets,
+      dataSets: () => data.geo.dataSets,
       isReady: overrides.isReady ?? (() => true),
       openApi: () =>
         (openApi ??= JSON.stringify(
@@ -171,8 +192,8 @@ export function buildService(
       dependencies: overrides.dependencies ?? (() => ({})),
       endpoints: () => routes.map((r) => ({ method: r.method, path: r.path, summary: r.summary })),
     }),
-    ...geoipRoutes(geoip),
-    ...vpnRoutes(data.geo.asn, data.vpn),
+    ...geoipRoutes(geoip, () => data.generation),
+    ...vpnRoutes({ lookup: (ip) => data.geo.asn.lookup(ip) }, data.vpn, () => data.generation),
     ...networkRoutes(instrumented(overrides.network ?? networkLookups(config), metrics)),
     ...cidrRoutes(),
     ...mcpRoutes({

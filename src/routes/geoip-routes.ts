@@ -11,7 +11,8 @@ export const GEOIP_CACHE: CachePolicy = {
   visibility: 'public',
 };
 
-export function geoipRoutes(geoip: GeoIpLookup): AnyRoute[] {
+/** `generation` changes when the data is reloaded: it is part of the cache key. */
+export function geoipRoutes(geoip: GeoIpLookup, generation: () => number): AnyRoute[] {
   return [
     defineRoute({
       method: 'GET',
@@ -24,7 +25,7 @@ export function geoipRoutes(geoip: GeoIpLookup): AnyRoute[] {
       errors: [],
       rateLimited: true,
       cache: { ...GEOIP_CACHE, visibility: 'private' },
-      cacheKey: ({ ctx }) => ctx.clientIp.text,
+      cacheKey: ({ ctx }) => `${generation()}:${ctx.clientIp.text}`,
       handle: ({ ctx }) => new RawJson(geoip.lookupJson(ctx.clientIp)),
     }),
     defineRoute({
@@ -39,7 +40,7 @@ export function geoipRoutes(geoip: GeoIpLookup): AnyRoute[] {
       errors: ['INVALID_IP'],
       rateLimited: true,
       cache: GEOIP_CACHE,
-      cacheKey: ({ params }) => params.ip.text,
+      cacheKey: ({ params }) => `${generation()}:${params.ip.text}`,
       handle: ({ params }) => new RawJson(geoip.lookupJson(params.ip)),
     }),
   ];

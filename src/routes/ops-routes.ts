@@ -10,7 +10,8 @@ import type { Metrics } from '../metrics.js';
 
 export interface OpsOptions {
   version: string;
-  dataSets: readonly DataSetInfo[];
+  /** read per request: a data reload changes them */
+  dataSets: () => readonly DataSetInfo[];
   isReady: () => boolean;
   /** built lazily: it needs the whole route table, this list included */
   openApi: () => string;
@@ -21,18 +22,20 @@ export interface OpsOptions {
 }
 
 export function opsRoutes(options: OpsOptions): AnyRoute[] {
-  const dataSources = options.dataSets.map((d) => ({
-    name: d.name,
-    kind: d.kind,
-    licence: d.licence,
-    attribution: d.attribution,
-  }));
-  const brief = options.dataSets.map((d) => ({
-    name: d.name,
-    kind: d.kind,
-    source: d.source,
-    builtAt: d.builtAt,
-  }));
+  const dataSources = () =>
+    options.dataSets().map((d) => ({
+      name: d.name,
+      kind: d.kind,
+      licence: d.licence,
+      attribution: d.attribution,
+    }));
+  const brief = () =>
+    options.dataSets().map((d) => ({
+      name: d.name,
+      kind: d.kind,
+      source: d.source,
+      builtAt: d.builtAt,
+    }));
   return [
     defineRoute({
       method: 'GET',
@@ -47,7 +50,7 @@ export function opsRoutes(options: OpsOptions): AnyRoute[] {
         version: options.version,
         documentation: '/openapi.json',
         endpoints: options.endpoints(),
-        dataSources,
+        dataSources: dataSources(),
       }),
     }),
     defineRoute({
@@ -72,7 +75,11 @@ export function opsRoutes(options: OpsOptions): AnyRoute[] {
         if (!options.isReady()) {
           throw new AppError('SERVICE_UNAVAILABLE', 'The service is starting or shutting down.');
         }
-        return { status: 'ready' as const, dataSets: brief, dependencies: options.dependencies() };
+        return {
+          status: 'ready' as const,
+          dataSets: brief(),
+          dependencies: options.dependencies(),
+        };
       },
     }),
     defineRoute({

@@ -9,7 +9,11 @@ import type { AsnSource } from '../lookups/geoip/asn-table.js';
 import { isBogon } from '../lookups/geoip/bogons.js';
 import { detect, type DetectionIndexHolder } from '../lookups/vpn/index.js';
 
-export function vpnRoutes(asn: AsnSource, holder: DetectionIndexHolder): AnyRoute[] {
+export function vpnRoutes(
+  asn: AsnSource,
+  holder: DetectionIndexHolder,
+  dataGeneration: () => number,
+): AnyRoute[] {
   const generations = new WeakMap<object, number>();
   let counter = 0;
   const generation = (index: object): number => {
@@ -30,7 +34,8 @@ export function vpnRoutes(asn: AsnSource, holder: DetectionIndexHolder): AnyRout
       errors: ['INVALID_IP'],
       rateLimited: true,
       cache: { namespace: 'vpn', ttlSeconds: 6 * 3600, visibility: 'public' },
-      cacheKey: ({ params }) => `${generation(holder.current())}:${params.ip.text}`,
+      cacheKey: ({ params }) =>
+        `${dataGeneration()}.${generation(holder.current())}:${params.ip.text}`,
       handle: ({ params }) => {
         const network = isBogon(params.ip) ? null : asn.lookup(params.ip);
         return detect(params.ip, network, holder.current());

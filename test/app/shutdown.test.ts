@@ -1,0 +1,78 @@
+// SIGTERM while a slow upstream lookup is in flight: the service stops
+// accepting, finishes that request, and exits 0.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+
+const RDAP_BODY = readFileSync(new URL('../fixtures/rdap/arin_23.0.2.10.json', import.meta.url));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createNetServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function fetchText(port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('graceful shutdown', () => {
+  it('SIGTERM during a slow RDAP lookup: the request finishes, the process exits 0', async (t) => {
+    // an RDAP server that takes 800 ms to answer
+    const rdap = createServer((_req, res) => {
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/rdap+json' }).end(RDAP_BODY);
+      }, 800);
+    });
+    await new Promise<void>((resolve) => rdap.listen(0, '127.0.0.1', resolve));
+    t.after(() => rdap.close());
+    const rdapPort = (rdap.address() as AddressInfo).port;
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        RDAP_BASE_URL: `http://127.0.0.1:${rdapPort}/`,
+        RDAP_TIMEOUT_MS: '5000',
+        WHOIS_SERVER: '127.0.0.1:9',
+      },
+      stdio: 'ignore',
+    });
+    t.after(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetchText(port, '/healthz')).status === 200) break;
+      } catch {
+        // not listening yet
+      }
+      assert.ok(i < 200, 'the service started');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const inFlight = fetchText(port, '/whois/23.0.2.10');
+    await new Promise((r) => setTimeout(r, 250));
+    child.kill('SIGTERM');
+    const answer = await inFlight;
+    assert.equal(answer.status, 200, answer.body);
+    assert.equal((JSON.parse(answer.body) as { data: { ip: string } }).data.ip, '23.0.2.10');
+    assert.equal(await exited, 0);
+  });
+});
