@@ -1,12 +1,15 @@
 // The composition root: the only module that reads the environment, listens,
 // and handles signals.
-import { pino } from 'pino';
-import { ConfigError, loadConfig } from './config.js';
-import { buildService, feedsDir, loadServiceData } from './deps.js';
+import cluster from 'node:cluster';
+import { pino, type Logger } from 'pino';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { buildService, feedsDir, loadServiceData, reloadGeoData } from './deps.js';
 import { updateFeeds } from './lookups/vpn/index.js';
 import { MemoryRateLimitStore } from './http/rate-limit.js';
+import { IpcRateLimitStore } from './http/ipc-rate-limit-store.js';
+import { runCluster, signalWorkers } from './cluster.js';
 import { createRedisStores } from './redis/redis-health.js';
-import { BatchedAccessLog, silentAccessLog } from './http/access-log.js';
+import { BatchedAccessLog, silentAccessLog, type AccessLog } from './http/access-log.js';
 import { DataError } from './lookups/geoip/load.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -28,6 +31,32 @@ async function main(): Promise<void> {
   const accessLog = log.isLevelEnabled('info')
     ? new BatchedAccessLog(destination)
     : silentAccessLog;
+  // Who counts the rate limit: Redis is exact across processes and machines;
+  // without it, several workers send every hit to the cluster primary.
+  const rateLimit =
+    config.redisUrl !== null ? 'redis' : config.workers > 1 ? 'primary-shared' : 'in-process';
+  if (config.workers === 1) {
+    await serve(config, log, accessLog, started, rateLimit);
+    return;
+  }
+  if (cluster.isPrimary) {
+    log.info({ workers: config.workers, rateLimit }, 'starting workers');
+    // the feeds are fetched once per machine, here; the workers reload them on SIGHUP
+    scheduleFeedUpdates(config, log, () => signalWorkers('SIGHUP'));
+  }
+  await runCluster(config.workers, () => serve(config, log, accessLog, started, rateLimit), log, {
+    shutdownGraceMs: SHUTDOWN_GRACE_MS + 2_000,
+  });
+}
+
+/** One serving process: the only one, or a cluster worker. */
+async function serve(
+  config: Readonly<Config>,
+  log: Logger,
+  accessLog: AccessLog,
+  started: number,
+  rateLimit: string,
+): Promise<void> {
   // REDIS_URL: cache and rate-limit counters shared by every instance. While
   // Redis is down the service keeps answering (misses, in-process limits) and
   // says so once per incident, on /readyz and in metrics.
@@ -45,9 +74,6 @@ async function main(): Promise<void> {
               );
           },
         });
-  if (config.workers > 1) {
-    log.warn({ workers: config.workers }, 'WORKERS > 1 is not supported yet; running one process');
-  }
   let data;
   try {
     data = await loadServiceData(config, log);
@@ -64,7 +90,9 @@ async function main(): Promise<void> {
     isReady: () => ready,
     accessLog,
     ...(redis === null
-      ? {}
+      ? cluster.isWorker
+        ? { rateLimitStore: new IpcRateLimitStore(new MemoryRateLimitStore()) }
+        : {}
       : {
           cacheStore: redis.cache,
           rateLimitStore: redis.rateLimit,
@@ -78,6 +106,7 @@ async function main(): Promise<void> {
         startupMs: Math.round(performance.now() - started),
         timezoneIndex: data.geo.timezoneIndexSize,
         rssMb: Math.round(process.memoryUsage().rss / 1e6),
+        rateLimit,
       },
       'ipintel listening',
     );
@@ -112,25 +141,36 @@ async function main(): Promise<void> {
       );
   };
   setInterval(() => reloadFeeds('timer'), 60_000).unref();
-  process.on('SIGHUP', () => reloadFeeds('SIGHUP'));
-  if (config.feedUpdateIntervalHours > 0) {
-    const update = (): void => {
-      updateFeeds({
-        dataDir: feedsDir(config),
-        feeds: [...config.feeds],
-        timeoutMs: config.feedTimeoutMs,
-        maxBytes: config.feedMaxBytes,
-      })
-        .then((results) => {
-          log.info({ results: results.map((r) => ({ feed: r.feed, ok: r.ok })) }, 'feeds updated');
-          reloadFeeds('update');
-        })
-        .catch((error: unknown) => log.error({ err: error }, 'feed update failed'));
-    };
-    setInterval(update, config.feedUpdateIntervalHours * 3_600_000).unref();
-  }
+  // SIGHUP also re-reads the GeoIP/ASN files (e.g. GEOIP_DB replaced on disk)
+  process.on('SIGHUP', () => {
+    reloadFeeds('SIGHUP');
+    reloadGeoData(config, data, log)
+      .then(() => log.info({ generation: data.generation }, 'GeoIP/ASN data reloaded'))
+      .catch((error: unknown) =>
+        log.error({ err: error }, 'GeoIP/ASN reload failed; keeping the old data'),
+      );
+  });
+  if (!cluster.isWorker) scheduleFeedUpdates(config, log, () => reloadFeeds('update'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+function scheduleFeedUpdates(config: Readonly<Config>, log: Logger, onUpdated: () => void): void {
+  if (config.feedUpdateIntervalHours === 0) return;
+  const update = (): void => {
+    updateFeeds({
+      dataDir: feedsDir(config),
+      feeds: [...config.feeds],
+      timeoutMs: config.feedTimeoutMs,
+      maxBytes: config.feedMaxBytes,
+    })
+      .then((results) => {
+        log.info({ results: results.map((r) => ({ feed: r.feed, ok: r.ok })) }, 'feeds updated');
+        onUpdated();
+      })
+      .catch((error: unknown) => log.error({ err: error }, 'feed update failed'));
+  };
+  setInterval(update, config.feedUpdateIntervalHours * 3_600_000).unref();
 }
 
 main().catch((error: unknown) => {
