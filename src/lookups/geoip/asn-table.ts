@@ -3,6 +3,7 @@
 // also serialised to one binary file (built by `npm install` through
 // scripts/prepare-data.ts) that loads in milliseconds: typed-array views over
 // one buffer, organisation names de-duplicated into one JSON list.
+import { lastAtMost } from '../../net/bisect.js';
 import type { Ip } from '../../net/ip.js';
 import type { AsnRange } from './asn-csv.js';
 
@@ -124,18 +125,8 @@ export class AsnTable implements AsnSource {
   }
 
   private findV4(value: number): number {
-    const { starts, ends } = this.v4;
-    let lo = 0;
-    let hi = starts.length - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((starts[mid] ?? 0) <= value) {
-        found = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    return found !== -1 && value <= (ends[found] ?? 0) ? found : -1;
+    const found = lastAtMost(this.v4.starts, value);
+    return found !== -1 && value <= (this.v4.ends[found] ?? 0) ? found : -1;
   }
 
   private findV6(groups: readonly number[]): number {
