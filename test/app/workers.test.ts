@@ -1,0 +1,141 @@
+// WORKERS=2 end to end: the real service (src/main.ts) as a process tree, a
+// cluster primary and two workers sharing one port. The answers are right, a
+// parallel burst spread over both workers is limited exactly (the primary
+// keeps the counters), and SIGTERM takes the whole tree down with code 0.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PROJECT_ROOT } from '../../src/config.js';
+
+const LIMIT = 60;
+
+interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** One GET on its own connection, so parallel requests land on either worker. */
+function get(port: number, path: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.setTimeout(5_000, () => req.destroy(new Error(`GET ${path} timed out`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** True while any process of the child's group (the primary and its workers) is alive. */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('WORKERS=2 (cluster, rate limit counted by the primary)', () => {
+  let child: ChildProcess;
+  let port: number;
+  let stderr = '';
+  let exited: Promise<number | null>;
+
+  before(async () => {
+    port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    // the test runner's marker would change how a node child behaves; Redis must not be used
+    delete env['NODE_TEST_CONTEXT'];
+    delete env['REDIS_URL'];
+    Object.assign(env, {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      WORKERS: '2',
+      RATE_LIMIT_MAX: String(LIMIT),
+      RATE_LIMIT_WINDOW_SECONDS: '60',
+      LOG_LEVEL: 'silent',
+      FEED_UPDATE_INTERVAL_HOURS: '0',
+    });
+    // detached: the child leads its own process group, so the workers can be
+    // found (and killed) as a group
+    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: PROJECT_ROOT,
+      env,
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => (stderr += chunk));
+    exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    const deadline = Date.now() + 8_000;
+    for (;;) {
+      assert.equal(child.exitCode, null, `the service exited early: ${stderr}`);
+      const ok = await get(port, '/healthz').then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (ok) break;
+      assert.ok(Date.now() < deadline, `/healthz never answered: ${stderr}`);
+      await sleep(100);
+    }
+  });
+
+  after(() => {
+    // whatever happened: no process of the tree outlives the test
+    if (child?.pid !== undefined && groupAlive(child.pid)) process.kill(-child.pid, 'SIGKILL');
+  });
+
+  it('a burst of 100 parallel requests over both workers: exactly 60 right answers, 40 refused', async () => {
+    const replies = await Promise.all(Array.from({ length: 100 }, () => get(port, '/ip/8.8.8.8')));
+    const passed = replies.filter((r) => r.status === 200);
+    const limited = replies.filter((r) => r.status === 429);
+    assert.equal(passed.length, LIMIT);
+    assert.equal(limited.length, 100 - LIMIT);
+    for (const r of passed) {
+      const data = (JSON.parse(r.body) as { data: Record<string, unknown> }).data;
+      assert.deepEqual([data['country'], data['asn']], ['US', 'AS15169']);
+    }
+    for (const r of limited) {
+      const body = JSON.parse(r.body) as { error?: { code?: string; message?: string } };
+      assert.equal(body.error?.code, 'RATE_LIMITED');
+      assert.match(body.error?.message ?? '', /60/);
+      assert.equal(r.headers['ratelimit-remaining'], '0');
+      assert.ok(Number(r.headers['retry-after']) >= 1);
+    }
+    // the next request, on whichever worker, is refused too; /healthz is exempt
+    assert.equal((await get(port, '/ip/1.1.1.1')).status, 429);
+    assert.equal((await get(port, '/healthz')).status, 200);
+  });
+
+  it('SIGTERM stops the primary and its workers with code 0', async () => {
+    const pid = child.pid;
+    assert.ok(pid !== undefined);
+    child.kill('SIGTERM');
+    const code = await Promise.race([exited, sleep(8_000, 'timeout' as const, { ref: false })]);
+    assert.equal(code, 0, `exit: ${String(code)}; stderr: ${stderr}`);
+    const deadline = Date.now() + 2_000;
+    while (groupAlive(pid)) {
+      assert.ok(Date.now() < deadline, 'a worker outlived the primary');
+      await sleep(50);
+    }
+  });
+});
