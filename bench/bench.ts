@@ -56,6 +56,7 @@ async function waitForPort(port: number, child: ChildProcess): Promise<void> {
 async function start(
   script: string,
   env: Record<string, string>,
+  pinned = true,
 ): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();
   // the service's logs go to /dev/null: written and serialised, but not to a terminal
@@ -64,7 +65,7 @@ async function start(
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   await waitForPort(port, child);
-  pin(child.pid ?? 0, 0);
+  if (pinned) pin(child.pid ?? 0, 0);
   return { child, port };
 }
 
@@ -207,8 +208,58 @@ for (const s of scenarios) {
   );
   process.stdout.write(`${rows.at(-1)}\n`);
 }
-baseline.child.kill();
 service.child.kill();
+
+// Deployment variants of the same service, each against the same baseline run:
+// Redis-shared cache and limits, and two workers (the workers are not pinned:
+// with two cores they share them with the load client, so this measures what a
+// second worker buys on this box, not on a larger one).
+const variants: { name: string; env: Record<string, string>; pinned: boolean }[] = [];
+const redisPort = await freePort();
+let redis: ChildProcess | null = null;
+try {
+  execFileSync('bash', [join(here, '..', '..', 'scripts', 'ensure-redis.sh')], { stdio: 'ignore' });
+  redis = spawn(
+    'redis-server',
+    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  variants.push({
+    name: 'REDIS_URL (shared cache and limits)',
+    env: { REDIS_URL: `redis://127.0.0.1:${redisPort}` },
+    pinned: true,
+  });
+} catch {
+  process.stdout.write('redis-server unavailable: the Redis variant is skipped\n');
+}
+variants.push({ name: 'WORKERS=1 (unpinned)', env: {}, pinned: false });
+variants.push({ name: 'WORKERS=2 (unpinned)', env: { WORKERS: '2' }, pinned: false });
+const variantPaths: Scenario[] = [scenarios[1] as Scenario, scenarios[0] as Scenario];
+for (const variant of variants) {
+  const v = await start(
+    join(here, '..', 'src', 'main.js'),
+    {
+      HOST: '127.0.0.1',
+      RATE_LIMIT_MAX: '1000000000',
+      LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'info',
+      ...variant.env,
+    },
+    variant.pinned,
+  );
+  for (const s of variantPaths) {
+    await load(v.port, v.child.pid ?? 0, s.path, 2);
+    const b = await load(baseline.port, baseline.child.pid ?? 0, s.path);
+    const r = await load(v.port, v.child.pid ?? 0, s.path);
+    process.stdout.write(
+      `${variant.name}: ${s.name}\n  service  ${fmt(r)}${r.non2xx ? `  (${r.non2xx} non-2xx!)` : ''}\n  ratio ${(r.rps / b.rps).toFixed(2)} against the baseline's ${b.rps} req/s\n`,
+    );
+  }
+  v.child.kill();
+  await new Promise((r) => setTimeout(r, 500));
+}
+redis?.kill();
+baseline.child.kill();
 process.stdout.write(
-  `\n${CONNECTIONS} connections, ${DURATION} s per run, servers on CPU 0, client on CPU 1.\n`,
+  `\n${USE_WRK ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${DURATION} s per run, servers on CPU 0 (unless unpinned), client on CPU 1.\n`,
 );
