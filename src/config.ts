@@ -56,7 +56,7 @@ export interface Config {
 }
 
 /** The IANA RDAP bootstrap (RFC 9224), refreshed like a feed. */
-export const IANA_RDAP_BOOTSTRAP = 'https://data.iana.org/rdap/';
+const IANA_RDAP_BOOTSTRAP = 'https://data.iana.org/rdap/';
 const BOOTSTRAP_FEED_ID = 'rdap-bootstrap';
 
 export const PROJECT_ROOT = findProjectRoot();

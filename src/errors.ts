@@ -35,10 +35,6 @@ export class AppError extends Error {
   }
 }
 
-export function isAppError(value: unknown): value is AppError {
-  return value instanceof AppError;
-}
-
 export interface ErrorResponse {
   status: number;
   code: ErrorCode;
@@ -49,7 +45,7 @@ export interface ErrorResponse {
 
 /** Anything thrown → what the client sees. Unknown errors never leak their message. */
 export function toErrorResponse(error: unknown): ErrorResponse {
-  if (isAppError(error)) {
+  if (error instanceof AppError) {
     return { status: error.status, code: error.code, message: error.message, unexpected: false };
   }
   return {

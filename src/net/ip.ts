@@ -139,10 +139,3 @@ export function parseIp(text: string): Ip | null {
   }
   return parseIpv4(text);
 }
-
-/**
- * Addresses from sockets and X-Forwarded-For headers: the same rules, but
- * Node reports IPv4 clients of a dual-stack socket as `::ffff:a.b.c.d`, which
- * parseIp already unwraps.
- */
-export const parseSocketIp = parseIp;
