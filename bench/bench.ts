@@ -61,7 +61,9 @@ async function start(
   const port = await freePort();
   // the service's logs go to /dev/null: written and serialised, but not to a terminal
   // the service runs with the flags of `npm start` (see package.json)
-  const flags = script.endsWith('main.js') ? ['--max-semi-space-size=32'] : [];
+  const flags = script.endsWith('main.js')
+    ? ['--max-semi-space-size=16', '--max-old-space-size=192']
+    : [];
   const child = spawn(process.execPath, [...flags, script, String(port)], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -191,7 +191,7 @@ export class MmdbGeoSource implements GeoSource {
   private readonly v4: FamilyReader;
   private readonly v6: FamilyReader;
 
-  constructor(v4: Reader<object>, v6: Reader<object> | null, map: Mapper, maxEntries = 100_000) {
+  constructor(v4: Reader<object>, v6: Reader<object> | null, map: Mapper, maxEntries = 50_000) {
     this.v4 = new FamilyReader(v4, map, maxEntries);
     this.v6 = v6 === null ? this.v4 : new FamilyReader(v6, map, maxEntries);
   }
