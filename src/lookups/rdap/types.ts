@@ -37,16 +37,4 @@ export interface WhoisRecord {
 }
 
 /** What a parser found; the client adds ip/registry/source and derives cidrs. */
-export interface ParsedNetwork {
-  name: string | null;
-  handle: string | null;
-  startAddress: string | null;
-  endAddress: string | null;
-  country: string | null;
-  registrant: string | null;
-  events: WhoisEvent[];
-  cidrs: string[];
-  type: string | null;
-  parentHandle: string | null;
-  abuseEmail: string | null;
-}
+export type ParsedNetwork = Omit<WhoisRecord, 'ip' | 'registry' | 'source'>;
