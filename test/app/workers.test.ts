@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request, type IncomingHttpHeaders } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PROJECT_ROOT } from '../../src/config.js';
+import { freePort } from '../helpers/ports.js';
 
 const LIMIT = 60;
 
@@ -30,17 +30,6 @@ function get(port: number, path: string): Promise<Reply> {
     req.setTimeout(5_000, () => req.destroy(new Error(`GET ${path} timed out`)));
     req.on('error', reject);
     req.end();
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
   });
 }
 

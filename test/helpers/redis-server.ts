@@ -5,9 +5,10 @@
 // redis-server is not installed, scripts/ensure-redis.sh installs it first.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './ports.js';
 
 const HOST = '127.0.0.1';
 const ENSURE_SCRIPT = fileURLToPath(new URL('../../scripts/ensure-redis.sh', import.meta.url));
@@ -42,17 +43,6 @@ function ensureRedisInstalled(): void {
     }
   }
   ensured = true;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, HOST);
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 /** True when a PING on a fresh connection is answered +PONG within `ms`. */

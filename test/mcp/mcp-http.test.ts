@@ -7,14 +7,12 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { loadConfig } from '../../src/config.js';
-import { loadServiceData, VERSION } from '../../src/deps.js';
+import { VERSION } from '../../src/deps.js';
 import {
   assertToolErrorsMatchRest,
   assertToolList,
   assertToolsMatchRest,
   serve,
-  silent,
   startUpstreams,
   type Running,
   type Upstreams,
@@ -27,8 +25,7 @@ let transport: StreamableHTTPClientTransport;
 
 before(async () => {
   upstreams = await startUpstreams();
-  const data = await loadServiceData(loadConfig({}), silent);
-  service = await serve(upstreams.env, data);
+  service = await serve(upstreams.env);
   client = new Client({ name: 'ipintel-test', version: '1.0.0' });
   transport = new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`));
   await client.connect(transport);

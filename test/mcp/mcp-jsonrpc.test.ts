@@ -5,19 +5,16 @@
 // 429, 405).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig } from '../../src/config.js';
-import { loadServiceData, VERSION, type ServiceData } from '../../src/deps.js';
-import { serve, silent, TOOL_NAMES, type Running } from './setup.js';
+import { VERSION } from '../../src/deps.js';
+import { serve, TOOL_NAMES, type Running } from './setup.js';
 
-let data: ServiceData;
 let service: Running;
 
 // nothing here goes to the network; a closed loopback port keeps it that way
 const ENV = { DNS_SERVERS: '127.0.0.1:9', DNS_TIMEOUT_MS: '50', DNSBL_ZONES: 'bl.test' };
 
 before(async () => {
-  data = await loadServiceData(loadConfig({}), silent);
-  service = await serve(ENV, data);
+  service = await serve(ENV);
 });
 
 after(async () => {
@@ -313,7 +310,7 @@ describe('/mcp: HTTP-level refusals use the service envelope', () => {
   }
 
   it('over the rate limit → 429 RATE_LIMITED with Retry-After', async () => {
-    const limited = await serve({ ...ENV, RATE_LIMIT_MAX: '2' }, data);
+    const limited = await serve({ ...ENV, RATE_LIMIT_MAX: '2' });
     try {
       const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
       assert.equal((await post(ping, undefined, limited.url)).status, 200);

@@ -10,14 +10,12 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { loadConfig } from '../../src/config.js';
-import { loadServiceData, VERSION } from '../../src/deps.js';
+import { VERSION } from '../../src/deps.js';
 import {
   assertToolErrorsMatchRest,
   assertToolList,
   assertToolsMatchRest,
   serve,
-  silent,
   startUpstreams,
   type Running,
   type Upstreams,
@@ -33,8 +31,7 @@ let stderr = '';
 
 before(async () => {
   upstreams = await startUpstreams();
-  const data = await loadServiceData(loadConfig({}), silent);
-  service = await serve(upstreams.env, data);
+  service = await serve(upstreams.env);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ARGS,

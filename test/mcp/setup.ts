@@ -2,16 +2,11 @@
 // with the zone of the network-route tests, the environment that points a
 // service at them, and a listening service with a small fetch helper.
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { pino } from 'pino';
-import { loadConfig } from '../../src/config.js';
-import { buildService, type ServiceData } from '../../src/deps.js';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.js';
 import { startRdapServer, type RdapServer } from '../helpers/rdap-server.js';
+import { startService } from '../helpers/service.js';
 import { startWhoisServer, type WhoisServer } from '../helpers/whois-server.js';
-
-export const silent = pino({ level: 'silent' });
 
 export interface Upstreams {
   dns: DnsTestServer;
@@ -67,19 +62,10 @@ export interface Running {
   close(): Promise<void>;
 }
 
-export async function serve(env: Record<string, string>, data: ServiceData): Promise<Running> {
-  const config = loadConfig({ RATE_LIMIT_MAX: '100000', ...env });
-  const app = buildService(config, data, silent);
-  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
-  const { port } = app.server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        app.server.closeAllConnections();
-        app.server.close(() => resolve());
-      }),
-  };
+/** The service on a loopback port, through the shared test helper (data loaded once). */
+export async function serve(env: Record<string, string>): Promise<Running> {
+  const service = await startService({ env: { RATE_LIMIT_MAX: '100000', ...env } });
+  return { url: service.baseUrl, close: () => service.close() };
 }
 
 /** The REST answer of a GET: `data` on success, `error` otherwise. */

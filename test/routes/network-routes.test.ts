@@ -2,35 +2,20 @@
 // real loopback servers: a DNS server (UDP+TCP), an RDAP server and a TCP
 // whois server. Every failure mode answers with CONTRACT.md's status and code.
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { pino } from 'pino';
-import { loadConfig } from '../../src/config.js';
-import { buildService, loadServiceData, type ServiceData } from '../../src/deps.js';
 import { startDnsServer, TEST_SOA, type DnsTestServer } from '../helpers/dns-server.js';
 import { startRdapServer, type RdapServer } from '../helpers/rdap-server.js';
+import { startService } from '../helpers/service.js';
 import { startWhoisServer, type WhoisServer } from '../helpers/whois-server.js';
-
-const log = pino({ level: 'silent' });
 
 interface Running {
   url: string;
   close(): Promise<void>;
 }
 
-async function serve(env: Record<string, string>, data: ServiceData): Promise<Running> {
-  const config = loadConfig({ RATE_LIMIT_MAX: '100000', ...env });
-  const app = buildService(config, data, log);
-  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
-  const { port } = app.server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        app.server.closeAllConnections();
-        app.server.close(() => resolve());
-      }),
-  };
+async function serve(env: Record<string, string>): Promise<Running> {
+  const service = await startService({ env: { RATE_LIMIT_MAX: '100000', ...env } });
+  return { url: service.baseUrl, close: () => service.close() };
 }
 
 async function get(base: string, path: string) {
@@ -45,7 +30,6 @@ async function get(base: string, path: string) {
 let dns: DnsTestServer;
 let rdap: RdapServer;
 let whois: WhoisServer;
-let data: ServiceData;
 let service: Running;
 
 before(async () => {
@@ -77,19 +61,15 @@ before(async () => {
   });
   rdap = await startRdapServer();
   whois = await startWhoisServer();
-  data = await loadServiceData(loadConfig({}), log);
-  service = await serve(
-    {
-      DNS_SERVERS: `127.0.0.1:${dns.port}`,
-      DNS_TIMEOUT_MS: '150',
-      DNSBL_ZONES: 'bl.test,err.test',
-      RDAP_BASE_URL: rdap.url,
-      RDAP_TIMEOUT_MS: '500',
-      WHOIS_SERVER: `127.0.0.1:${whois.port}`,
-      WHOIS_TIMEOUT_MS: '300',
-    },
-    data,
-  );
+  service = await serve({
+    DNS_SERVERS: `127.0.0.1:${dns.port}`,
+    DNS_TIMEOUT_MS: '150',
+    DNSBL_ZONES: 'bl.test,err.test',
+    RDAP_BASE_URL: rdap.url,
+    RDAP_TIMEOUT_MS: '500',
+    WHOIS_SERVER: `127.0.0.1:${whois.port}`,
+    WHOIS_TIMEOUT_MS: '300',
+  });
 });
 
 after(async () => {
@@ -269,10 +249,10 @@ describe('GET /whois/:ip', () => {
   });
 
   it('RDAP 500 and whois unreachable → 502 UPSTREAM_ERROR', async () => {
-    const broken = await serve(
-      { RDAP_BASE_URL: `${rdap.url}status-500/`, WHOIS_SERVER: '127.0.0.1:9' },
-      data,
-    );
+    const broken = await serve({
+      RDAP_BASE_URL: `${rdap.url}status-500/`,
+      WHOIS_SERVER: '127.0.0.1:9',
+    });
     try {
       const { status, body } = await get(broken.url, '/whois/23.0.2.10');
       assert.equal(status, 502);
@@ -283,15 +263,12 @@ describe('GET /whois/:ip', () => {
   });
 
   it('RDAP and whois both silent → 504 UPSTREAM_TIMEOUT', async () => {
-    const slow = await serve(
-      {
-        RDAP_BASE_URL: `${rdap.url}no-answer/`,
-        RDAP_TIMEOUT_MS: '200',
-        WHOIS_SERVER: `127.0.0.1:${whois.port}`,
-        WHOIS_TIMEOUT_MS: '200',
-      },
-      data,
-    );
+    const slow = await serve({
+      RDAP_BASE_URL: `${rdap.url}no-answer/`,
+      RDAP_TIMEOUT_MS: '200',
+      WHOIS_SERVER: `127.0.0.1:${whois.port}`,
+      WHOIS_TIMEOUT_MS: '200',
+    });
     try {
       const started = Date.now();
       const { status, body } = await get(slow.url, '/whois/23.0.9.9');
