@@ -11,6 +11,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { Socket } from 'node:net';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { CacheResult, LookupCache } from './cache/lookup-cache.js';
 import type { Config } from './config.js';
@@ -27,9 +28,11 @@ import {
   type CachePolicy,
   type RawBody,
   type RequestContext,
+  type RouteInput,
 } from './http/route.js';
-import { Router } from './http/router.js';
+import { Router, type Match } from './http/router.js';
 import { validate } from './http/validate.js';
+import { after, type MaybePromise } from './maybe-promise.js';
 import type { Ip } from './net/ip.js';
 
 export interface AppDeps {
@@ -62,42 +65,101 @@ type Resolved =
 
 const UNKNOWN_CLIENT: Ip = { version: 4, text: '0.0.0.0', value: 0 };
 
+/** how many URLs keep their checked input (a few hundred bytes each) */
+const VALIDATED_URLS = 10_000;
+
+interface CheckedInput {
+  params: unknown;
+  query: unknown;
+}
+
 export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
   const router = new Router(deps.routes);
   const windowMs = config.rateLimitWindowSeconds * 1000;
   const { log, now, cache } = deps;
+  // GET URLs recently answered from the cache → their route and checked input
+  // (routing and validation are pure functions of the URL)
+  const validated = new LRUCache<string, { match: Match & { kind: 'route' }; input: CheckedInput }>(
+    { max: VALIDATED_URLS },
+  );
+  // parsed socket peers, per connection (keep-alive clients send many requests)
+  const peers = new WeakMap<Socket, Ip>();
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * One request, start to end. Every step is chained with `after`, so a
+   * request whose steps are all synchronous (the common case: in-memory rate
+   * limit and cache, embedded data) is answered before this returns; an
+   * async step (Redis, DNS, a request body) turns the rest into a promise.
+   */
+  function serve(req: IncomingMessage, res: ServerResponse): MaybePromise<void> {
     const started = performance.now();
     const url = req.url ?? '/';
-    const queryAt = url.indexOf('?');
-    const path = queryAt === -1 ? url : url.slice(0, queryAt);
     const method = req.method ?? 'GET';
     const meta: ResponseMeta = {
       requestId: requestIdFrom(req.headers['x-request-id']),
       cors: req.headers.origin !== undefined,
       head: method === 'HEAD',
     };
-    const ip =
-      clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], config.trustProxy) ??
-      UNKNOWN_CLIENT;
+    const ip = callerIp(req);
     const headers: OutgoingHttpHeaders = {};
-    let status = 200;
     let routeLabel = 'unmatched';
+    const finish = (status: number): void => {
+      const seconds = (performance.now() - started) / 1000;
+      deps.metrics?.observeRequest(routeLabel, method, status, seconds);
+      deps.accessLog.record({
+        reqId: meta.requestId,
+        method,
+        url: clip(url),
+        status,
+        ip: ip.text,
+        ms: Math.round(seconds * 100_000) / 100,
+      });
+    };
+    const fail = (error: unknown): number => {
+      const failure = toErrorResponse(error);
+      if (failure.unexpected) log.error({ err: error, reqId: meta.requestId }, 'unexpected error');
+      headers['cache-control'] = 'no-store';
+      send(res, meta, failure.status, errorBody(failure.code, failure.message), headers);
+      return failure.status;
+    };
+    let outcome: MaybePromise<number>;
     try {
-      if (method === 'OPTIONS') {
-        status = preflight(
-          res,
-          meta,
-          router.match('GET', path).kind !== 'not-found' ||
-            router.match('POST', path).kind !== 'not-found',
-        );
-        return;
-      }
-      const match = router.match(method, path);
-      if (match.kind === 'route') routeLabel = match.route.path;
-      const limited = match.kind !== 'route' || match.route.rateLimited;
-      if (limited && !(await admit(ip, headers))) {
+      outcome = route(req, res, url, method, ip, meta, headers, (label) => (routeLabel = label));
+    } catch (error) {
+      outcome = fail(error);
+    }
+    if (outcome instanceof Promise) return outcome.catch(fail).then(finish);
+    finish(outcome);
+  }
+
+  /** Routing, rate limit and answer; the status sent, or a thrown/rejected error. */
+  function route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    method: string,
+    ip: Ip,
+    meta: ResponseMeta,
+    headers: OutgoingHttpHeaders,
+    matched: (label: string) => void,
+  ): MaybePromise<number> {
+    const queryAt = url.indexOf('?');
+    const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    if (method === 'OPTIONS') {
+      return preflight(
+        res,
+        meta,
+        router.match('GET', path).kind !== 'not-found' ||
+          router.match('POST', path).kind !== 'not-found',
+      );
+    }
+    const known = method === 'GET' || method === 'HEAD' ? validated.get(url) : undefined;
+    const match: Match = known?.match ?? router.match(method, path);
+    if (match.kind === 'route') matched(match.route.path);
+    const limited = match.kind !== 'route' || match.route.rateLimited;
+    const admitted = limited ? admit(ip, headers) : true;
+    return after(admitted, (allowed) => {
+      if (!allowed) {
         throw new AppError(
           'RATE_LIMITED',
           `Too many requests: the limit is ${config.rateLimitMax} per ${config.rateLimitWindowSeconds} s per client. Retry after ${String(headers['retry-after'])} s.`,
@@ -117,96 +179,119 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
         );
       }
       const ctx: RequestContext = { clientIp: ip, requestId: meta.requestId, headers: req.headers };
-      if (match.route.body) {
-        ctx.bodyText = await readJsonBody(req, headers);
+      const { route } = match;
+      if (known !== undefined) {
+        return after(
+          lookup(route, { params: known.input.params, query: known.input.query, ctx }),
+          (resolved) => answer(resolved, res, meta, headers),
+        );
       }
-      status = await answer(
-        match.route,
-        match.rawParams,
-        queryAt === -1 ? '' : url.slice(queryAt + 1),
-        ctx,
-        res,
-        meta,
-        headers,
-      );
-    } catch (error) {
-      const failure = toErrorResponse(error);
-      status = failure.status;
-      if (failure.unexpected) log.error({ err: error, reqId: meta.requestId }, 'unexpected error');
-      headers['cache-control'] = 'no-store';
-      send(res, meta, status, errorBody(failure.code, failure.message), headers);
-    } finally {
-      const seconds = (performance.now() - started) / 1000;
-      deps.metrics?.observeRequest(routeLabel, method, status, seconds);
-      deps.accessLog.record({
-        reqId: meta.requestId,
-        method,
-        url: clip(url),
-        status,
-        ip: ip.text,
-        ms: Math.round(seconds * 100_000) / 100,
+      const body = route.body ? readJsonBody(req, headers) : undefined;
+      return after(body, (bodyText) => {
+        if (bodyText !== undefined) ctx.bodyText = bodyText;
+        const query = queryObject(queryAt === -1 ? '' : url.slice(queryAt + 1));
+        const checked = validateInput(route, match.rawParams, query);
+        const input = { params: checked.params, query: checked.query, ctx };
+        return after(lookup(route, input), (resolved) => {
+          // a URL answered from the cache is likely asked again: remember its
+          // route and checked input, so the next time skips routing and validation
+          if (resolved.kind === 'data' && resolved.cache?.result.hit === true && !route.body) {
+            validated.set(url, { match, input: checked });
+          }
+          return answer(resolved, res, meta, headers);
+        });
       });
-    }
+    });
   }
 
-  async function admit(ip: Ip, headers: OutgoingHttpHeaders): Promise<boolean> {
-    const hit = await deps.rateLimitStore.hit(rateLimitKey(ip), windowMs);
-    const decision = decide(hit, config.rateLimitMax, now());
-    headers['ratelimit-limit'] = decision.limit;
-    headers['ratelimit-remaining'] = decision.remaining;
-    headers['ratelimit-reset'] = decision.resetSeconds;
-    if (!decision.allowed) {
-      headers['retry-after'] = String(decision.resetSeconds);
-      deps.metrics?.rateLimited();
+  /** The caller's address; the socket peer is parsed once per connection. */
+  function callerIp(req: IncomingMessage): Ip {
+    const forwarded = req.headers['x-forwarded-for'];
+    const socket = req.socket;
+    if (forwarded === undefined || config.trustProxy.kind === 'none') {
+      let peer = peers.get(socket);
+      if (peer === undefined) {
+        peer = clientIp(socket.remoteAddress, undefined, config.trustProxy) ?? UNKNOWN_CLIENT;
+        peers.set(socket, peer);
+      }
+      return peer;
     }
-    return decision.allowed;
+    return clientIp(socket.remoteAddress, forwarded, config.trustProxy) ?? UNKNOWN_CLIENT;
+  }
+
+  function admit(ip: Ip, headers: OutgoingHttpHeaders): MaybePromise<boolean> {
+    return after(deps.rateLimitStore.hit(rateLimitKey(ip), windowMs), (hit) => {
+      const decision = decide(hit, config.rateLimitMax, now());
+      headers['ratelimit-limit'] = decision.limit;
+      headers['ratelimit-remaining'] = decision.remaining;
+      headers['ratelimit-reset'] = decision.resetSeconds;
+      if (!decision.allowed) {
+        headers['retry-after'] = String(decision.resetSeconds);
+        deps.metrics?.rateLimited();
+      }
+      return decision.allowed;
+    });
   }
 
   /** Validation, cache and handler: what a route answers, apart from how it is sent. */
-  async function resolve(
+  function resolve(
     route: AnyRoute,
     rawParams: Record<string, string>,
     queryObj: Record<string, string | string[]>,
     ctx: RequestContext,
-  ): Promise<Resolved> {
-    const params: unknown = route.params
-      ? validate(route.params, rawParams, route.errors[0] ?? 'NOT_FOUND')
-      : rawParams;
-    const query: unknown = route.query
-      ? validate(route.query, queryObj, route.errors[0] ?? 'BAD_REQUEST')
-      : {};
-    const input = { params, query, ctx };
-    if (route.raw) return { kind: 'raw', raw: (await route.handle(input)) as RawBody };
+  ): MaybePromise<Resolved> {
+    const checked = validateInput(route, rawParams, queryObj);
+    return lookup(route, { params: checked.params, query: checked.query, ctx });
+  }
+
+  /** Cache and handler, for input that passed the route's schemas. */
+  function lookup(route: AnyRoute, input: RouteInput<unknown, unknown>): MaybePromise<Resolved> {
+    if (route.raw) {
+      return after(route.handle(input), (raw): Resolved => ({ kind: 'raw', raw: raw as RawBody }));
+    }
     const policy = route.cache;
     if (policy === undefined || route.cacheKey === undefined) {
-      return { kind: 'data', json: serialise(await route.handle(input)), cache: null };
+      return after(route.handle(input), (data): Resolved => ({
+        kind: 'data',
+        json: serialise(data),
+        cache: null,
+      }));
     }
     const key = `${policy.namespace}:${route.cacheKey(input)}`;
-    const result =
-      cache.peek(key) ??
-      (await cache.getOrCompute(key, async () => {
-        const answer: unknown = await route.handle(input);
+    const compute = () =>
+      after(route.handle(input), (answer: unknown) => {
         const data: unknown = answer instanceof Expiring ? answer.data : answer;
         const ttlSeconds = Math.max(
           0,
           Math.min(policy.ttlSeconds, answer instanceof Expiring ? answer.ttlSeconds : Infinity),
         );
         return { value: serialise(data), ttlMs: ttlSeconds * 1000 };
-      }));
-    deps.metrics?.cache(policy.namespace, result.hit);
-    return { kind: 'data', json: result.value, cache: { policy, result } };
+      });
+    return after(cache.lookup(key, compute), (result): Resolved => {
+      deps.metrics?.cache(policy.namespace, result.hit);
+      return { kind: 'data', json: result.value, cache: { policy, result } };
+    });
   }
 
-  async function answer(
+  function validateInput(
     route: AnyRoute,
     rawParams: Record<string, string>,
-    queryString: string,
-    ctx: RequestContext,
+    queryObj: Record<string, string | string[]>,
+  ): CheckedInput {
+    return {
+      params: route.params
+        ? validate(route.params, rawParams, route.errors[0] ?? 'NOT_FOUND')
+        : rawParams,
+      query: route.query ? validate(route.query, queryObj, route.errors[0] ?? 'BAD_REQUEST') : {},
+    };
+  }
+
+  function answer(
+    resolved: Resolved,
     res: ServerResponse,
     meta: ResponseMeta,
     headers: OutgoingHttpHeaders,
-  ): Promise<number> {
-    const resolved = await resolve(route, rawParams, queryObject(queryString), ctx);
+  ): number {
     if (resolved.kind === 'raw') {
       const { raw } = resolved;
       headers['cache-control'] = 'no-store';
@@ -230,9 +315,13 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       const { policy, result } = resolved.cache;
       headers['cache-control'] = `${policy.visibility}, max-age=${result.maxAgeSeconds}`;
       headers['x-cache'] = result.hit ? 'HIT' : 'MISS';
-      Object.assign(headers, deps.extraHeaders?.[policy.namespace]);
+      const extra = deps.extraHeaders?.[policy.namespace];
+      if (extra !== undefined) Object.assign(headers, extra);
     }
-    send(res, meta, 200, `{"data":${resolved.json}}`, headers);
+    const envelope = resolved.cache?.result.entry ?? { value: resolved.json };
+    envelope.body ??= `{"data":${resolved.json}}`;
+    envelope.bytes ??= Buffer.byteLength(envelope.body);
+    send(res, meta, 200, envelope.body, headers, undefined, envelope.bytes);
     return 200;
   }
 
@@ -254,12 +343,20 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     return resolved.kind === 'data' ? (JSON.parse(resolved.json) as unknown) : null;
   }
 
+  const responseFailed = (error: unknown): void => {
+    // serve() answers every error itself; reaching here means the socket broke mid-write
+    log.warn({ err: error }, 'response failed');
+  };
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      // handle() answers every error itself; reaching here means the socket broke mid-write
-      log.warn({ err: error }, 'response failed');
-    });
+    try {
+      const done = serve(req, res);
+      if (done instanceof Promise) done.catch(responseFailed);
+    } catch (error) {
+      responseFailed(error);
+    }
   });
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> =>
+    serve(req, res);
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
     if (!socket.writable) return socket.destroy();
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';

@@ -119,6 +119,7 @@ async function serve(
       void (redis?.close() ?? Promise.resolve())
         .catch(() => undefined)
         .finally(() => {
+          accessLog.flush();
           log.flush();
           process.exit(0);
         });
@@ -126,6 +127,7 @@ async function serve(
     app.server.closeIdleConnections();
     setTimeout(() => {
       log.warn('in-flight requests did not finish in time; exiting');
+      accessLog.flush();
       log.flush();
       process.exit(0);
     }, SHUTDOWN_GRACE_MS).unref();

@@ -1,9 +1,9 @@
 // Prometheus metrics (prom-client): requests and latency per route and
 // status, cache hits and misses per endpoint, upstream latency and errors per
-// kind, rate-limit rejections and the age of every data set. Label children
-// are bound once per label set: labels() hashes its arguments on every call,
-// which the request path should not pay for.
+// kind, rate-limit rejections and the age of every data set. The per-request
+// series are counted by src/request-stats.ts and rendered by prom-client.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { FastCounter, FastHistogram } from './request-stats.js';
 
 export type UpstreamKind = 'dns' | 'dnsbl' | 'rdap' | 'whois';
 
@@ -23,25 +23,22 @@ export interface Metrics {
 export function createMetrics(now: () => number = Date.now): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'ipintel_http_requests_total',
-    help: 'HTTP requests by route, method and status',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [registry],
-  });
-  const latency = new Histogram({
-    name: 'ipintel_http_request_duration_seconds',
-    help: 'HTTP request latency by route and status',
-    labelNames: ['route', 'status'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
-  const cache = new Counter({
-    name: 'ipintel_cache_requests_total',
-    help: 'Lookup cache hits and misses by endpoint',
-    labelNames: ['endpoint', 'result'] as const,
-    registers: [registry],
-  });
+  const requests = new FastCounter(
+    registry,
+    'ipintel_http_requests_total',
+    'HTTP requests by route, method and status',
+  );
+  const latency = new FastHistogram(
+    registry,
+    'ipintel_http_request_duration_seconds',
+    'HTTP request latency by route and status',
+    [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
+  const cache = new FastCounter(
+    registry,
+    'ipintel_cache_requests_total',
+    'Lookup cache hits and misses by endpoint',
+  );
   const upstream = new Histogram({
     name: 'ipintel_upstream_duration_seconds',
     help: 'Upstream lookups (DNS, DNSBL, RDAP, whois) by kind and outcome',
@@ -89,37 +86,21 @@ export function createMetrics(now: () => number = Date.now): Metrics {
     },
   });
 
-  const requestChildren = new Map<string, { count: Counter; time: Histogram }>();
-  const bound = (route: string, method: string, status: number) => {
-    const key = `${route}|${method}|${status}`;
-    let child = requestChildren.get(key);
-    if (child === undefined) {
-      const s = String(status);
-      child = {
-        count: requests.labels(route, method, s) as unknown as Counter,
-        time: latency.labels(route, s) as unknown as Histogram,
-      };
-      requestChildren.set(key, child);
-    }
-    return child;
-  };
-  const hits = new Map<string, Counter>();
-
   return {
     contentType: registry.contentType,
     observeRequest(route, method, status, seconds) {
-      const child = bound(route, method, status);
-      child.count.inc();
-      child.time.observe(seconds);
+      requests.inc(`${route} ${method} ${status}`, () => ({
+        route,
+        method,
+        status: String(status),
+      }));
+      latency.observe(`${route} ${status}`, () => ({ route, status: String(status) }), seconds);
     },
     cache(namespace, hit) {
-      const key = `${namespace}|${hit}`;
-      let child = hits.get(key);
-      if (child === undefined) {
-        child = cache.labels(namespace, hit ? 'hit' : 'miss') as unknown as Counter;
-        hits.set(key, child);
-      }
-      child.inc();
+      cache.inc(hit ? `${namespace} hit` : `${namespace} miss`, () => ({
+        endpoint: namespace,
+        result: hit ? 'hit' : 'miss',
+      }));
     },
     upstream(kind, seconds, outcome) {
       upstream.labels(kind, outcome).observe(seconds);

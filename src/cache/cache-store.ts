@@ -5,10 +5,21 @@ import { LRUCache } from 'lru-cache';
 // are the serialised JSON of a lookup's `data`, so a hit is written to the
 // socket as it is, byte-identical to the miss that stored it.
 
-export interface CachedValue {
-  value: string;
+export interface CachedValue extends Envelope {
   /** epoch milliseconds */
   expiresAt: number;
+}
+
+/**
+ * A cached value with its HTTP body, memoised by the app on the first hit:
+ * the body string is built (and flattened) once instead of once per hit.
+ */
+export interface Envelope {
+  value: string;
+  /** `{"data":<value>}` */
+  body?: string | undefined;
+  /** UTF-8 length of `body` */
+  bytes?: number | undefined;
 }
 
 export interface CacheStore {
@@ -50,6 +61,12 @@ export class MemoryCacheStore implements CacheStore {
 
   set(key: string, value: string, ttlMs: number): void {
     if (ttlMs <= 0) return;
-    this.entries?.set(key, { value, expiresAt: this.now() + ttlMs });
+    // every field from the start: one object shape for all entries
+    this.entries?.set(key, {
+      value,
+      expiresAt: this.now() + ttlMs,
+      body: undefined,
+      bytes: undefined,
+    });
   }
 }

@@ -1,10 +1,16 @@
 // Cache-aside with single-flight: concurrent identical lookups that miss share
 // one computation (one upstream query), and only successes are stored.
-import type { CacheStore, CachedValue } from './cache-store.js';
+// `lookup` stays synchronous when the store and the computation are (the
+// memory store and the embedded-data lookups): on the GeoIP hot path every
+// `await` is a microtask and a promise the request pays for.
+import type { CacheStore, CachedValue, Envelope } from './cache-store.js';
+import { after, type MaybePromise } from '../maybe-promise.js';
 
 export interface CacheResult {
   value: string;
   hit: boolean;
+  /** the stored entry of a hit, where the app memoises the response body */
+  entry?: Envelope;
   /** seconds the value stays fresh, for Cache-Control */
   maxAgeSeconds: number;
 }
@@ -27,18 +33,27 @@ export class LookupCache {
     return this.store.size;
   }
 
-  async getOrCompute(key: string, compute: () => Promise<ComputedValue>): Promise<CacheResult> {
-    const cached = await this.store.get(key);
-    if (cached !== undefined) return this.hit(cached);
-    const pending = this.inFlight.get(key);
-    if (pending !== undefined) return pending;
-    const flight = this.computeAndStore(key, compute);
-    this.inFlight.set(key, flight);
-    try {
-      return await flight;
-    } finally {
-      this.inFlight.delete(key);
+  /** Like `lookup`, always as a promise. */
+  async getOrCompute(
+    key: string,
+    compute: () => MaybePromise<ComputedValue>,
+  ): Promise<CacheResult> {
+    return this.lookup(key, compute);
+  }
+
+  /**
+   * The cached value, or the computed one once stored. Synchronous when the
+   * store answers synchronously and `compute` returns a value; a computation
+   * that returns a promise is shared by every caller until it settles.
+   */
+  lookup(key: string, compute: () => MaybePromise<ComputedValue>): MaybePromise<CacheResult> {
+    const cached = this.store.get(key);
+    if (cached instanceof Promise) {
+      return cached.then((found) =>
+        found === undefined ? this.miss(key, compute) : this.hit(found),
+      );
     }
+    return cached === undefined ? this.miss(key, compute) : this.hit(cached);
   }
 
   /** Synchronous fast path for stores that answer synchronously (the memory store). */
@@ -52,16 +67,25 @@ export class LookupCache {
     return {
       value: cached.value,
       hit: true,
+      entry: cached,
       maxAgeSeconds: Math.max(0, Math.floor((cached.expiresAt - this.now()) / 1000)),
     };
   }
 
-  private async computeAndStore(
-    key: string,
-    compute: () => Promise<ComputedValue>,
-  ): Promise<CacheResult> {
-    const { value, ttlMs } = await compute();
-    await this.store.set(key, value, ttlMs);
-    return { value, hit: false, maxAgeSeconds: Math.floor(ttlMs / 1000) };
+  private miss(key: string, compute: () => MaybePromise<ComputedValue>): MaybePromise<CacheResult> {
+    const pending = this.inFlight.get(key);
+    if (pending !== undefined) return pending;
+    const computed = compute();
+    if (!(computed instanceof Promise)) return this.store_(key, computed);
+    const flight = computed
+      .then((value) => this.store_(key, value))
+      .finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, flight);
+    return flight;
+  }
+
+  private store_(key: string, { value, ttlMs }: ComputedValue): MaybePromise<CacheResult> {
+    const result: CacheResult = { value, hit: false, maxAgeSeconds: Math.floor(ttlMs / 1000) };
+    return after(this.store.set(key, value, ttlMs), () => result);
   }
 }

@@ -19,9 +19,10 @@ export function send(
   body: string,
   headers: OutgoingHttpHeaders,
   contentType = 'application/json; charset=utf-8',
+  bytes = Buffer.byteLength(body),
 ): void {
   headers['content-type'] = contentType;
-  headers['content-length'] = Buffer.byteLength(body);
+  headers['content-length'] = bytes;
   headers['access-control-allow-origin'] = '*';
   headers['x-request-id'] = meta.requestId;
   if (meta.cors) headers['access-control-expose-headers'] = EXPOSED;

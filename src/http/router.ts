@@ -15,19 +15,36 @@ export type Match =
   | { kind: 'not-found' };
 
 export class Router {
-  private readonly compiled: CompiledRoute[];
+  /** by number of segments */
+  private readonly compiled = new Map<number, CompiledRoute[]>();
+  /** paths without parameters: path → method → route, the common case in one lookup */
+  private readonly statics = new Map<string, Map<string, AnyRoute>>();
 
   constructor(readonly routes: readonly AnyRoute[]) {
-    this.compiled = routes.map((route) => ({ route, segments: route.path.split('/').slice(1) }));
+    for (const route of routes) {
+      const segments = route.path.split('/').slice(1);
+      const sameLength = this.compiled.get(segments.length) ?? [];
+      sameLength.push({ route, segments });
+      this.compiled.set(segments.length, sameLength);
+      if (!segments.some((segment) => segment.startsWith(':'))) {
+        const methods = this.statics.get(route.path) ?? new Map<string, AnyRoute>();
+        methods.set(route.method, route);
+        this.statics.set(route.path, methods);
+      }
+    }
   }
 
   /** `path` is the raw path of the request (no query string). */
   match(method: string, path: string): Match {
+    const lookupMethod = method === 'HEAD' ? 'GET' : method;
+    const exact = this.statics
+      .get(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)
+      ?.get(lookupMethod);
+    if (exact !== undefined) return { kind: 'route', route: exact, rawParams: {} };
     const segments = splitPath(path);
     if (segments === null) return { kind: 'not-found' };
-    const lookupMethod = method === 'HEAD' ? 'GET' : method;
     let allow: string[] | null = null;
-    for (const { route, segments: pattern } of this.compiled) {
+    for (const { route, segments: pattern } of this.compiled.get(segments.length) ?? []) {
       const rawParams = matchSegments(pattern, segments);
       if (rawParams === null) continue;
       if (route.method === lookupMethod) return { kind: 'route', route, rawParams };

@@ -30,6 +30,22 @@ describe('cache over HTTP', () => {
     assert.ok(maxAge <= DAY, `${maxAge}`);
     assert.equal(maxAge, DAY - 10);
     assert.match(second.headers.get('cache-control') ?? '', /^public, /);
+    // from the third request on, the URL's checked input is remembered: same answer
+    clock.advance(5_000);
+    const third = await get(service.baseUrl, '/ip/8.8.8.8');
+    assert.equal(third.headers.get('x-cache'), 'HIT');
+    assert.equal(third.text, first.text);
+    assert.equal(third.headers.get('cache-control'), `public, max-age=${DAY - 15}`);
+    assert.equal(third.headers.get('content-length'), String(Buffer.byteLength(first.text)));
+  });
+
+  it('a remembered URL still expires with its cache entry', async () => {
+    for (let i = 0; i < 3; i++) await get(service.baseUrl, '/ip/149.112.112.112');
+    clock.advance(DAY * 1000);
+    const expired = await get(service.baseUrl, '/ip/149.112.112.112');
+    assert.equal(expired.headers.get('x-cache'), 'MISS');
+    assert.equal(expired.headers.get('cache-control'), `public, max-age=${DAY}`);
+    assert.equal((JSON.parse(expired.text) as { data: { ip: string } }).data.ip, '149.112.112.112');
   });
 
   it('::ffff:1.1.1.1 and 1.1.1.1 share one entry', async () => {

@@ -9,7 +9,9 @@ describe('MemoryCacheStore', () => {
     const clock = new TestClock(1_000);
     const store = new MemoryCacheStore(10, clock.now);
     store.set('k', 'v', 5_000);
-    assert.deepEqual(store.get('k'), { value: 'v', expiresAt: 6_000 });
+    const stored = store.get('k');
+    assert.equal(stored?.value, 'v');
+    assert.equal(stored.expiresAt, 6_000);
     assert.equal(store.get('other'), undefined);
   });
 

@@ -1,0 +1,41 @@
+// FastCounter / FastHistogram: plain-number series rendered by prom-client's
+// registry in the Prometheus text format.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Registry } from 'prom-client';
+import { FastCounter, FastHistogram } from '../src/request-stats.js';
+
+describe('request stats', () => {
+  it('a counter keeps one series per key, labelled once', async () => {
+    const registry = new Registry();
+    const counter = new FastCounter(registry, 'demo_total', 'Demo counter');
+    let labelled = 0;
+    const labels = () => {
+      labelled++;
+      return { route: '/a', status: '200' };
+    };
+    for (let i = 0; i < 3; i++) counter.inc('a 200', labels);
+    counter.inc('b 404', () => ({ route: '/b', status: '404' }));
+    assert.equal(labelled, 1);
+    const text = await registry.metrics();
+    assert.match(text, /^# HELP demo_total Demo counter$/m);
+    assert.match(text, /^# TYPE demo_total counter$/m);
+    assert.match(text, /^demo_total\{route="\/a",status="200"\} 3$/m);
+    assert.match(text, /^demo_total\{route="\/b",status="404"\} 1$/m);
+  });
+
+  it('a histogram renders cumulative buckets, +Inf, sum and count', async () => {
+    const registry = new Registry();
+    const histogram = new FastHistogram(registry, 'demo_seconds', 'Demo latency', [0.01, 0.1, 1]);
+    const labels = () => ({ route: '/a' });
+    for (const value of [0.005, 0.01, 0.05, 0.5, 3]) histogram.observe('a', labels, value);
+    const text = await registry.metrics();
+    assert.match(text, /^# TYPE demo_seconds histogram$/m);
+    assert.match(text, /^demo_seconds_bucket\{le="0.01",route="\/a"\} 2$/m);
+    assert.match(text, /^demo_seconds_bucket\{le="0.1",route="\/a"\} 3$/m);
+    assert.match(text, /^demo_seconds_bucket\{le="1",route="\/a"\} 4$/m);
+    assert.match(text, /^demo_seconds_bucket\{le="\+Inf",route="\/a"\} 5$/m);
+    assert.match(text, /^demo_seconds_sum\{route="\/a"\} 3.565$/m);
+    assert.match(text, /^demo_seconds_count\{route="\/a"\} 5$/m);
+  });
+});
