@@ -14,6 +14,7 @@ import type { Socket } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { CacheResult, LookupCache } from './cache/lookup-cache.js';
+import type { Envelope } from './cache/cache-store.js';
 import type { Config } from './config.js';
 import { AppError, toErrorResponse } from './errors.js';
 import type { AccessLog } from './http/access-log.js';
@@ -61,6 +62,8 @@ type Resolved =
       /** the serialised `data` */
       json: string;
       cache: { policy: CachePolicy; result: CacheResult } | null;
+      /** where the response body of an uncached answer is memoised (pure routes reuse it) */
+      envelope?: Envelope;
     };
 
 const UNKNOWN_CLIENT: Ip = { version: 4, text: '0.0.0.0', value: 0 };
@@ -73,15 +76,20 @@ interface CheckedInput {
   query: unknown;
 }
 
+/** What a GET URL has been found to be: its route, its checked input and, for a pure route, its answer. */
+interface KnownUrl {
+  match: Match & { kind: 'route' };
+  input: CheckedInput;
+  answer?: Envelope | undefined;
+}
+
 export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
   const router = new Router(deps.routes);
   const windowMs = config.rateLimitWindowSeconds * 1000;
   const { log, now, cache } = deps;
   // GET URLs recently answered from the cache → their route and checked input
   // (routing and validation are pure functions of the URL)
-  const validated = new LRUCache<string, { match: Match & { kind: 'route' }; input: CheckedInput }>(
-    { max: VALIDATED_URLS },
-  );
+  const validated = new LRUCache<string, KnownUrl>({ max: VALIDATED_URLS });
   // parsed socket peers, per connection (keep-alive clients send many requests)
   const peers = new WeakMap<Socket, Ip>();
 
@@ -180,6 +188,15 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       }
       const ctx: RequestContext = { clientIp: ip, requestId: meta.requestId, headers: req.headers };
       const { route } = match;
+      if (known?.answer !== undefined) {
+        const envelope = known.answer;
+        return answer(
+          { kind: 'data', json: envelope.value, cache: null, envelope },
+          res,
+          meta,
+          headers,
+        );
+      }
       if (known !== undefined) {
         return after(
           lookup(route, { params: known.input.params, query: known.input.query, ctx }),
@@ -195,8 +212,11 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
         return after(lookup(route, input), (resolved) => {
           // a URL answered from the cache is likely asked again: remember its
           // route and checked input, so the next time skips routing and validation
-          if (resolved.kind === 'data' && resolved.cache?.result.hit === true && !route.body) {
-            validated.set(url, { match, input: checked });
+          if (resolved.kind === 'data' && !route.body) {
+            if (resolved.cache?.result.hit === true) validated.set(url, { match, input: checked });
+            else if (route.pure === true && resolved.cache === null) {
+              validated.set(url, { match, input: checked, answer: resolved.envelope });
+            }
           }
           return answer(resolved, res, meta, headers);
         });
@@ -251,11 +271,10 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     }
     const policy = route.cache;
     if (policy === undefined || route.cacheKey === undefined) {
-      return after(route.handle(input), (data): Resolved => ({
-        kind: 'data',
-        json: serialise(data),
-        cache: null,
-      }));
+      return after(route.handle(input), (data): Resolved => {
+        const json = serialise(data);
+        return { kind: 'data', json, cache: null, envelope: { value: json } };
+      });
     }
     const key = `${policy.namespace}:${route.cacheKey(input)}`;
     const compute = () =>
@@ -318,7 +337,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       const extra = deps.extraHeaders?.[policy.namespace];
       if (extra !== undefined) Object.assign(headers, extra);
     }
-    const envelope = resolved.cache?.result.entry ?? { value: resolved.json };
+    const envelope = resolved.cache?.result.entry ?? resolved.envelope ?? { value: resolved.json };
     envelope.body ??= `{"data":${resolved.json}}`;
     envelope.bytes ??= Buffer.byteLength(envelope.body);
     send(res, meta, 200, envelope.body, headers, undefined, envelope.bytes);

@@ -56,6 +56,11 @@ export interface Route<P = unknown, Q = unknown, D = unknown> {
   raw?: boolean;
   /** a JSON request body is read (bounded, Content-Type checked) into ctx.bodyText */
   body?: boolean;
+  /**
+   * The answer is a function of the checked params and query alone (no data,
+   * no clock, no caller): the app may answer the same URL again with it.
+   */
+  pure?: boolean;
   handle(input: RouteInput<P, Q>): D | Promise<D>;
 }
 

@@ -1,4 +1,5 @@
-// GET /cidr?range=: pure arithmetic, not cached (it costs less than a cache lookup).
+// GET /cidr?range=: pure arithmetic, not cached for clients (Cache-Control:
+// no-store, no X-Cache); a URL asked again reuses its answer in process.
 import { z } from 'zod';
 import { cidrRecordSchema } from '../api/schemas.js';
 import { defineRoute, type AnyRoute } from '../http/route.js';
@@ -32,6 +33,7 @@ export function cidrRoutes(): AnyRoute[] {
       response: cidrRecordSchema,
       errors: ['INVALID_RANGE'],
       rateLimited: true,
+      pure: true,
       handle: ({ query }) => calculateCidr(query.range),
     }),
   ];

@@ -89,6 +89,26 @@ describe('GET /cidr → 200', () => {
       for (const [field, value] of Object.entries(want)) assert.equal(data[field], value, field);
     });
   }
+
+  it('the same URL again: the same answer, still not cached for clients', async () => {
+    const path = '/cidr?range=198.51.100.77/26';
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await get(service.baseUrl, path));
+    for (const res of answers) {
+      assert.equal(res.status, 200);
+      assert.equal(res.text, answers[0]?.text);
+      assert.equal(res.headers.get('cache-control'), 'no-store');
+      assert.equal(res.headers.get('x-cache'), null);
+      assert.equal(res.headers.get('content-length'), String(Buffer.byteLength(res.text)));
+    }
+    assert.equal(dataOf(answers[2]?.body)['network'], '198.51.100.64');
+    const head = await rawRequest(
+      service.port,
+      `HEAD ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    );
+    assert.equal(head.status, 200);
+    assert.equal(head.body, '');
+  });
 });
 
 describe('GET /cidr → 400 INVALID_RANGE', () => {
