@@ -10,7 +10,7 @@ export interface CacheResult {
   value: string;
   hit: boolean;
   /** the stored entry of a hit, where the app memoises the response body */
-  entry?: Envelope;
+  entry?: Envelope | undefined;
   /** seconds the value stays fresh, for Cache-Control */
   maxAgeSeconds: number;
 }
@@ -19,6 +19,8 @@ export interface ComputedValue {
   value: string;
   /** lifetime for this value; shorter than the endpoint's when the data says so (DNS TTLs) */
   ttlMs: number;
+  /** the response built with the value, handed to the callers of this miss */
+  envelope?: Envelope;
 }
 
 export class LookupCache {
@@ -84,8 +86,16 @@ export class LookupCache {
     return flight;
   }
 
-  private store_(key: string, { value, ttlMs }: ComputedValue): MaybePromise<CacheResult> {
-    const result: CacheResult = { value, hit: false, maxAgeSeconds: Math.floor(ttlMs / 1000) };
+  private store_(
+    key: string,
+    { value, ttlMs, envelope }: ComputedValue,
+  ): MaybePromise<CacheResult> {
+    const result: CacheResult = {
+      value,
+      hit: false,
+      entry: envelope,
+      maxAgeSeconds: Math.floor(ttlMs / 1000),
+    };
     return after(this.store.set(key, value, ttlMs), () => result);
   }
 }
