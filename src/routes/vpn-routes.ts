@@ -6,7 +6,7 @@ import { ipParams } from '../api/params.js';
 import { vpnRecordSchema } from '../api/lookup-schemas.js';
 import { defineRoute, type AnyRoute } from '../http/route.js';
 import type { AsnSource } from '../lookups/geoip/asn-table.js';
-import { isBogon } from '../lookups/geoip/bogons.js';
+import type { Ip } from '../net/ip.js';
 import { detect, type DetectionIndexHolder } from '../lookups/vpn/index.js';
 
 export function vpnRoutes(
@@ -16,6 +16,7 @@ export function vpnRoutes(
 ): AnyRoute[] {
   const generations = new WeakMap<object, number>();
   let counter = 0;
+  const asnOf = (ip: Ip) => asn.lookup(ip);
   const generation = (index: object): number => {
     let id = generations.get(index);
     if (id === undefined) generations.set(index, (id = ++counter));
@@ -36,10 +37,7 @@ export function vpnRoutes(
       cache: { namespace: 'vpn', ttlSeconds: 6 * 3600, visibility: 'public' },
       cacheKey: ({ params }) =>
         `${dataGeneration()}.${generation(holder.current())}:${params.ip.text}`,
-      handle: ({ params }) => {
-        const network = isBogon(params.ip) ? null : asn.lookup(params.ip);
-        return detect(params.ip, network, holder.current());
-      },
+      handle: ({ params }) => detect(params.ip, asnOf, holder.current()),
     }),
   ];
 }

@@ -63,7 +63,17 @@ function provider(feed: string): string {
   return feed.replace(/-v[46]$/, '');
 }
 
-export function detect(ip: Ip, asn: AsnHint | null, index: DetectionIndex): VpnDetection {
+/**
+ * The flags of one address. `asnOf` is asked only for addresses that can have
+ * an AS (not special-purpose ones), so callers need not check bogons first.
+ */
+export function detect(
+  ip: Ip,
+  asnOf: (ip: Ip) => AsnHint | null,
+  index: DetectionIndex,
+): VpnDetection {
+  const special = isBogon(ip);
+  const asn = special ? null : asnOf(ip);
   const out: VpnDetection = {
     ip: ip.text,
     isVpn: false,
@@ -80,7 +90,7 @@ export function detect(ip: Ip, asn: AsnHint | null, index: DetectionIndex): VpnD
     if (!out.reasons.includes(text)) out.reasons.push(text);
     if (RANK[level] > RANK[out.confidence]) out.confidence = level;
   };
-  if (isBogon(ip)) {
+  if (special) {
     out.reasons.push('special-purpose-address');
     return out;
   }

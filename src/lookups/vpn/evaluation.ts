@@ -3,7 +3,6 @@
 // scripts/eval-detection.ts (with whatever feeds DATA_DIR holds) and the
 // labelled-addresses test (embedded data only), so both score the same way.
 // Pure: the caller reads the file and supplies the classifier.
-import { isBogon } from '../geoip/bogons.js';
 import type { AsnSource } from '../geoip/asn-table.js';
 import { splitCsvLine } from '../geoip/asn-csv.js';
 import { parseIp, type Ip } from '../../net/ip.js';
@@ -80,7 +79,7 @@ export function parseLabelledAddresses(text: string): LabelledAddress[] {
 
 /** What GET /ip/:ip/vpn does (src/routes/vpn-routes.ts): no ASN lookup for special-purpose space. */
 export function routeDetector(asn: AsnSource, index: DetectionIndex): (ip: Ip) => VpnDetection {
-  return (ip) => detect(ip, isBogon(ip) ? null : asn.lookup(ip), index);
+  return (ip) => detect(ip, (address) => asn.lookup(address), index);
 }
 
 export interface FlagScore {

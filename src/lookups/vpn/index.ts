@@ -1,5 +1,5 @@
 // The VPN / proxy / hosting / mobile lookup's public surface. The route calls
-// `detect(ip, asnLookup(ip), holder.current())`; main.ts opens the holder once
+// `detect(ip, asnLookup, holder.current())`; main.ts opens the holder once
 // and calls `holder.reload()` after an update (or on a timer with ifChanged).
 export { detect } from './detect.js';
 export type { AsnHint, Confidence, DetectionIndex, FeedHit, VpnDetection } from './detect.js';

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { Ip } from '../../../src/net/ip.js';
 import { describe, it } from 'node:test';
 import { parseIp } from '../../../src/net/ip.js';
 import { parseAsnClasses } from '../../../src/lookups/vpn/asn-classes.js';
@@ -164,7 +165,7 @@ void describe('detect applies lists, then ASN class, then name rules', () => {
     void it(row.name, () => {
       const ip = parseIp(row.ip);
       assert.ok(ip !== null);
-      const got = detect(ip, row.asn, index);
+      const got = detect(ip, () => row.asn, index);
       const picked = Object.fromEntries(
         Object.keys(row.want).map((k) => [k, got[k as keyof VpnDetection]]),
       );
@@ -172,4 +173,18 @@ void describe('detect applies lists, then ASN class, then name rules', () => {
       assert.equal(got.ip, ip.text);
     });
   }
+
+  void it('asks for the ASN of public addresses only', () => {
+    const asked: string[] = [];
+    const asnOf = (ip: Ip) => {
+      asked.push(ip.text);
+      return { asn: 16509, org: 'Amazon.com, Inc.' };
+    };
+    for (const text of ['10.1.2.3', '::1', '192.0.2.1', '3.5.140.1']) {
+      const ip = parseIp(text);
+      assert.ok(ip !== null);
+      detect(ip, asnOf, index);
+    }
+    assert.deepEqual(asked, ['3.5.140.1']);
+  });
 });

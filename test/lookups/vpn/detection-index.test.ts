@@ -68,9 +68,9 @@ void describe('detection index loading and hot reload', () => {
       while (!stop) {
         const snapshot = holder.current();
         await tick();
-        const a = detect(OLD_ONLY, null, snapshot).isVpn;
+        const a = detect(OLD_ONLY, () => null, snapshot).isVpn;
         await tick();
-        const b = detect(NEW_ONLY, null, snapshot).isVpn;
+        const b = detect(NEW_ONLY, () => null, snapshot).isVpn;
         // never half of one list and half of the other
         assert.ok((a && !b) || (!a && b), `inconsistent snapshot: ${a} ${b}`);
         if (a) seen.old++;
@@ -88,8 +88,12 @@ void describe('detection index loading and hot reload', () => {
     stop = true;
     await Promise.all(workers);
     assert.ok(seen.old > 0 && seen.new > 0, JSON.stringify(seen));
-    assert.equal(detect(NEW_ONLY, null, holder.current()).isVpn, true);
-    assert.equal(detect(OLD_ONLY, null, first).isVpn, true, 'a held snapshot keeps answering');
+    assert.equal(detect(NEW_ONLY, () => null, holder.current()).isVpn, true);
+    assert.equal(
+      detect(OLD_ONLY, () => null, first).isVpn,
+      true,
+      'a held snapshot keeps answering',
+    );
   });
 
   void it('concurrent reloads share one build', async () => {
