@@ -4,6 +4,7 @@
 // otherwise), the service envelope for the HTTP-level refusals (413, 415,
 // 429, 405).
 import assert from 'node:assert/strict';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { VERSION } from '../../src/deps.js';
 import { serve, TOOL_NAMES, type Running } from './setup.js';
@@ -274,6 +275,41 @@ describe('/mcp: HTTP-level refusals use the service envelope', () => {
     const answer = await post(body);
     assert.equal(answer.status, 413);
     assert.equal((answer.json as { error?: { code?: string } }).error?.code, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('a chunked body (no Content-Length) that passes 1 MiB → 413, and the connection closes', async () => {
+    const { status, headers, text } = await new Promise<{
+      status: number;
+      headers: IncomingHttpHeaders;
+      text: string;
+    }>((resolve, reject) => {
+      const req = request(`${service.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      });
+      req.on('response', (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: body }),
+        );
+      });
+      // the server may close while chunks are still going out: that is the point
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') reject(error);
+      });
+      const chunk = 'x'.repeat(64 * 1024);
+      req.write('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"');
+      for (let i = 0; i < 20; i++) req.write(chunk); // 1.25 MiB
+      req.end('"}}');
+    });
+    assert.equal(status, 413);
+    assert.equal(headers['connection'], 'close');
+    assert.equal(
+      (JSON.parse(text) as { error?: { code?: string } }).error?.code,
+      'PAYLOAD_TOO_LARGE',
+    );
   });
 
   it('a body of just under 1 MiB is still read', async () => {

@@ -211,10 +211,16 @@ describe('GET /blacklist/:ip', () => {
     assert.equal(body.data?.['isListed'], true);
   });
 
-  it('an address on no list is not listed', async () => {
-    const { status, body } = await get(service.url, '/blacklist/192.0.2.99');
+  it('an answer with a failed list lives 60 s, so the list is asked again soon', async () => {
+    const { headers } = await get(service.url, '/blacklist/127.0.0.2');
+    assert.match(headers.get('cache-control') ?? '', /^public, max-age=(60|59)$/);
+  });
+
+  it('an address on no list is not listed, and the answer lives an hour', async () => {
+    const { status, body, headers } = await get(service.url, '/blacklist/192.0.2.99');
     assert.equal(status, 200);
     assert.equal(body.data?.['isListed'], false);
+    assert.equal(headers.get('cache-control'), 'public, max-age=3600');
   });
 
   it('IPv6 → 400 IPV4_ONLY', async () => {
