@@ -1,7 +1,10 @@
 // `npm run bench`: loads the service and a bare node:http baseline, in the
-// same run, with the same client (autocannon, 50 connections), the servers
-// pinned to CPU 0 and this client to CPU 1, and prints req/s, p50, p99 and
-// RSS of each scenario with the ratio service/baseline.
+// same run, with the same client (wrk when installed, else autocannon; 50
+// connections), the servers pinned to CPU 0 and the client to CPU 1, and
+// prints req/s, p50, p99 and RSS of each scenario with the ratio
+// service/baseline; then loads both at once and compares their CPU time per
+// request (robust to a noisy machine). BENCH_SECONDS sets the run length,
+// BENCH_VARIANTS=0 skips the Redis and WORKERS variants.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +19,8 @@ const CONNECTIONS = 50;
 
 interface Result {
   rps: number;
+  /** requests completed in the measured window */
+  requests: number;
   p50: number;
   p99: number;
   rssMb: number;
@@ -71,6 +76,22 @@ async function start(
   await waitForPort(port, child);
   if (pinned) pin(child.pid ?? 0, 0);
   return { child, port };
+}
+
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU time (user + system, all threads) a process has used so far, from /proc. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // after "pid (comm) " the fields start at the 3rd; utime and stime are the 14th and 15th
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
 function rssMb(pid: number): number {
@@ -143,6 +164,7 @@ async function load(
     const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
     return {
       rps: Math.round(Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 0)),
+      requests: Number(/(\d+) requests in/.exec(output)?.[1] ?? 0),
       p50: wrkMs(output, '50'),
       p99: wrkMs(output, '99'),
       rssMb: rssMb(pid),
@@ -158,6 +180,7 @@ async function load(
   });
   return {
     rps: Math.round(result.requests.average),
+    requests: result.requests.total,
     p50: result.latency.p50,
     p99: result.latency.p99,
     rssMb: rssMb(pid),
@@ -195,6 +218,30 @@ const service = await start(join(here, '..', 'src', 'main.js'), {
   LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'info',
 });
 
+/**
+ * The same comparison, robust to a noisy machine: both servers loaded at the
+ * same time (each pinned to CPU 0, one client each on CPU 1), so whatever
+ * the neighbours do, they do to both; the CPU time each process spent per
+ * request gives the cost ratio (req/s ≈ 1 / cost for a CPU-bound server).
+ */
+async function concurrentCost(path: Scenario['path']): Promise<string> {
+  const pids = [baseline.child.pid ?? 0, service.child.pid ?? 0] as const;
+  try {
+    const before = pids.map(cpuSeconds);
+    const [b, v] = await Promise.all([
+      load(baseline.port, pids[0], path),
+      load(service.port, pids[1], path),
+    ]);
+    const after = pids.map(cpuSeconds);
+    const us = (i: 0 | 1, r: Result) =>
+      r.requests === 0 ? NaN : (((after[i] ?? 0) - (before[i] ?? 0)) / r.requests) * 1e6;
+    const [bUs, vUs] = [us(0, b), us(1, v)];
+    return `\n  both loaded at once: CPU per request baseline ${bUs.toFixed(1)} µs, service ${vUs.toFixed(1)} µs → cost ratio ${(bUs / vUs).toFixed(2)}`;
+  } catch {
+    return '\n  (no /proc: the concurrent cost comparison is skipped)';
+  }
+}
+
 const rows: string[] = [];
 const ms = (v: number) => v.toFixed(2).padStart(6);
 const fmt = (r: Result) =>
@@ -207,60 +254,65 @@ for (const s of scenarios) {
   const v = await load(service.port, service.child.pid ?? 0, s.path);
   const ratio = v.rps / b.rps;
   const p99Ratio = b.p99 === 0 ? 1 : v.p99 / b.p99;
+  const cost = await concurrentCost(s.path);
   rows.push(
-    `${s.name}\n  baseline ${fmt(b)}\n  service  ${fmt(v)}${v.non2xx ? `  (${v.non2xx} non-2xx!)` : ''}\n  ratio ${ratio.toFixed(2)} (target ≥ ${s.target})  p99 ratio ${p99Ratio.toFixed(2)} (target ≤ 1.5)`,
+    `${s.name}\n  baseline ${fmt(b)}\n  service  ${fmt(v)}${v.non2xx ? `  (${v.non2xx} non-2xx!)` : ''}\n  ratio ${ratio.toFixed(2)} (target ≥ ${s.target})  p99 ratio ${p99Ratio.toFixed(2)} (target ≤ 1.5)${cost}`,
   );
   process.stdout.write(`${rows.at(-1)}\n`);
 }
 service.child.kill();
 
-// Deployment variants of the same service, each against the same baseline run:
-// Redis-shared cache and limits, and two workers (the workers are not pinned:
-// with two cores they share them with the load client, so this measures what a
-// second worker buys on this box, not on a larger one).
-const variants: { name: string; env: Record<string, string>; pinned: boolean }[] = [];
-const redisPort = await freePort();
 let redis: ChildProcess | null = null;
-try {
-  execFileSync('bash', [join(here, '..', '..', 'scripts', 'ensure-redis.sh')], { stdio: 'ignore' });
-  redis = spawn(
-    'redis-server',
-    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  await new Promise((r) => setTimeout(r, 500));
-  variants.push({
-    name: 'REDIS_URL (shared cache and limits)',
-    env: { REDIS_URL: `redis://127.0.0.1:${redisPort}` },
-    pinned: true,
-  });
-} catch {
-  process.stdout.write('redis-server unavailable: the Redis variant is skipped\n');
-}
-variants.push({ name: 'WORKERS=1 (unpinned)', env: {}, pinned: false });
-variants.push({ name: 'WORKERS=2 (unpinned)', env: { WORKERS: '2' }, pinned: false });
-const variantPaths: Scenario[] = [scenarios[1] as Scenario, scenarios[0] as Scenario];
-for (const variant of variants) {
-  const v = await start(
-    join(here, '..', 'src', 'main.js'),
-    {
-      HOST: '127.0.0.1',
-      RATE_LIMIT_MAX: '1000000000',
-      LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'info',
-      ...variant.env,
-    },
-    variant.pinned,
-  );
-  for (const s of variantPaths) {
-    await load(v.port, v.child.pid ?? 0, s.path, 2);
-    const b = await load(baseline.port, baseline.child.pid ?? 0, s.path);
-    const r = await load(v.port, v.child.pid ?? 0, s.path);
-    process.stdout.write(
-      `${variant.name}: ${s.name}\n  service  ${fmt(r)}${r.non2xx ? `  (${r.non2xx} non-2xx!)` : ''}\n  ratio ${(r.rps / b.rps).toFixed(2)} against the baseline's ${b.rps} req/s\n`,
+if (process.env['BENCH_VARIANTS'] !== '0') {
+  // Deployment variants of the same service, each against the same baseline run:
+  // Redis-shared cache and limits, and two workers (the workers are not pinned:
+  // with two cores they share them with the load client, so this measures what a
+  // second worker buys on this box, not on a larger one).
+  const variants: { name: string; env: Record<string, string>; pinned: boolean }[] = [];
+  const redisPort = await freePort();
+  try {
+    execFileSync('bash', [join(here, '..', '..', 'scripts', 'ensure-redis.sh')], {
+      stdio: 'ignore',
+    });
+    redis = spawn(
+      'redis-server',
+      ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
     );
+    await new Promise((r) => setTimeout(r, 500));
+    variants.push({
+      name: 'REDIS_URL (shared cache and limits)',
+      env: { REDIS_URL: `redis://127.0.0.1:${redisPort}` },
+      pinned: true,
+    });
+  } catch {
+    process.stdout.write('redis-server unavailable: the Redis variant is skipped\n');
   }
-  v.child.kill();
-  await new Promise((r) => setTimeout(r, 500));
+  variants.push({ name: 'WORKERS=1 (unpinned)', env: {}, pinned: false });
+  variants.push({ name: 'WORKERS=2 (unpinned)', env: { WORKERS: '2' }, pinned: false });
+  const variantPaths: Scenario[] = [scenarios[1] as Scenario, scenarios[0] as Scenario];
+  for (const variant of variants) {
+    const v = await start(
+      join(here, '..', 'src', 'main.js'),
+      {
+        HOST: '127.0.0.1',
+        RATE_LIMIT_MAX: '1000000000',
+        LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'info',
+        ...variant.env,
+      },
+      variant.pinned,
+    );
+    for (const s of variantPaths) {
+      await load(v.port, v.child.pid ?? 0, s.path, 2);
+      const b = await load(baseline.port, baseline.child.pid ?? 0, s.path);
+      const r = await load(v.port, v.child.pid ?? 0, s.path);
+      process.stdout.write(
+        `${variant.name}: ${s.name}\n  service  ${fmt(r)}${r.non2xx ? `  (${r.non2xx} non-2xx!)` : ''}\n  ratio ${(r.rps / b.rps).toFixed(2)} against the baseline's ${b.rps} req/s\n`,
+      );
+    }
+    v.child.kill();
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 redis?.kill();
 baseline.child.kill();
