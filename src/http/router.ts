@@ -15,17 +15,14 @@ export type Match =
   | { kind: 'not-found' };
 
 export class Router {
-  /** by number of segments */
-  private readonly compiled = new Map<number, CompiledRoute[]>();
+  private readonly compiled: CompiledRoute[] = [];
   /** paths without parameters: path → method → route, the common case in one lookup */
   private readonly statics = new Map<string, Map<string, AnyRoute>>();
 
   constructor(readonly routes: readonly AnyRoute[]) {
     for (const route of routes) {
       const segments = route.path.split('/').slice(1);
-      const sameLength = this.compiled.get(segments.length) ?? [];
-      sameLength.push({ route, segments });
-      this.compiled.set(segments.length, sameLength);
+      this.compiled.push({ route, segments });
       if (!segments.some((segment) => segment.startsWith(':'))) {
         const methods = this.statics.get(route.path) ?? new Map<string, AnyRoute>();
         methods.set(route.method, route);
@@ -41,11 +38,13 @@ export class Router {
       .get(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)
       ?.get(lookupMethod);
     if (exact !== undefined) return { kind: 'route', route: exact, rawParams: {} };
-    const segments = splitPath(path);
-    if (segments === null) return { kind: 'not-found' };
+    if (path.charCodeAt(0) !== SLASH) return { kind: 'not-found' };
+    // one trailing slash is forgiven
+    const end =
+      path.length > 1 && path.charCodeAt(path.length - 1) === SLASH ? path.length - 1 : path.length;
     let allow: string[] | null = null;
-    for (const { route, segments: pattern } of this.compiled.get(segments.length) ?? []) {
-      const rawParams = matchSegments(pattern, segments);
+    for (const { route, segments: pattern } of this.compiled) {
+      const rawParams = matchPath(pattern, path, end);
       if (rawParams === null) continue;
       if (route.method === lookupMethod) return { kind: 'route', route, rawParams };
       allow ??= [];
@@ -57,33 +56,35 @@ export class Router {
   }
 }
 
-/** "/ip/8.8.8.8/" → ["ip", "8.8.8.8"]; one trailing slash is forgiven, empty segments are not. */
-function splitPath(path: string): string[] | null {
-  if (!path.startsWith('/')) return null;
-  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(1, -1) : path.slice(1);
-  const segments = trimmed.split('/');
-  if (segments.length > 1 && segments.includes('')) return null;
-  return segments;
-}
+const SLASH = 47;
+const COLON = 58;
 
-/** null when the shape differs */
-function matchSegments(
+/**
+ * The captures of `path` (up to `end`) against a pattern's segments, or null
+ * when the shape differs. Walks the path in place (no split): an empty
+ * segment never matches, since literals are not empty and captures must not be.
+ */
+function matchPath(
   pattern: readonly string[],
-  segments: readonly string[],
+  path: string,
+  end: number,
 ): Record<string, string> | null {
-  if (pattern.length !== segments.length) return null;
   let params: Record<string, string> | null = null;
-  for (let i = 0; i < pattern.length; i++) {
-    const want = pattern[i] ?? '';
-    const got = segments[i] ?? '';
-    if (want.startsWith(':')) {
+  let at = 1;
+  for (const want of pattern) {
+    if (at > end) return null;
+    let next = path.indexOf('/', at);
+    if (next === -1 || next > end) next = end;
+    if (want.charCodeAt(0) === COLON) {
+      if (next === at) return null;
       params ??= {};
-      params[want.slice(1)] = decodeSegment(got);
-    } else if (want !== got) {
+      params[want.slice(1)] = decodeSegment(path.slice(at, next));
+    } else if (next - at !== want.length || !path.startsWith(want, at)) {
       return null;
     }
+    at = next + 1;
   }
-  return params ?? {};
+  return at === end + 1 ? (params ?? {}) : null;
 }
 
 /** Undecodable escapes are passed on as they are: every parameter schema refuses a stray "%". */

@@ -87,3 +87,87 @@ describe('Router.match', () => {
     });
   }
 });
+
+describe('Router.match against a reference split-and-compare matcher', () => {
+  const routes = [
+    route('GET', '/'),
+    route('GET', '/ip'),
+    route('GET', '/ip/:ip'),
+    route('GET', '/ip/:ip/vpn'),
+    route('GET', '/dns/:domain'),
+    route('GET', '/dns/:ip/reverse'),
+    route('POST', '/mcp'),
+    route('GET', '/healthz'),
+  ];
+  const subject = new Router(routes);
+
+  /** The obvious algorithm: split on "/", forgive one trailing slash, refuse empty segments. */
+  function reference(method: string, path: string): string {
+    if (!path.startsWith('/')) return '404';
+    const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(1, -1) : path.slice(1);
+    const segments = trimmed.split('/');
+    if (segments.length > 1 && segments.includes('')) return '404';
+    const want = method === 'HEAD' ? 'GET' : method;
+    const allow: string[] = [];
+    for (const r of routes) {
+      const pattern = r.path.split('/').slice(1);
+      if (pattern.length !== segments.length) continue;
+      const params: Record<string, string> = {};
+      const same = pattern.every((p, i) => {
+        const got = segments[i] ?? '';
+        if (p.startsWith(':')) {
+          let decoded = got;
+          try {
+            decoded = decodeURIComponent(got);
+          } catch {
+            // kept as it is
+          }
+          params[p.slice(1)] = decoded;
+          return true;
+        }
+        return p === got;
+      });
+      if (!same) continue;
+      if (r.method === want) return `${r.method} ${r.path} ${JSON.stringify(params)}`;
+      allow.push(r.method);
+    }
+    if (allow.length === 0) return '404';
+    if (allow.includes('GET')) allow.push('HEAD');
+    return `405 ${allow.join(',')}`;
+  }
+
+  function actual(method: string, path: string): string {
+    const m = subject.match(method, path);
+    if (m.kind === 'route')
+      return `${m.route.method} ${m.route.path} ${JSON.stringify(m.rawParams)}`;
+    if (m.kind === 'method-not-allowed') return `405 ${m.allow.join(',')}`;
+    return '404';
+  }
+
+  it('agrees on 20,000 random paths built from route-like pieces', () => {
+    const pieces = [
+      '',
+      'ip',
+      'dns',
+      'vpn',
+      'reverse',
+      'mcp',
+      'healthz',
+      '8.8.8.8',
+      'a%2Fb',
+      '%zz',
+      'x',
+    ];
+    const methods = ['GET', 'HEAD', 'POST', 'DELETE'];
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)] as T;
+    for (let i = 0; i < 20_000; i++) {
+      const count = Math.floor(Math.random() * 5);
+      let path = '';
+      for (let j = 0; j < count; j++) path += `/${pick(pieces)}`;
+      if (path === '' || Math.random() < 0.2) path += '/';
+      if (Math.random() < 0.05) path = path.slice(1);
+      const method = pick(methods);
+      assert.equal(actual(method, path), reference(method, path), `${method} ${path}`);
+    }
+  });
+});
