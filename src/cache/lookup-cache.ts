@@ -35,14 +35,6 @@ export class LookupCache {
     return this.store.size;
   }
 
-  /** Like `lookup`, always as a promise. */
-  async getOrCompute(
-    key: string,
-    compute: () => MaybePromise<ComputedValue>,
-  ): Promise<CacheResult> {
-    return this.lookup(key, compute);
-  }
-
   /**
    * The cached value, or the computed one once stored. Synchronous when the
    * store answers synchronously and `compute` returns a value; a computation
@@ -56,13 +48,6 @@ export class LookupCache {
       );
     }
     return cached === undefined ? this.miss(key, compute) : this.hit(cached);
-  }
-
-  /** Synchronous fast path for stores that answer synchronously (the memory store). */
-  peek(key: string): CacheResult | undefined {
-    const cached = this.store.get(key);
-    if (cached === undefined || cached instanceof Promise) return undefined;
-    return this.hit(cached);
   }
 
   private hit(cached: CachedValue): CacheResult {

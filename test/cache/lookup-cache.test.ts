@@ -23,12 +23,10 @@ describe('LookupCache', () => {
       await tick();
       return { value: '"v"', ttlMs: 60_000 };
     };
-    const results = await Promise.all(
-      Array.from({ length: 10 }, () => c.getOrCompute('k', compute)),
-    );
+    const results = await Promise.all(Array.from({ length: 10 }, () => c.lookup('k', compute)));
     assert.equal(runs, 1);
     assert.ok(results.every((r) => r.value === '"v"' && !r.hit));
-    assert.equal((await c.getOrCompute('k', compute)).hit, true);
+    assert.equal((await c.lookup('k', compute)).hit, true);
     assert.equal(runs, 1);
   });
 
@@ -37,7 +35,7 @@ describe('LookupCache', () => {
     const seen: string[] = [];
     await Promise.all(
       ['a', 'b', 'a'].map((key) =>
-        c.getOrCompute(key, async () => {
+        c.lookup(key, async () => {
           seen.push(key);
           await tick();
           return { value: key, ttlMs: 1_000 };
@@ -56,12 +54,12 @@ describe('LookupCache', () => {
       throw new Error('upstream down');
     };
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 5 }, () => c.getOrCompute('k', failing)),
+      Array.from({ length: 5 }, () => c.lookup('k', failing)),
     );
     assert.equal(runs, 1);
     assert.ok(outcomes.every((o) => o.status === 'rejected'));
     assert.equal(c.size, 0);
-    const ok = await c.getOrCompute('k', () => {
+    const ok = await c.lookup('k', () => {
       runs++;
       return Promise.resolve({ value: 'later', ttlMs: 1_000 });
     });
@@ -74,12 +72,11 @@ describe('LookupCache', () => {
     const clock = new TestClock(0);
     const c = cache(clock);
     const compute = () => Promise.resolve({ value: 'x', ttlMs: 86_400_000 });
-    assert.equal((await c.getOrCompute('k', compute)).maxAgeSeconds, 86_400);
+    assert.equal((await c.lookup('k', compute)).maxAgeSeconds, 86_400);
     clock.advance(1_500);
-    const hit = await c.getOrCompute('k', compute);
+    const hit = await c.lookup('k', compute);
     assert.equal(hit.hit, true);
     assert.equal(hit.maxAgeSeconds, 86_398);
-    assert.equal(c.peek('k')?.maxAgeSeconds, 86_398);
   });
 
   it('an expired entry is computed again', async () => {
@@ -87,18 +84,23 @@ describe('LookupCache', () => {
     const c = cache(clock);
     let runs = 0;
     const compute = () => Promise.resolve({ value: String(++runs), ttlMs: 1_000 });
-    await c.getOrCompute('k', compute);
+    await c.lookup('k', compute);
     clock.advance(1_000);
-    assert.equal(c.peek('k'), undefined);
-    const again = await c.getOrCompute('k', compute);
+    const again = await c.lookup('k', compute);
     assert.deepEqual([again.value, again.hit], ['2', false]);
   });
 
-  it('peek answers synchronously from a synchronous store and never from an async one', async () => {
+  it('lookup is synchronous with a synchronous store and computation, a promise otherwise', async () => {
     const c = cache();
-    assert.equal(c.peek('k'), undefined);
-    await c.getOrCompute('k', () => Promise.resolve({ value: 'v', ttlMs: 1_000 }));
-    assert.equal(c.peek('k')?.value, 'v');
+    const miss = c.lookup('k', () => ({ value: 'v', ttlMs: 1_000 }));
+    assert.ok(!(miss instanceof Promise));
+    assert.deepEqual([miss.value, miss.hit], ['v', false]);
+    const hit = c.lookup('k', () => assert.fail('cached'));
+    assert.ok(!(hit instanceof Promise));
+    assert.deepEqual([hit.value, hit.hit], ['v', true]);
+    const later = c.lookup('other', () => Promise.resolve({ value: 'w', ttlMs: 1_000 }));
+    assert.ok(later instanceof Promise);
+    assert.equal((await later).value, 'w');
 
     const entries = new Map<string, CachedValue>();
     const asyncStore: CacheStore = {
@@ -110,8 +112,11 @@ describe('LookupCache', () => {
       size: 0,
     };
     const remote = new LookupCache(asyncStore);
-    await remote.getOrCompute('k', () => Promise.resolve({ value: 'v', ttlMs: 60_000 }));
-    assert.equal(remote.peek('k'), undefined);
-    assert.equal((await remote.getOrCompute('k', () => assert.fail('cached'))).hit, true);
+    const stored = remote.lookup('k', () => ({ value: 'v', ttlMs: 60_000 }));
+    assert.ok(stored instanceof Promise);
+    assert.equal((await stored).hit, false);
+    const remoteHit = remote.lookup('k', () => assert.fail('cached'));
+    assert.ok(remoteHit instanceof Promise);
+    assert.equal((await remoteHit).hit, true);
   });
 });
