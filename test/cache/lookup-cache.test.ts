@@ -35,11 +35,13 @@ describe('LookupCache', () => {
     const seen: string[] = [];
     await Promise.all(
       ['a', 'b', 'a'].map((key) =>
-        c.lookup(key, async () => {
-          seen.push(key);
-          await tick();
-          return { value: key, ttlMs: 1_000 };
-        }),
+        Promise.resolve(
+          c.lookup(key, async () => {
+            seen.push(key);
+            await tick();
+            return { value: key, ttlMs: 1_000 };
+          }),
+        ),
       ),
     );
     assert.deepEqual(seen.sort(), ['a', 'b']);
@@ -54,7 +56,7 @@ describe('LookupCache', () => {
       throw new Error('upstream down');
     };
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 5 }, () => c.lookup('k', failing)),
+      Array.from({ length: 5 }, () => Promise.resolve(c.lookup('k', failing))),
     );
     assert.equal(runs, 1);
     assert.ok(outcomes.every((o) => o.status === 'rejected'));
