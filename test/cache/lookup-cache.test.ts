@@ -23,7 +23,9 @@ describe('LookupCache', () => {
       await tick();
       return { value: '"v"', ttlMs: 60_000 };
     };
-    const results = await Promise.all(Array.from({ length: 10 }, () => c.lookup('k', compute)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => Promise.resolve(c.lookup('k', compute))),
+    );
     assert.equal(runs, 1);
     assert.ok(results.every((r) => r.value === '"v"' && !r.hit));
     assert.equal((await c.lookup('k', compute)).hit, true);
