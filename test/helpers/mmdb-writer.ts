@@ -41,10 +41,11 @@ export interface MmdbOptions {
   description?: string;
   /** seconds since the epoch */
   buildEpoch?: number;
+  /** bits per tree record (spec § "Search Tree Section"); 24 unless said */
+  recordSize?: 24 | 28 | 32;
 }
 
 const METADATA_MARKER = Buffer.from('abcdef4d61784d696e642e636f6d', 'hex');
-const RECORD_LIMIT = 2 ** 24;
 
 // Data types of the MMDB data section (spec § "Output Data Section")
 const T = {
@@ -185,7 +186,7 @@ function insert(root: TreeNode, network: string, data: number): void {
 function metadataMap(options: MmdbOptions, nodeCount: number): MmdbValue {
   return {
     node_count: new MmdbUint(32, nodeCount),
-    record_size: new MmdbUint(16, 24),
+    record_size: new MmdbUint(16, options.recordSize ?? 24),
     ip_version: new MmdbUint(16, 6),
     database_type: options.databaseType,
     languages: [...(options.languages ?? ['en'])],
@@ -237,13 +238,26 @@ export function buildMmdb(options: MmdbOptions): Buffer {
     if (isNode(child)) return index.get(child) ?? nodeCount;
     return nodeCount + 16 + child.data;
   };
-  const tree = Buffer.alloc(nodeCount * 6);
+  const recordSize = options.recordSize ?? 24;
+  const nodeBytes = recordSize / 4;
+  const tree = Buffer.alloc(nodeCount * nodeBytes);
   nodes.forEach((node, i) => {
     const [left, right] = node.children.map(record) as [number, number];
-    if (left >= RECORD_LIMIT || right >= RECORD_LIMIT)
-      throw new Error('tree too large for 24-bit records');
-    tree.writeUIntBE(left, i * 6, 3);
-    tree.writeUIntBE(right, i * 6 + 3, 3);
+    if (left >= 2 ** recordSize || right >= 2 ** recordSize)
+      throw new Error(`tree too large for ${recordSize}-bit records`);
+    const o = i * nodeBytes;
+    if (recordSize === 24) {
+      tree.writeUIntBE(left, o, 3);
+      tree.writeUIntBE(right, o + 3, 3);
+    } else if (recordSize === 28) {
+      // the middle byte holds the top four bits of each record: left's high, right's low
+      tree.writeUIntBE(left & 0xffffff, o, 3);
+      tree[o + 3] = ((left >>> 24) << 4) | (right >>> 24);
+      tree.writeUIntBE(right & 0xffffff, o + 4, 3);
+    } else {
+      tree.writeUInt32BE(left, o);
+      tree.writeUInt32BE(right, o + 4);
+    }
   });
   return Buffer.concat([
     tree,

@@ -9,6 +9,7 @@ import { LRUCache } from 'lru-cache';
 import { Reader } from 'maxmind';
 import type { Ip } from '../../net/ip.js';
 import type { AsnInfo, AsnSource } from './asn-table.js';
+import { MmdbTree, type TreeOptions } from './mmdb-tree.js';
 import type { TimezoneResolver } from './timezone.js';
 
 export interface GeoLocation {
@@ -114,21 +115,37 @@ export function maxmindMapper(resolveTimezone: TimezoneResolver): Mapper {
 }
 
 /**
- * mmdb-lib's tree walk and record decoding, apart: the walk gives the record's
- * data-section pointer, a key shared by every address of that record. The two
- * methods are private in the typings but stable in the pinned version; without
- * them (a future version) we fall back to the public get().
+ * mmdb-lib's file buffer and record decoding, apart from its tree walk: our
+ * walk (mmdb-tree.ts) gives the record's data-section pointer, a key shared by
+ * every address of that record. These members are private in the typings but
+ * stable in the pinned version; without them (a future version) we fall back
+ * to the public get().
  */
 interface ReaderInternals {
-  findAddressInTree(ip: string): [number | null, number];
+  db: Buffer;
+  ipv4StartNodeNumber: number;
   resolveDataPointer(pointer: number): unknown;
 }
 
-function internalsOf(reader: Reader<object>): ReaderInternals | null {
+function treeOf(
+  reader: Reader<object>,
+  options: TreeOptions,
+): { tree: MmdbTree; internals: ReaderInternals } | null {
   const r = reader as unknown as Partial<ReaderInternals>;
-  return typeof r.findAddressInTree === 'function' && typeof r.resolveDataPointer === 'function'
-    ? (reader as unknown as ReaderInternals)
-    : null;
+  if (
+    !Buffer.isBuffer(r.db) ||
+    typeof r.ipv4StartNodeNumber !== 'number' ||
+    typeof r.resolveDataPointer !== 'function'
+  ) {
+    return null;
+  }
+  const internals = reader as unknown as ReaderInternals;
+  const { nodeCount, recordSize } = reader.metadata;
+  const tree = new MmdbTree(
+    { db: internals.db, nodeCount, recordSize, ipv4Start: internals.ipv4StartNodeNumber },
+    options,
+  );
+  return { tree, internals };
 }
 
 /** A mapped location with its JSON, as it appears inside the GeoIP record. */
@@ -143,7 +160,8 @@ export function locationJson(l: GeoLocation): string {
 }
 
 class FamilyReader {
-  private readonly internals: ReaderInternals | null;
+  private readonly walk: { tree: MmdbTree; internals: ReaderInternals } | null;
+  private readonly ipv6: boolean;
   /** mapped entries by data-section pointer: the work is done once per distinct record */
   private readonly entries: LRUCache<number, GeoEntry>;
   private readonly memo = new WeakMap<object, GeoEntry>();
@@ -152,18 +170,23 @@ class FamilyReader {
     private readonly reader: Reader<object>,
     private readonly map: Mapper,
     maxEntries: number,
+    answersIpv4: boolean,
   ) {
-    this.internals = internalsOf(reader);
+    this.walk = treeOf(reader, { ipv4Table: answersIpv4 });
+    this.ipv6 = reader.metadata.ipVersion === 6;
     this.entries = new LRUCache({ max: maxEntries });
   }
 
-  lookup(address: string): GeoEntry | null {
-    if (this.internals === null) return this.viaGet(address);
-    const [pointer] = this.internals.findAddressInTree(address);
+  lookup(ip: Ip): GeoEntry | null {
+    // an IPv4-only tree knows nothing of IPv6 addresses
+    if (ip.version === 6 && !this.ipv6) return null;
+    if (this.walk === null) return this.viaGet(ip.text);
+    const { tree, internals } = this.walk;
+    const pointer = ip.version === 4 ? tree.v4(ip) : tree.v6(ip);
     if (pointer === null) return null;
     let entry = this.entries.get(pointer);
     if (entry === undefined) {
-      entry = this.entry(this.internals.resolveDataPointer(pointer));
+      entry = this.entry(internals.resolveDataPointer(pointer));
       this.entries.set(pointer, entry);
     }
     return entry;
@@ -192,12 +215,12 @@ export class MmdbGeoSource implements GeoSource {
   private readonly v6: FamilyReader;
 
   constructor(v4: Reader<object>, v6: Reader<object> | null, map: Mapper, maxEntries = 50_000) {
-    this.v4 = new FamilyReader(v4, map, maxEntries);
-    this.v6 = v6 === null ? this.v4 : new FamilyReader(v6, map, maxEntries);
+    this.v4 = new FamilyReader(v4, map, maxEntries, true);
+    this.v6 = v6 === null ? this.v4 : new FamilyReader(v6, map, maxEntries, false);
   }
 
   entry(ip: Ip): GeoEntry | null {
-    return (ip.version === 6 ? this.v6 : this.v4).lookup(ip.text);
+    return (ip.version === 6 ? this.v6 : this.v4).lookup(ip);
   }
 
   lookup(ip: Ip): GeoLocation | null {
