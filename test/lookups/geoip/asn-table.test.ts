@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseAsnCsv } from '../../../src/lookups/geoip/asn-csv.js';
 import { AsnTable } from '../../../src/lookups/geoip/asn-table.js';
-import { parseIp } from '../../../src/net/ip.js';
+import { formatIpv4, parseIp } from '../../../src/net/ip.js';
 
 const CSV = [
   // deliberately out of order: the table sorts
@@ -176,5 +176,38 @@ describe('AsnTable overlapping ranges', () => {
     assert.deepEqual(lookup(t, '10.0.0.16'), [2, 'Inner']);
     assert.deepEqual(lookup(t, '10.0.0.31'), [2, 'Inner']);
     assert.deepEqual(lookup(t, '10.0.0.32'), [1, 'Outer']);
+  });
+
+  it('IPv4 lookups agree with a linear scan on random tables', () => {
+    for (let round = 0; round < 5; round++) {
+      // sorted, disjoint random ranges: short ones and ones spanning many /16s
+      const bounds = Array.from({ length: 600 }, () => Math.floor(Math.random() * 2 ** 32))
+        .sort((a, b) => a - b)
+        .filter((v, i, all) => i === 0 || v !== all[i - 1]);
+      const ranges: { start: number; end: number; asn: number }[] = [];
+      for (let i = 0; i + 1 < bounds.length; i += 2) {
+        const start = bounds[i] ?? 0;
+        const end =
+          Math.random() < 0.5
+            ? (bounds[i + 1] ?? start)
+            : Math.min(start + 255, bounds[i + 1] ?? start);
+        ranges.push({ start, end, asn: i + 1 });
+      }
+      const csv = ranges
+        .map((r) => `${formatIpv4(r.start)},${formatIpv4(r.end)},${r.asn},Org "${r.asn}"`)
+        .join('\n');
+      const t = AsnTable.fromRanges(parseAsnCsv(csv).rows);
+      const probes = [0, 2 ** 32 - 1];
+      for (const r of ranges)
+        probes.push(r.start, r.end, Math.max(0, r.start - 1), Math.min(2 ** 32 - 1, r.end + 1));
+      for (let i = 0; i < 2_000; i++) probes.push(Math.floor(Math.random() * 2 ** 32));
+      for (const value of probes) {
+        const want = ranges.find((r) => r.start <= value && value <= r.end) ?? null;
+        const ip = parseIp(formatIpv4(value));
+        assert.ok(ip !== null);
+        const got = t.lookup(ip);
+        assert.equal(got?.asn ?? null, want?.asn ?? null, formatIpv4(value));
+      }
+    }
   });
 });
