@@ -3,7 +3,12 @@
 // kind, rate-limit rejections and the age of every data set. The per-request
 // series are counted by src/request-stats.ts and rendered by prom-client.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { FastCounter, FastHistogram } from './request-stats.js';
+import {
+  FastCounter,
+  FastHistogram,
+  type CounterSeries,
+  type HistogramSeries,
+} from './request-stats.js';
 
 export type UpstreamKind = 'dns' | 'dnsbl' | 'rdap' | 'whois';
 
@@ -86,21 +91,43 @@ export function createMetrics(now: () => number = Date.now): Metrics {
     },
   });
 
+  type RequestSeries = { count: CounterSeries; time: HistogramSeries };
+  type StatusSeries = Map<number, RequestSeries>;
+  const requestSeries = new Map<string, Map<string, StatusSeries>>();
+  const cacheSeries = new Map<string, { hit: CounterSeries; miss: CounterSeries }>();
+
   return {
     contentType: registry.contentType,
     observeRequest(route, method, status, seconds) {
-      requests.inc(`${route} ${method} ${status}`, () => ({
-        route,
-        method,
-        status: String(status),
-      }));
-      latency.observe(`${route} ${status}`, () => ({ route, status: String(status) }), seconds);
+      // nested maps: route and method strings are interned, so no key is built per request
+      let byMethod = requestSeries.get(route);
+      if (byMethod === undefined)
+        requestSeries.set(route, (byMethod = new Map<string, StatusSeries>()));
+      let byStatus = byMethod.get(method);
+      if (byStatus === undefined)
+        byMethod.set(method, (byStatus = new Map<number, RequestSeries>()));
+      let series = byStatus.get(status);
+      if (series === undefined) {
+        const code = String(status);
+        series = {
+          count: requests.series({ route, method, status: code }),
+          time: latency.series({ route, status: code }),
+        };
+        byStatus.set(status, series);
+      }
+      series.count.value++;
+      series.time.observe(seconds);
     },
     cache(namespace, hit) {
-      cache.inc(hit ? `${namespace} hit` : `${namespace} miss`, () => ({
-        endpoint: namespace,
-        result: hit ? 'hit' : 'miss',
-      }));
+      let pair = cacheSeries.get(namespace);
+      if (pair === undefined) {
+        pair = {
+          hit: cache.series({ endpoint: namespace, result: 'hit' }),
+          miss: cache.series({ endpoint: namespace, result: 'miss' }),
+        };
+        cacheSeries.set(namespace, pair);
+      }
+      (hit ? pair.hit : pair.miss).value++;
     },
     upstream(kind, seconds, outcome) {
       upstream.labels(kind, outcome).observe(seconds);
