@@ -11,8 +11,9 @@ export interface CachedValue extends Envelope {
 }
 
 /**
- * A cached value with its HTTP body, memoised by the app on the first hit:
- * the body string is built (and flattened) once instead of once per hit.
+ * A value with its HTTP body, memoised by the app (built with a miss, or on
+ * the first hit of an entry that came without one): the body string is built
+ * and flattened once, not once per hit.
  */
 export interface Envelope {
   value: string;

@@ -1,5 +1,6 @@
-// Path matching for a handful of routes: paths are split into segments and
-// compared literal by literal; `:name` segments capture (percent-decoded).
+// Path matching for a handful of routes: paths without parameters in one Map
+// lookup, the others walked segment by segment and compared literal by
+// literal; `:name` segments capture (percent-decoded).
 // Knowing every route's path also lets us answer 405 with `Allow` for a known
 // path with another method, instead of a misleading 404.
 import type { AnyRoute } from './route.js';
