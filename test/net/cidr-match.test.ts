@@ -3,13 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PrefixList, cidrContains, ipv4Mask, parseCidr } from '../../src/net/cidr-match.js';
-import { parseIp, type Ip } from '../../src/net/ip.js';
-
-function ip(text: string): Ip {
-  const parsed = parseIp(text);
-  assert.ok(parsed, `test address ${text} must parse`);
-  return parsed;
-}
+import { ip } from '../helpers/addresses.js';
 
 describe('parseCidr', () => {
   const accepted: { input: string; text: string; version: 4 | 6; prefixLength: number }[] = [

@@ -3,13 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isBogon, specialPurposeRange } from '../../../src/lookups/geoip/bogons.js';
-import { parseIp, type Ip } from '../../../src/net/ip.js';
-
-function ip(text: string): Ip {
-  const parsed = parseIp(text);
-  assert.ok(parsed, `test address ${text} must parse`);
-  return parsed;
-}
+import { ip } from '../../helpers/addresses.js';
 
 // [range, first address, last address, the RFC its label must cite]
 const IPV4_SPECIAL: [string, string, string, string][] = [

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AppError } from '../../../src/errors.js';
-import { parseIp, type Ip } from '../../../src/net/ip.js';
 import {
   findRegistry,
   parseIanaBootstrap,
@@ -11,12 +10,7 @@ import {
 import { assertRegistrable } from '../../../src/lookups/rdap/special-ranges.js';
 import { loopbackFetch, startRdapServer, type RdapServer } from '../../helpers/rdap-server.js';
 import { RDAP_FIXTURES, readJson } from './fixture-files.js';
-
-const ip = (text: string): Ip => {
-  const parsed = parseIp(text);
-  if (parsed === null) throw new Error(`bad test address ${text}`);
-  return parsed;
-};
+import { ip } from '../../helpers/addresses.js';
 
 void describe('bootstrap snapshot', () => {
   const table = snapshotBootstrap();

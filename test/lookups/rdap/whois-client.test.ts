@@ -1,21 +1,13 @@
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { AppError } from '../../../src/errors.js';
-import { parseIp, type Ip } from '../../../src/net/ip.js';
 import { createWhoisClient, type WhoisClientOptions } from '../../../src/lookups/rdap/index.js';
 import { loopbackFetch, startRdapServer, type RdapServer } from '../../helpers/rdap-server.js';
 import { loopbackConnect, startWhoisServer, type WhoisServer } from '../../helpers/whois-server.js';
 import { WHOIS_FIXTURES, fixturePairs } from './fixture-files.js';
+import { ip, isCode } from '../../helpers/addresses.js';
 
 const TIMEOUT_MS = 300;
-const ip = (text: string): Ip => {
-  const parsed = parseIp(text);
-  if (parsed === null) throw new Error(`bad test address ${text}`);
-  return parsed;
-};
-const isCode = (code: string) => (error: unknown) =>
-  error instanceof AppError && error.code === code;
 
 let rdap: RdapServer;
 let whois: WhoisServer;

@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseIp } from '../../../src/net/ip.js';
 import { PrefixIndex } from '../../../src/lookups/vpn/prefix-index.js';
-
-function ip(text: string) {
-  const parsed = parseIp(text);
-  if (parsed === null) throw new Error(`bad test address ${text}`);
-  return parsed;
-}
+import { ip } from '../../helpers/addresses.js';
 
 const index = PrefixIndex.build([
   { label: 'aws', prefixes: ['3.5.140.0/22', '52.94.76.0/22', '2600:1f14::/35'] },
