@@ -7,7 +7,11 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        // the plain-JS build check runs before tsc, so it is no part of a tsconfig
+        projectService: { allowDefaultProject: ['scripts/build-if-stale.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': [

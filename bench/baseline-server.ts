@@ -1,35 +1,31 @@
-// The yardstick for `npm run bench`: a bare node:http server answering a
-// constant JSON body of the same size as a GeoIP answer, with no routing,
-// no rate limit, no cache and no logging.
+// The yardstick for `npm run bench`: a bare node:http server answering one
+// constant JSON body the size of a GeoIP answer, with no routing, no rate
+// limit, no cache and no logging. The same server and body as the reference
+// ../shared/bench/servers/bare.mjs; it listens on 127.0.0.1:$PORT.
 import { createServer } from 'node:http';
 
-const body = JSON.stringify({
-  data: {
-    ip: '8.8.8.8',
-    country: 'US',
-    city: 'Mountain View',
-    region: 'California',
-    timezone: 'America/Los_Angeles',
-    latitude: 37.422,
-    longitude: -122.085,
-    isp: 'Google LLC',
-    asn: 'AS15169',
-    org: 'Google LLC',
-    bogon: false,
-  },
-});
+const body = Buffer.from(
+  JSON.stringify({
+    data: {
+      ip: '203.0.113.199',
+      country: 'DE',
+      city: 'Frankfurt am Main',
+      region: 'Hessen',
+      timezone: 'Europe/Berlin',
+      latitude: 50.110900878906,
+      longitude: 8.682100296021,
+      isp: 'Deutsche Telekom AG, Internet Service Provider',
+      asn: 'AS3320',
+      org: 'Deutsche Telekom AG, Internet Service Provider, Backbone',
+    },
+  }),
+);
+const headers = {
+  'content-type': 'application/json; charset=utf-8',
+  'content-length': body.length,
+};
 
-const port = Number(process.argv[2] ?? 0);
-const server = createServer((_req, res) => {
-  res.writeHead(200, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-  });
+createServer((_req, res) => {
+  res.writeHead(200, headers);
   res.end(body);
-});
-server.listen(port, '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(
-    `listening ${typeof address === 'object' && address ? address.port : port}\n`,
-  );
-});
+}).listen(Number(process.env['PORT'] ?? 18080), '127.0.0.1');

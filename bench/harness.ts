@@ -1,82 +1,151 @@
-// What the benchmarks share: starting a server pinned to CPU 0, loading it
-// from CPU 1 with wrk (or autocannon), and reading a process's CPU time and
-// RSS from /proc.
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// What `npm run bench` does to processes: start a server pinned to a CPU,
+// wait for its first answer, load it with wrk from the other CPU, and read its
+// CPU time and RSS from /proc.
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { createServer } from 'node:net';
-import autocannon from 'autocannon';
+import { cpus } from 'node:os';
 
-export const here = dirname(fileURLToPath(import.meta.url));
-export const DURATION = Number(process.env['BENCH_SECONDS'] ?? 10);
-export const CONNECTIONS = 50;
-
-export interface Result {
-  rps: number;
-  /** requests completed in the measured window */
-  requests: number;
-  p50: number;
-  p99: number;
-  rssMb: number;
-  non2xx: number;
+/** What `npm run bench` needs and does not find: it says which and exits 2. */
+export function missingTools(): string[] {
+  const missing: string[] = [];
+  // wrk prints its version and exits 1; only a missing binary is an error here
+  for (const [tool, args] of [
+    ['wrk', ['--version']],
+    ['taskset', ['--version']],
+  ] as const) {
+    if (spawnSync(tool, args, { stdio: 'ignore' }).error) missing.push(tool);
+  }
+  try {
+    readFileSync('/proc/self/stat');
+  } catch {
+    missing.push('/proc (Linux)');
+  }
+  if (cpus().length < 2) missing.push('two CPUs (the servers on CPU 0, wrk on CPU 1)');
+  return missing;
 }
 
+/** Pins a running process (all its threads) to one CPU. */
 export function pin(pid: number, cpu: number): void {
-  try {
-    execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
-  } catch {
-    process.stderr.write(`taskset unavailable: process ${pid} not pinned\n`);
-  }
+  execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
 }
 
 export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {
       const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+      probe.close(() =>
+        typeof address === 'object' && address
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
     });
   });
 }
 
-async function waitForPort(port: number, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
-      await res.arrayBuffer();
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error(`nothing listens on ${port}`);
-}
-
-/** the heap flags of `npm start` (see package.json) */
-export const SERVICE_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=192'];
-
-export interface Started {
+export interface Server {
+  name: string;
   child: ChildProcess;
   port: number;
+  /** the process that listens (and whose CPU time is counted) */
+  pid: number;
+  /** where its stderr goes */
+  errFile: string;
+  /** ms from spawning it to its first 2xx answer to the ready path */
+  readyMs: number;
 }
 
-export async function start(
-  script: string,
-  env: Record<string, string>,
-  pinned = true,
-  flags: readonly string[] = [],
-): Promise<Started> {
-  const port = await freePort();
-  // a server's logs go to /dev/null: written and serialised, but not to a terminal
-  const child = spawn(process.execPath, [...flags, script, String(port)], {
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
+const running = new Set<ChildProcess>();
+
+/** Stops a server and whatever it started (it runs in its own process group). */
+export function stop(child: ChildProcess): void {
+  running.delete(child);
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGTERM');
+  } catch {
+    // already gone
+  }
+}
+
+export function stopAll(): void {
+  for (const child of [...running]) stop(child);
+}
+
+/** One GET; true on a 2xx answer (as `curl -f`). */
+function answers(port: number, path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+      res.resume();
+      resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300);
+    });
+    req.setTimeout(2000, () => req.destroy());
+    req.on('error', () => resolve(false));
   });
-  await waitForPort(port, child);
-  if (pinned) pin(child.pid ?? 0, 0);
-  return { child, port };
+}
+
+/**
+ * Spawns `command` pinned to `cpu` in its own process group, stdout to
+ * /dev/null and stderr to `errFile`, and waits (polling every 10 ms) for its
+ * first 2xx answer to `readyPath` on `port`.
+ */
+export async function startServer(options: {
+  name: string;
+  command: readonly string[];
+  cwd: string;
+  env: Record<string, string>;
+  port: number;
+  cpu: number;
+  errFile: string;
+  readyPath: string;
+  timeoutMs: number;
+}): Promise<Server> {
+  const { name, command, port, readyPath, timeoutMs } = options;
+  const err = openSync(options.errFile, 'a');
+  const t0 = performance.now();
+  const child = spawn('taskset', ['-c', String(options.cpu), ...command], {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', err],
+    detached: true,
+  });
+  closeSync(err);
+  running.add(child);
+  const spawned: { error?: Error } = {};
+  child.once('error', (error) => (spawned.error = error));
+  for (;;) {
+    if (await answers(port, readyPath)) break;
+    if (spawned.error) throw new Error(`${name}: ${spawned.error.message}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before answering`);
+    }
+    if (performance.now() - t0 > timeoutMs) {
+      stop(child);
+      throw new Error(`${name} did not answer ${readyPath} within ${timeoutMs / 1000} s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const readyMs = Math.floor(performance.now() - t0);
+  return {
+    name,
+    child,
+    port,
+    pid: listenerPid(port) ?? child.pid ?? 0,
+    errFile: options.errFile,
+    readyMs,
+  };
+}
+
+/** The pid listening on a local TCP port, from `ss` (as perf-bar.sh finds it). */
+function listenerPid(port: number): number | null {
+  try {
+    const out = execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' });
+    const pid = /pid=(\d+)/.exec(out)?.[1];
+    return pid === undefined ? null : Number(pid);
+  } catch {
+    return null;
+  }
 }
 
 const CLOCK_TICKS = (() => {
@@ -87,7 +156,7 @@ const CLOCK_TICKS = (() => {
   }
 })();
 
-/** CPU time (user + system, all threads) a process has used so far, from /proc. */
+/** CPU time (utime + stime, all threads) a process has used so far, in seconds. */
 export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // after "pid (comm) " the fields start at the 3rd; utime and stime are the 14th and 15th
@@ -95,120 +164,81 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
+/** Resident set size in MB (VmRSS, rounded down). */
 export function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
+  return Math.floor(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
-export function randomPublicIpv4(): string {
-  for (;;) {
-    const a = 1 + Math.floor(Math.random() * 223);
-    if (a === 10 || a === 127 || a === 100 || a === 169 || a === 172 || a === 192 || a === 198)
-      continue;
-    return `${a}.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`;
-  }
-}
-
-const WRK_RANDOM_IP = (suffix: string) => `
-math.randomseed(os.time())
-local suffix = "${suffix}"
-local skip = { [10] = true, [100] = true, [127] = true, [169] = true, [172] = true, [192] = true, [198] = true }
+/** perf-bar.sh's wrk/random-paths.lua: cycle through the paths in $PATHS_FILE. */
+export const CYCLE_PATHS_LUA = `-- wrk script: cycle through a list of request paths (one per line) read from $PATHS_FILE
+local paths = {}
+local i = 0
+init = function(args)
+  local f = assert(io.open(os.getenv("PATHS_FILE"), "r"))
+  for line in f:lines() do paths[#paths + 1] = line end
+  f:close()
+  i = math.random(#paths)
+end
 request = function()
-  local a = math.random(1, 223)
-  while skip[a] do a = math.random(1, 223) end
-  return wrk.format(nil, string.format("/ip/%d.%d.%d.%d" .. suffix, a, math.random(0, 255), math.random(0, 255), math.random(1, 254)))
+  i = i + 1
+  if i > #paths then i = 1 end
+  return wrk.format("GET", paths[i])
 end
 `;
 
-function hasWrk(): boolean {
-  try {
-    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch (error) {
-    // wrk prints its version and exits 1
-    return (error as { status?: number }).status === 1;
-  }
+export interface Load {
+  /** CPU time of the server per request wrk completed, µs */
+  usPerRequest: number;
+  requests: number;
+  requestsPerSecond: number;
+  p99Ms: number;
+  /** wrk's "Non-2xx or 3xx responses" and "Socket errors" lines, when present */
+  problems: string[];
 }
 
-export const USE_WRK = process.env['BENCH_CLIENT'] !== 'autocannon' && hasWrk();
-
-/** wrk's --latency output: "  50%    2.93ms" */
-function wrkMs(output: string, percentile: string): number {
-  const m = new RegExp(`\\s${percentile}%\\s+([\\d.]+)(us|ms|s)`).exec(output);
-  if (!m) return NaN;
+/** wrk's --latency line "     99%   12.34ms", in ms */
+function percentileMs(output: string, percentile: string): number {
+  const m = new RegExp(`^\\s*${percentile}%\\s+([\\d.]+)(us|ms|s)\\s*$`, 'm').exec(output);
+  if (!m) return 0;
   const value = Number(m[1]);
   return m[2] === 'us' ? value / 1000 : m[2] === 's' ? value * 1000 : value;
 }
 
-export async function load(
-  port: number,
-  pid: number,
-  path: string | (() => string),
-  seconds = DURATION,
-): Promise<Result> {
-  if (USE_WRK) {
-    const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency'];
-    if (typeof path !== 'string') {
-      const script = join(tmpdir(), 'ipintel-bench-random-ip.lua');
-      // the Lua script draws the address; the sample path gives what follows it
-      writeFileSync(script, WRK_RANDOM_IP(path().replace(/^\/ip\/[\d.]+/, '')));
-      args.push('-s', script);
-    }
-    args.push(`http://127.0.0.1:${port}${typeof path === 'string' ? path : '/'}`);
-    const output = await new Promise<string>((resolve, reject) => {
-      execFile('taskset', ['-c', '1', 'wrk', ...args], (error, stdout) => {
-        if (error) reject(new Error(`wrk failed: ${error.message}`));
-        else resolve(stdout);
-      });
-    });
-    const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
-    return {
-      rps: Math.round(Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 0)),
-      requests: Number(/(\d+) requests in/.exec(output)?.[1] ?? 0),
-      p50: wrkMs(output, '50'),
-      p99: wrkMs(output, '99'),
-      rssMb: rssMb(pid),
-      non2xx,
-    };
-  }
-  const makePath = typeof path === 'string' ? () => path : path;
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
-    duration: seconds,
-    requests: [{ setupRequest: (req) => ({ ...req, path: makePath() }) }],
-  });
-  return {
-    rps: Math.round(result.requests.average),
-    requests: result.requests.total,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    rssMb: rssMb(pid),
-    non2xx: result.non2xx,
-  };
-}
-
 /**
- * Both servers loaded at the same time (each pinned to CPU 0, one client
- * each on CPU 1), so whatever the neighbours do, they do to both; the CPU
- * time each process spent per request (µs) gives the cost ratio, req/s being
- * ≈ 1 / cost for a CPU-bound server. Null without /proc.
+ * `wrk -t1 -c<connections> -d<seconds>s --latency -s <lua>` pinned to `cpu`,
+ * cycling through `pathsFile`, with the server's CPU time read just before
+ * and just after.
  */
-export async function concurrentCost(
-  a: Started,
-  b: Started,
-  path: string | (() => string),
-): Promise<[number, number] | null> {
-  const pids = [a.child.pid ?? 0, b.child.pid ?? 0] as const;
-  try {
-    const before = pids.map(cpuSeconds);
-    const [ra, rb] = await Promise.all([load(a.port, pids[0], path), load(b.port, pids[1], path)]);
-    const after = pids.map(cpuSeconds);
-    const us = (i: 0 | 1, r: Result) =>
-      r.requests === 0 ? NaN : (((after[i] ?? 0) - (before[i] ?? 0)) / r.requests) * 1e6;
-    return [us(0, ra), us(1, rb)];
-  } catch {
-    return null;
-  }
+export async function load(
+  server: Server,
+  options: { pathsFile: string; lua: string; seconds: number; connections: number; cpu: number },
+): Promise<Load> {
+  const args = ['-c', String(options.cpu), 'wrk', '-t1', `-c${options.connections}`];
+  args.push(`-d${options.seconds}s`, '--latency', '-s', options.lua);
+  args.push(`http://127.0.0.1:${server.port}/`);
+  const before = cpuSeconds(server.pid);
+  const output = await new Promise<string>((resolve, reject) => {
+    execFile(
+      'taskset',
+      args,
+      { env: { ...process.env, PATHS_FILE: options.pathsFile } },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`wrk failed: ${error.message}${stderr}`));
+        else resolve(stdout);
+      },
+    );
+  });
+  const after = cpuSeconds(server.pid);
+  const requests = Number(/(\d+) requests in/.exec(output)?.[1] ?? 0);
+  const problems = [/Non-2xx or 3xx responses: \d+/, /Socket errors: .*/]
+    .map((re) => re.exec(output)?.[0])
+    .filter((line): line is string => line !== undefined);
+  return {
+    usPerRequest: requests > 0 ? ((after - before) * 1e6) / requests : 0,
+    requests,
+    requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? 0),
+    p99Ms: percentileMs(output, '99'),
+    problems,
+  };
 }

@@ -8,7 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig, PROJECT_ROOT } from '../src/config.js';
-import { loadEmbeddedAsnTable } from '../src/lookups/geoip/load.js';
+import { loadEmbedded } from '../src/data/compile-sources.js';
+import { createGeoIpLookup } from '../src/lookups/geoip/geoip.js';
 import {
   CATEGORIES,
   FLAGS,
@@ -87,17 +88,14 @@ const feedDir = join(config.dataDir, 'feeds');
 const labelsPath = join(PROJECT_ROOT, 'resources', 'labelled-addresses.csv');
 
 const labels = parseLabelledAddresses(await readFile(labelsPath, 'utf8'));
-// warnings (a rebuilt ASN table) go to stderr so stdout stays the report
-const asn = await loadEmbeddedAsnTable(
-  config.dataDir,
-  pino({ level: 'warn' }, pino.destination(2)),
-);
+// warnings (tables compiled now) go to stderr so stdout stays the report
+const asn = createGeoIpLookup({ tables: await loadEmbedded(pino({ level: 'warn' }, pino.destination(2))) });
 const index = (await DetectionIndexHolder.open({ dataDir: feedDir })).current();
 
 const counts = countByCategory(labels);
 out(`Labels: ${labelsPath}`);
 out(`  ${labels.length} addresses: ${CATEGORIES.map((c) => `${c} ${counts[c]}`).join(', ')}`);
-out(`ASN data: embedded DB-IP table from ${config.dataDir}`);
+out(`ASN data: ${asn.tables.asn.manifest.name} (compiled tables)`);
 out(`ASN classes: ${index.asnClasses.size} rows`);
 if (index.feeds.length === 0) {
   out(`Feeds: none in ${feedDir} (ASN classes and org-name rules only; no Tor list, so isProxy`);
@@ -110,4 +108,4 @@ if (index.feeds.length === 0) {
 }
 for (const problem of index.problems) out(`  skipped: ${problem}`);
 out();
-report(evaluate(labels, routeDetector(asn, index)));
+report(evaluate(labels, routeDetector((ip) => asn.network(ip), index)));

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const server = await serveStdio({
     version: VERSION,
     log,
-    invoke: (path, query, ctx) => app.invoke(path, query, ctx),
+    call: (path, raw, ctx) => app.call(path, raw, ctx),
   });
   log.info({ version: VERSION }, 'ipintel MCP server on stdio');
   let stopping = false;

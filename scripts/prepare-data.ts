@@ -1,28 +1,35 @@
-// Derives the fast run-time tables from the embedded data sets, once, at
-// `npm install` (the `prepare` script) or by hand with `npm run prepare-data`:
-//  - the ASN table in binary form (the CSV takes ~1 s to parse at start-up);
-//  - the time zone of every distinct DB-IP location, resolved with geo-tz's
-//    full boundary data (exact polygons; the default "alike since 1970" data
-//    would answer Europe/Berlin for Oslo).
-// Both files are stamped with their sources, so a data update rebuilds them.
+// Compiles the embedded data sets into the installation's tables (tables/,
+// beside the code), once, at `npm install` (the `prepare` script) or by hand
+// with `npm run prepare-data`:
+//  1. the time zone of every distinct DB-IP location, resolved with geo-tz's
+//     full boundary data (exact polygons; the default "alike since 1970" data
+//     would answer Europe/Berlin for Oslo) — DB-IP Lite carries no time zone;
+//  2. the GeoIP and ASN range tables with their record fragments.
+// Each step is skipped when its output was made from the same source files.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { loadConfig } from '../src/config.js';
-import { TIMEZONE_INDEX_FILE, embeddedFiles } from '../src/lookups/geoip/embedded-data.js';
-import { loadEmbeddedAsnTable, timezoneIndexStamp } from '../src/lookups/geoip/load.js';
+import {
+  INSTALLED_TABLES_DIR,
+  TIMEZONE_INDEX_FILE,
+  compileEmbedded,
+  sha256File,
+} from '../src/data/compile-sources.js';
+import { embeddedFiles } from '../src/lookups/geoip/embedded-data.js';
 import { scanRecords } from '../src/lookups/geoip/mmdb-scan.js';
 import { TimezoneIndex, locationKey } from '../src/lookups/geoip/timezone.js';
 
 const log = pino({ level: 'info' }, pino.destination(2));
 
-async function buildTimezoneIndex(dataDir: string): Promise<void> {
-  const path = join(dataDir, TIMEZONE_INDEX_FILE);
-  const stamp = timezoneIndexStamp();
+async function buildTimezoneIndex(dir: string): Promise<TimezoneIndex> {
+  const path = join(dir, TIMEZONE_INDEX_FILE);
+  const files = embeddedFiles();
+  const stamp = [files.cityV4, files.cityV6].map((f) => sha256File(f).sha256).join(',');
   try {
-    if (TimezoneIndex.deserialize(readFileSync(path), stamp)) {
+    const index = TimezoneIndex.deserialize(readFileSync(path), stamp);
+    if (index !== null) {
       log.info({ path }, 'time-zone index is current');
-      return;
+      return index;
     }
   } catch {
     // missing: built below
@@ -30,7 +37,6 @@ async function buildTimezoneIndex(dataDir: string): Promise<void> {
   const { find } = await import('geo-tz/all');
   const started = performance.now();
   const points = new Map<number, [number, number]>();
-  const files = embeddedFiles();
   for (const file of [files.cityV4, files.cityV6]) {
     for (const record of scanRecords(readFileSync(file))) {
       const r = record as { latitude?: unknown; longitude?: unknown } | null;
@@ -54,10 +60,18 @@ async function buildTimezoneIndex(dataDir: string): Promise<void> {
     { path, entries: index.size, seconds: Math.round((performance.now() - started) / 100) / 10 },
     'time-zone index written',
   );
+  return index;
 }
 
-const config = loadConfig(process.env);
-mkdirSync(config.dataDir, { recursive: true });
-const table = await loadEmbeddedAsnTable(config.dataDir, log);
-log.info({ ranges: table.size }, 'ASN table ready');
-await buildTimezoneIndex(config.dataDir);
+mkdirSync(INSTALLED_TABLES_DIR, { recursive: true });
+const timezones = await buildTimezoneIndex(INSTALLED_TABLES_DIR);
+const result = await compileEmbedded(INSTALLED_TABLES_DIR, timezones, log);
+log.info(
+  {
+    dir: INSTALLED_TABLES_DIR,
+    geoip: result.geoip.manifest.counts,
+    asn: result.asn.manifest.counts,
+    rebuilt: result.rebuilt,
+  },
+  'compiled tables ready',
+);

@@ -1,11 +1,11 @@
 // WORKERS=n: n worker processes share the listening port through node:cluster
 // (the primary accepts and hands connections out). The primary loads no data
 // and answers no HTTP: it keeps the workers alive, counts rate-limit hits for
-// all of them (src/http/ipc-rate-limit-store.ts) and relays signals.
+// all of them (src/ratelimit/ipc-rate-limit-store.ts) and relays signals.
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import { serveRateLimits } from './http/ipc-rate-limit-store.js';
-import { MemoryRateLimitStore } from './http/rate-limit.js';
+import { serveRateLimits } from './ratelimit/ipc-rate-limit-store.js';
+import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
 
 export interface ClusterOptions {
   /** how long the primary waits for workers to exit after SIGTERM/SIGINT before killing them */

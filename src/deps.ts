@@ -10,29 +10,30 @@ import { LookupCache } from './cache/lookup-cache.js';
 import { PROJECT_ROOT, type Config } from './config.js';
 import { silentAccessLog, type AccessLog } from './http/access-log.js';
 import { buildOpenApi } from './http/openapi.js';
-import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
+import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
+import type { RateLimitStore } from './ratelimit/rate-limit-store.js';
 import type { AnyRoute } from './http/route.js';
-import { DBIP_ATTRIBUTION } from './lookups/geoip/embedded-data.js';
 import { createGeoIpLookup } from './lookups/geoip/geoip.js';
-import { loadGeoData, type GeoData } from './lookups/geoip/load.js';
-import { cidrRoutes } from './routes/cidr-routes.js';
-import { GEOIP_CACHE, geoipRoutes } from './routes/geoip-routes.js';
-import { opsRoutes } from './routes/ops-routes.js';
+import { loadGeoData, type DataSetInfo, type GeoData } from './lookups/geoip/load.js';
+import { cidrHandlers } from './routes/cidr-routes.js';
+import { geoipHandlers } from './routes/geoip-routes.js';
+import { opsHandlers } from './routes/ops-routes.js';
 import { AppError } from './errors.js';
 import { createMetrics, type Metrics, type UpstreamKind } from './metrics.js';
 import { createDnsClient } from './lookups/dns/index.js';
 import { createBlacklistChecker } from './lookups/dnsbl/index.js';
 import { BOOTSTRAP_FILE, createWhoisClient, readBootstrapFile } from './lookups/rdap/index.js';
 import { DetectionIndexHolder } from './lookups/vpn/index.js';
-import { networkRoutes, type NetworkLookups } from './routes/network-routes.js';
-import { mcpRoutes } from './mcp/mcp-route.js';
-import { vpnRoutes } from './routes/vpn-routes.js';
+import { networkHandlers, type NetworkLookups } from './routes/network-routes.js';
+import { mcpHandlers } from './mcp/mcp-route.js';
+import { vpnHandlers } from './routes/vpn-routes.js';
+import { routeTable } from './routes/route-table.js';
 
 export interface ServiceData {
   /** replaced in place by reloadGeoData, so every holder of this object sees the new data */
   geo: GeoData;
   vpn: DetectionIndexHolder;
-  /** bumped by each reload: part of the GeoIP and VPN cache keys, so no answer outlives its data */
+  /** bumped by each reload of the GeoIP/ASN data */
   generation: number;
 }
 
@@ -63,7 +64,9 @@ export async function reloadGeoData(
     { geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir },
     log,
   );
-  Object.assign(data.geo, fresh);
+  // one assignment each: a request reads the tables once, old or new
+  data.geo.tables = fresh.tables;
+  data.geo.dataSets = fresh.dataSets;
   data.generation++;
 }
 
@@ -155,13 +158,29 @@ export function buildService(
 ): App {
   const now = overrides.now ?? Date.now;
   const geoip = createGeoIpLookup(data.geo);
+  // DB-IP's CC BY 4.0 asks for a visible link wherever its data answers
+  // (the header is rebuilt only when a reload changes the data sets)
+  let attributed: readonly DataSetInfo[] | null = null;
+  let attributionHeaders: Readonly<Record<string, string>> | null = null;
+  const attribution = (): Readonly<Record<string, string>> | null => {
+    if (attributed !== data.geo.dataSets) {
+      attributed = data.geo.dataSets;
+      const set = attributed.find((d) => d.kind === 'geoip');
+      const a = set?.attribution;
+      attributionHeaders =
+        set === undefined || a == null
+          ? null
+          : { 'x-data-attribution': `${a.text} <${a.url}> (${set.licence})` };
+    }
+    return attributionHeaders;
+  };
   const metrics = overrides.metrics ?? createMetrics(now);
   metrics.dependencies(overrides.dependencies ?? (() => ({})));
   metrics.dataSetAges(() => [
     ...data.geo.dataSets.map((d) => ({
       name: d.name,
       kind: d.kind,
-      at: d.builtAt === null ? null : Date.parse(d.builtAt),
+      at: Date.parse(d.builtAt ?? d.compiledAt),
     })),
     ...data.vpn.current().feeds.map((f) => ({
       name: f.feed,
@@ -170,42 +189,44 @@ export function buildService(
     })),
   ]);
   const routes: AnyRoute[] = [];
-  // the MCP tools run the other routes through App.invoke, which exists only
+  // the MCP tools run the other routes through App.call, which exists only
   // once buildApp has returned: the route gets a late-bound reference
   let app: App | null = null;
   let openApi: string | null = null;
   routes.push(
-    ...opsRoutes({
-      version: VERSION,
-      dataSets: () => data.geo.dataSets,
-      isReady: overrides.isReady ?? (() => true),
-      openApi: () =>
-        (openApi ??= JSON.stringify(
-          buildOpenApi(routes, {
-            title: 'ipintel',
-            version: VERSION,
-            description:
-              'Self-hostable IP intelligence: GeoIP, VPN/hosting detection, RDAP/whois, DNS, DNSBL and CIDR. Success bodies are {"data": …}; errors are {"error": {"code", "message"}}.',
-          }),
-        )),
-      metrics,
-      dependencies: overrides.dependencies ?? (() => ({})),
-      endpoints: () => routes.map((r) => ({ method: r.method, path: r.path, summary: r.summary })),
-    }),
-    ...geoipRoutes(geoip, () => data.generation),
-    ...vpnRoutes({ lookup: (ip) => data.geo.asn.lookup(ip) }, data.vpn, () => data.generation),
-    ...networkRoutes(instrumented(overrides.network ?? networkLookups(config), metrics)),
-    ...cidrRoutes(),
-    ...mcpRoutes({
-      version: VERSION,
-      log,
-      invoke: (path, query, ctx) => {
-        if (app === null) throw new Error('the MCP route ran before the app was built');
-        return app.invoke(path, query, ctx);
-      },
+    ...routeTable({
+      ops: opsHandlers({
+        version: VERSION,
+        dataSets: () => data.geo.dataSets,
+        isReady: overrides.isReady ?? (() => true),
+        openApi: () =>
+          (openApi ??= JSON.stringify(
+            buildOpenApi(routes, {
+              title: 'ipintel',
+              version: VERSION,
+              description:
+                'Self-hostable IP intelligence: GeoIP, VPN/hosting detection, RDAP/whois, DNS, DNSBL and CIDR. Success bodies are {"data": …}; errors are {"error": {"code", "message"}}.',
+            }),
+          )),
+        metrics,
+        dependencies: overrides.dependencies ?? (() => ({})),
+        endpoints: () =>
+          routes.map((r) => ({ method: r.method, path: r.path, summary: r.summary })),
+      }),
+      geoip: geoipHandlers(geoip, attribution),
+      vpn: vpnHandlers(geoip, data.vpn),
+      network: networkHandlers(instrumented(overrides.network ?? networkLookups(config), metrics)),
+      cidr: cidrHandlers(),
+      mcp: mcpHandlers({
+        version: VERSION,
+        log,
+        call: (path, raw, ctx) => {
+          if (app === null) throw new Error('the MCP route ran before the app was built');
+          return app.call(path, raw, ctx);
+        },
+      }),
     }),
   );
-  const embeddedGeo = data.geo.dataSets.some((d) => d.kind === 'geoip' && d.source === 'embedded');
   app = buildApp(config, {
     log,
     accessLog: overrides.accessLog ?? silentAccessLog,
@@ -217,13 +238,6 @@ export function buildService(
     ),
     rateLimitStore: overrides.rateLimitStore ?? new MemoryRateLimitStore(now),
     routes,
-    extraHeaders: embeddedGeo
-      ? {
-          [GEOIP_CACHE.namespace]: {
-            'x-data-attribution': `${DBIP_ATTRIBUTION.text} <${DBIP_ATTRIBUTION.url}> (${DBIP_ATTRIBUTION.licence})`,
-          },
-        }
-      : {},
   });
   return app;
 }

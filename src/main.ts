@@ -3,12 +3,20 @@
 import cluster from 'node:cluster';
 import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { buildService, feedsDir, loadServiceData, reloadGeoData } from './deps.js';
+import {
+  buildService,
+  feedsDir,
+  loadServiceData,
+  reloadGeoData,
+  type ServiceData,
+} from './deps.js';
 import { updateFeeds } from './lookups/vpn/index.js';
-import { MemoryRateLimitStore } from './http/rate-limit.js';
-import { IpcRateLimitStore } from './http/ipc-rate-limit-store.js';
+import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
+import { IpcRateLimitStore } from './ratelimit/ipc-rate-limit-store.js';
+import { RedisRateLimitStore } from './ratelimit/redis-rate-limit-store.js';
+import { RedisCacheStore } from './cache/redis-cache-store.js';
 import { runCluster, signalWorkers } from './cluster.js';
-import { createRedisStores } from './redis/redis-health.js';
+import { openRedisLink, type RedisState } from './redis/redis-link.js';
 import { BatchedAccessLog, silentAccessLog, type AccessLog } from './http/access-log.js';
 import { DataError } from './lookups/geoip/load.js';
 
@@ -57,34 +65,11 @@ async function serve(
   started: number,
   rateLimit: string,
 ): Promise<void> {
-  // REDIS_URL: cache and rate-limit counters shared by every instance. While
-  // Redis is down the service keeps answering (misses, in-process limits) and
-  // says so once per incident, on /readyz and in metrics.
-  const redis =
-    config.redisUrl === null
-      ? null
-      : createRedisStores(config.redisUrl, {
-          memoryRateLimit: new MemoryRateLimitStore(),
-          onStateChange: (state, error) => {
-            if (state === 'up') log.info('redis is up: cache and rate limits are shared');
-            else
-              log.warn(
-                { err: error },
-                'redis is down: caching per lookup and limiting in process until it returns',
-              );
-          },
-        });
-  let data;
-  try {
-    data = await loadServiceData(config, log);
-  } catch (error) {
-    if (error instanceof DataError) {
-      log.fatal(error.message);
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  // Redis connects while the data loads
+  const [data, redis] = await Promise.all([
+    loadData(config, log),
+    config.redisUrl === null ? null : openRedis(config.redisUrl, log),
+  ]);
   let ready = true;
   const app = buildService(config, data, log, {
     isReady: () => ready,
@@ -104,7 +89,7 @@ async function serve(
       {
         address: app.server.address(),
         startupMs: Math.round(performance.now() - started),
-        timezoneIndex: data.geo.timezoneIndexSize,
+        data: data.geo.dataSets.map((d) => d.name),
         rssMb: Math.round(process.memoryUsage().rss / 1e6),
         rateLimit,
       },
@@ -155,6 +140,53 @@ async function serve(
   if (!cluster.isWorker) scheduleFeedUpdates(config, log, () => reloadFeeds('update'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+async function loadData(config: Readonly<Config>, log: Logger): Promise<ServiceData> {
+  try {
+    return await loadServiceData(config, log);
+  } catch (error) {
+    if (error instanceof DataError) {
+      log.fatal(error.message);
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+interface RedisStores {
+  cache: RedisCacheStore;
+  rateLimit: RedisRateLimitStore;
+  health: () => RedisState;
+  close(): Promise<void>;
+}
+
+/**
+ * REDIS_URL: the cache and the rate-limit counters shared by every instance,
+ * on one connection. While Redis is down the service keeps answering (misses,
+ * in-process limits) and says so once per incident, on /readyz and in metrics.
+ */
+async function openRedis(url: string, log: Logger): Promise<RedisStores> {
+  const link = await openRedisLink(url, {
+    onStateChange: (state, error) => {
+      if (state === 'up') log.info('redis is up: cache and rate limits are shared');
+      else
+        log.warn(
+          { err: error },
+          'redis is down: caching per lookup and limiting in process until it returns',
+        );
+    },
+  });
+  return {
+    // the format version of cached JSON: bump it when a lookup's shape changes,
+    // so no instance serves entries written in the old shape
+    cache: new RedisCacheStore(link, { version: '1' }),
+    // a hit Redis does not answer is counted in this process
+    rateLimit: new RedisRateLimitStore(link, new MemoryRateLimitStore()),
+    health: () => link.state,
+    close: () => link.close(),
+  };
 }
 
 function scheduleFeedUpdates(config: Readonly<Config>, log: Logger, onUpdated: () => void): void {

@@ -11,21 +11,22 @@ export interface CachedValue extends Envelope {
 }
 
 /**
- * A value with its HTTP body, memoised by the app (built with a miss, or on
- * the first hit of an entry that came without one): the body string is built
- * and flattened once, not once per hit.
+ * A value with its HTTP body, memoised by the app on the entry's first
+ * answer, and (in process) the record it was serialised from, so callers
+ * inside the process (MCP tools) need not parse the text back.
  */
 export interface Envelope {
   value: string;
   /** `{"data":<value>}` */
   body?: string | undefined;
-  /** UTF-8 length of `body` */
-  bytes?: number | undefined;
+  /** the record, when the entry was made in this process */
+  data?: unknown;
 }
 
 export interface CacheStore {
   get(key: string): CachedValue | undefined | Promise<CachedValue | undefined>;
-  set(key: string, value: string, ttlMs: number): void | Promise<void>;
+  /** `data`: the record `value` serialises, kept by stores in this process */
+  set(key: string, value: string, ttlMs: number, data?: unknown): void | Promise<void>;
   readonly size: number;
 }
 
@@ -60,14 +61,14 @@ export class MemoryCacheStore implements CacheStore {
     return entry;
   }
 
-  set(key: string, value: string, ttlMs: number): void {
+  set(key: string, value: string, ttlMs: number, data?: unknown): void {
     if (ttlMs <= 0) return;
     // every field from the start: one object shape for all entries
     this.entries?.set(key, {
       value,
       expiresAt: this.now() + ttlMs,
       body: undefined,
-      bytes: undefined,
+      data,
     });
   }
 }

@@ -9,7 +9,7 @@ import { after, type MaybePromise } from '../maybe-promise.js';
 export interface CacheResult {
   value: string;
   hit: boolean;
-  /** the stored entry of a hit, where the app memoises the response body */
+  /** the stored entry of a hit (or the envelope of a miss), where the app memoises the response body */
   entry?: Envelope | undefined;
   /** seconds the value stays fresh, for Cache-Control */
   maxAgeSeconds: number;
@@ -81,6 +81,6 @@ export class LookupCache {
       entry: envelope,
       maxAgeSeconds: Math.floor(ttlMs / 1000),
     };
-    return after(this.store.set(key, value, ttlMs), () => result);
+    return after(this.store.set(key, value, ttlMs, envelope?.data), () => result);
   }
 }

@@ -11,7 +11,7 @@
 // a deployment that changes the shape of a lookup never serves the old shape.
 import { createHash } from 'node:crypto';
 import type { CacheStore, CachedValue } from './cache-store.js';
-import type { RedisLink } from '../redis/redis-health.js';
+import type { RedisLink } from '../redis/redis-link.js';
 
 export interface RedisCacheStoreOptions {
   /** format version of the cached data: letters, digits, `.`, `_`, `-` */

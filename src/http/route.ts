@@ -22,6 +22,16 @@ export interface CachePolicy {
   visibility: 'public' | 'private';
 }
 
+/**
+ * How long clients may keep an answer computed from in-memory data (GeoIP,
+ * VPN detection): no server-side cache sits in front (a table lookup is
+ * cheaper than a cache hit), so no X-Cache either.
+ */
+export interface Lifetime {
+  ttlSeconds: number;
+  visibility: 'public' | 'private';
+}
+
 export interface RouteInput<P, Q> {
   params: P;
   query: Q;
@@ -49,6 +59,9 @@ export interface Route<P = unknown, Q = unknown, D = unknown> {
   /** error codes this route can answer, beyond the ones every route can (404/405/429/500) */
   errors: ErrorCode[];
   rateLimited: boolean;
+  /** answers from in-memory data: Cache-Control for clients, no server cache */
+  lifetime?: Lifetime;
+  /** answers that ask an upstream: kept in the lookup cache (X-Cache) */
   cache?: CachePolicy;
   /** the cache key for one input; required with `cache` */
   cacheKey?: (input: RouteInput<P, Q>) => string;
@@ -56,20 +69,59 @@ export interface Route<P = unknown, Q = unknown, D = unknown> {
   raw?: boolean;
   /** a JSON request body is read (bounded, Content-Type checked) into ctx.bodyText */
   body?: boolean;
-  /**
-   * The answer is a function of the checked params and query alone (no data,
-   * no clock, no caller): the app may answer the same URL again with it.
-   */
-  pure?: boolean;
+  /** headers of every successful answer (the data's attribution), read per request */
+  headers?: () => Readonly<Record<string, string>> | null;
+  /** the HTTP answer: the record, or its serialised form (RawJson, JsonBody) */
   handle(input: RouteInput<P, Q>): D | Promise<D>;
+  /**
+   * The record itself, for callers inside the process (MCP tools), when
+   * `handle` answers a serialised form; defaults to `handle`.
+   */
+  record?(input: RouteInput<P, Q>): unknown;
 }
 
 // Routes are stored side by side whatever their parameter types.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyRoute = Route<any, any, any>;
 
-export function defineRoute<P, Q, D>(route: Route<P, Q, D>): AnyRoute {
-  return route;
+/** What answers a route, apart from where it sits in the route table (src/routes/route-table.ts). */
+export type Handler<P = unknown, Q = unknown, D = unknown> = Omit<
+  Route<P, Q, D>,
+  'method' | 'path' | 'rateLimited' | 'lifetime' | 'cache'
+>;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyHandler = Handler<any, any, any>;
+
+export function defineHandler<P, Q, D>(handler: Handler<P, Q, D>): AnyHandler {
+  return handler;
+}
+
+export interface Placement {
+  /** counted against the client's rate limit */
+  limited: boolean;
+  lifetime?: Lifetime;
+  cache?: CachePolicy;
+}
+
+/** A handler at its method and path, with the table's rate-limit and caching decisions. */
+export function route(
+  method: Route['method'],
+  path: string,
+  handler: AnyHandler,
+  placement: Placement,
+): AnyRoute {
+  if ((placement.cache === undefined) !== (handler.cacheKey === undefined)) {
+    throw new Error(`${method} ${path}: a cache policy and a cache key go together`);
+  }
+  return {
+    ...handler,
+    method,
+    path,
+    rateLimited: placement.limited,
+    ...(placement.lifetime === undefined ? {} : { lifetime: placement.lifetime }),
+    ...(placement.cache === undefined ? {} : { cache: placement.cache }),
+  };
 }
 
 /**
@@ -83,7 +135,16 @@ export class Expiring<T> {
   ) {}
 }
 
-/** Data that is already JSON (built from memoised fragments on a hot path). */
+/** Data that is already JSON. */
 export class RawJson {
   constructor(readonly json: string) {}
+}
+
+/** The whole response body, `{"data":…}`, assembled by the lookup (the GeoIP and VPN hot paths). */
+export class JsonBody {
+  constructor(
+    readonly body: string,
+    /** its UTF-8 length, when the maker knows it (saves measuring it) */
+    readonly bytes?: number,
+  ) {}
 }

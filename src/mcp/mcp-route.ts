@@ -11,14 +11,16 @@
 //   from the client's real Accept (JSON unless it accepts only an event stream);
 // - a new transport and McpServer per request, as the SDK requires in stateless
 //   mode; GET and DELETE /mcp are left to the router (405, Allow: POST), since
-//   there is no session to resume or end and no server-initiated stream.
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+//   there is no session to resume or end and no server-initiated stream;
+// - the SDK (and ./server.js, which builds on it) is loaded by the first POST,
+//   not at start-up: the imports below are types only, erased at compile time.
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { defineRoute, type AnyRoute, type RawBody, type RequestContext } from '../http/route.js';
-import { connectMcp, createMcpServer } from './server.js';
-import type { Invoke } from './tools.js';
+import { defineHandler, type RawBody, type RequestContext } from '../http/route.js';
+import type { connectMcp, createMcpServer } from './server.js';
+import type { CallRoute } from './tools.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -33,8 +35,8 @@ const JSON_TYPE = 'application/json';
 export interface McpRouteDeps {
   version: string;
   log: Logger;
-  /** App.invoke, late-bound: the route table is built before the app that runs it */
-  invoke: Invoke;
+  /** App.call, late-bound: the route table is built before the app that runs it */
+  call: CallRoute;
 }
 
 const jsonRpcResponseSchema = z
@@ -51,23 +53,55 @@ const jsonRpcResponseSchema = z
       'A JSON-RPC 2.0 response (an array of them for a batch); no body (202) when the request held only notifications.',
   });
 
-export function mcpRoutes(deps: McpRouteDeps): AnyRoute[] {
-  return [
-    defineRoute({
-      method: 'POST',
-      path: MCP_PATH,
+/** What a POST /mcp needs from the SDK. */
+interface McpSdk {
+  Transport: typeof WebStandardStreamableHTTPServerTransport;
+  messageSchema: typeof JSONRPCMessageSchema;
+  createMcpServer: typeof createMcpServer;
+  connectMcp: typeof connectMcp;
+}
+
+let sdk: Promise<McpSdk> | undefined;
+
+/**
+ * The SDK, imported once, on first use: it takes ~0.3 s to load, which every
+ * start-up would pay for a route many deployments never see. Concurrent first
+ * requests share the one import; a failed import is tried again next time.
+ */
+function loadSdk(): Promise<McpSdk> {
+  sdk ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+    import('./server.js'),
+  ]).then(
+    ([transport, types, server]) => ({
+      Transport: transport.WebStandardStreamableHTTPServerTransport,
+      messageSchema: types.JSONRPCMessageSchema,
+      createMcpServer: server.createMcpServer,
+      connectMcp: server.connectMcp,
+    }),
+    (error: unknown) => {
+      sdk = undefined;
+      throw error;
+    },
+  );
+  return sdk;
+}
+
+export function mcpHandlers(deps: McpRouteDeps) {
+  return {
+    endpoint: defineHandler({
       summary: 'Model Context Protocol endpoint (Streamable HTTP, stateless)',
       description:
         'JSON-RPC 2.0 over HTTP for MCP clients: initialize, ping, tools/list and tools/call with one tool per lookup (geoip_lookup, vpn_detect, whois_lookup, dns_lookup, reverse_dns, blacklist_check, cidr_calculate, my_ip). No session and no initialize needed: a lone tools/list or tools/call works. Answers application/json unless the client accepts only text/event-stream. Protocol errors are JSON-RPC errors (-32700 and -32600 with HTTP 400, others with 200); tool failures are results with isError and the REST error code. GET and DELETE answer 405.',
       tags: ['MCP'],
       response: jsonRpcResponseSchema,
       errors: ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
-      rateLimited: true,
       raw: true,
       body: true,
       handle: ({ ctx }) => handleMcp(ctx, deps),
     }),
-  ];
+  };
 }
 
 async function handleMcp(ctx: RequestContext, deps: McpRouteDeps): Promise<RawBody> {
@@ -77,16 +111,17 @@ async function handleMcp(ctx: RequestContext, deps: McpRouteDeps): Promise<RawBo
   } catch {
     return rpcError(-32700, 'Parse error: the body is not valid JSON.', null);
   }
-  const invalid = invalidRequest(message);
+  const mcp = await loadSdk();
+  const invalid = invalidRequest(message, mcp.messageSchema);
   if (invalid !== null) return rpcError(-32600, `Invalid Request: ${invalid}`, requestId(message));
 
   // no sessionIdGenerator: stateless, no Mcp-Session-Id issued or checked
-  const transport = new WebStandardStreamableHTTPServerTransport({
+  const transport = new mcp.Transport({
     enableJsonResponse: !wantsEventStream(ctx.headers.accept),
   });
-  const server = createMcpServer(deps.version, { invoke: deps.invoke, ctx, log: deps.log });
+  const server = mcp.createMcpServer(deps.version, { call: deps.call, ctx, log: deps.log });
   try {
-    await connectMcp(server, transport, deps.log);
+    await mcp.connectMcp(server, transport, deps.log);
     const headers = new Headers({ accept: SDK_ACCEPT });
     for (const name of FORWARDED_HEADERS) {
       const value = ctx.headers[name];
@@ -113,16 +148,19 @@ async function handleMcp(ctx: RequestContext, deps: McpRouteDeps): Promise<RawBo
  * Why the parsed body is not a JSON-RPC message (or a batch of them), as the
  * SDK itself defines one; null when it is.
  */
-function invalidRequest(message: unknown): string | null {
+function invalidRequest(
+  message: unknown,
+  messageSchema: typeof JSONRPCMessageSchema,
+): string | null {
   if (Array.isArray(message)) {
     if (message.length === 0) return 'an empty batch.';
-    const bad = message.findIndex((item) => !JSONRPCMessageSchema.safeParse(item).success);
+    const bad = message.findIndex((item) => !messageSchema.safeParse(item).success);
     return bad === -1 ? null : `batch element ${bad} is not a JSON-RPC 2.0 message.`;
   }
   if (typeof message !== 'object' || message === null) {
     return 'the body must be a JSON-RPC 2.0 object (or an array of them).';
   }
-  return JSONRPCMessageSchema.safeParse(message).success
+  return messageSchema.safeParse(message).success
     ? null
     : 'not a JSON-RPC 2.0 message: it needs "jsonrpc": "2.0", a string "method" and, for a request, a string or integer "id" (no other members).';
 }

@@ -1,6 +1,6 @@
 // The MCP tools over stdio, for desktop clients (Claude Desktop, Cursor) that
 // spawn the server as a child process. The lookups run in-process through the
-// app's invoke (no listening socket); stdout carries the protocol alone, so
+// app's call (no listening socket); stdout carries the protocol alone, so
 // whoever builds the app must send its logs elsewhere (scripts/mcp-stdio.ts
 // logs to stderr).
 import type { Readable, Writable } from 'node:stream';
@@ -10,13 +10,13 @@ import type { Logger } from 'pino';
 import type { RequestContext } from '../http/route.js';
 import { parseIp, type Ip } from '../net/ip.js';
 import { connectMcp, createMcpServer } from './server.js';
-import type { Invoke } from './tools.js';
+import type { CallRoute } from './tools.js';
 
 export interface StdioOptions {
   version: string;
   log: Logger;
-  /** App.invoke of an app built for this process */
-  invoke: Invoke;
+  /** App.call of an app built for this process */
+  call: CallRoute;
   stdin?: Readable;
   stdout?: Writable;
 }
@@ -28,7 +28,7 @@ const LOOPBACK = parseIp('127.0.0.1') as Ip;
 export async function serveStdio(options: StdioOptions): Promise<McpServer> {
   const ctx: RequestContext = { clientIp: LOOPBACK, requestId: 'mcp-stdio', headers: {} };
   const server = createMcpServer(options.version, {
-    invoke: options.invoke,
+    call: options.call,
     ctx,
     log: options.log,
   });

@@ -1,6 +1,7 @@
 // The MCP tool table: one tool per REST lookup, each a thin description over
-// App.invoke, so a tool call runs the very route of the REST API (validation,
-// cache, errors) and no lookup exists twice. A tool failure is a tool result
+// App.call, so a tool call runs the very route handler of the REST API
+// (validation, cache, errors) with its arguments as the route's parameters,
+// and no lookup exists twice. A tool failure is a tool result
 // with isError (CallToolResult), carrying the REST error code and message,
 // so a model can read what went wrong and correct its input.
 import type { McpServer, ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -14,22 +15,16 @@ import {
   vpnRecordSchema,
   whoisRecordSchema,
 } from '../api/lookup-schemas.js';
-import { ipParams } from '../api/params.js';
 import { cidrRecordSchema, geoIpRecordSchema } from '../api/schemas.js';
 import { toErrorResponse } from '../errors.js';
+import type { RawInput } from '../app.js';
 import type { RequestContext } from '../http/route.js';
-import { validate } from '../http/validate.js';
-import { parseDomain } from '../lookups/dns/index.js';
 
-/** App.invoke: a GET route run in-process, answering its `data` or throwing AppError. */
-export type Invoke = (
-  path: string,
-  query: Record<string, string>,
-  ctx: RequestContext,
-) => Promise<unknown>;
+/** App.call: a GET route (by its path pattern) run in-process, answering its record or throwing AppError. */
+export type CallRoute = (path: string, raw: RawInput, ctx: RequestContext) => Promise<unknown>;
 
 export interface ToolDeps {
-  invoke: Invoke;
+  call: CallRoute;
   /** the request that carries the tool calls: its client IP is what `my_ip` reports */
   ctx: RequestContext;
   log: Logger;
@@ -40,9 +35,9 @@ export const ERROR_META_KEY = 'ipintel/error';
 
 export const DNS_TYPES = ['A', 'AAAA', 'MX', 'TXT', 'NS', 'CNAME'] as const;
 
-interface Lookup {
-  path: string;
-  query?: Record<string, string>;
+/** The route a tool runs (its path pattern, e.g. "/ip/:ip") and its raw parameters. */
+interface Lookup extends RawInput {
+  route: string;
 }
 
 interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodObject> {
@@ -71,8 +66,8 @@ function defineTool<I extends z.ZodRawShape, O extends z.ZodObject>(spec: ToolSp
     register(server, deps) {
       const handler = async (args: z.output<z.ZodObject<I>>): Promise<CallToolResult> => {
         try {
-          const { path, query } = spec.lookup(args, deps.ctx);
-          const record = (await deps.invoke(path, query ?? {}, deps.ctx)) as z.output<O>;
+          const { route, ...raw } = spec.lookup(args, deps.ctx);
+          const record = (await deps.call(route, raw, deps.ctx)) as z.output<O>;
           return {
             content: [
               { type: 'text', text: spec.render(record, args) },
@@ -128,20 +123,6 @@ export function toolError(error: unknown, log: Logger): CallToolResult {
   };
 }
 
-/**
- * An empty segment would fold "/ip/" into "/ip" (the caller's own record):
- * refuse it with the error the REST route's schema gives for "".
- */
-function ipSegment(ip: string): string {
-  if (ip === '') validate(ipParams, { ip }, 'INVALID_IP');
-  return encodeURIComponent(ip);
-}
-
-function domainSegment(domain: string): string {
-  if (domain === '') parseDomain(domain);
-  return encodeURIComponent(domain);
-}
-
 const ipInput = (what: string) => ({
   ip: z
     .string()
@@ -175,7 +156,7 @@ export const TOOLS: readonly McpTool[] = [
     input: ipInput('The address to locate:'),
     output: geoIpRecordSchema,
     network: false,
-    lookup: ({ ip }) => ({ path: `/ip/${ipSegment(ip)}` }),
+    lookup: ({ ip }) => ({ route: '/ip/:ip', params: { ip } }),
     render: renderGeoIp,
   }),
   defineTool({
@@ -186,7 +167,7 @@ export const TOOLS: readonly McpTool[] = [
     input: ipInput('The address to check:'),
     output: vpnRecordSchema,
     network: false,
-    lookup: ({ ip }) => ({ path: `/ip/${ipSegment(ip)}/vpn` }),
+    lookup: ({ ip }) => ({ route: '/ip/:ip/vpn', params: { ip } }),
     render: (r) =>
       `${r.ip}: VPN ${yesNo(r.isVpn)}, proxy ${yesNo(r.isProxy)}, Tor ${yesNo(r.isTor)}, hosting ${yesNo(r.isHosting)}, mobile ${yesNo(r.isMobile)} (confidence ${r.confidence}${r.asn === null ? '' : `; ${r.asn} ${r.org ?? ''}`.trimEnd()})${r.reasons.length > 0 ? `; evidence: ${r.reasons.join(', ')}` : ''}`,
   }),
@@ -198,7 +179,7 @@ export const TOOLS: readonly McpTool[] = [
     input: ipInput('The address whose network block to look up:'),
     output: whoisRecordSchema,
     network: true,
-    lookup: ({ ip }) => ({ path: `/whois/${ipSegment(ip)}` }),
+    lookup: ({ ip }) => ({ route: '/whois/:ip', params: { ip } }),
     render: (r) => {
       const block =
         r.startAddress !== null && r.endAddress !== null
@@ -225,7 +206,7 @@ export const TOOLS: readonly McpTool[] = [
     },
     output: dnsRecordsSchema,
     network: true,
-    lookup: ({ domain, type }) => ({ path: `/dns/${domainSegment(domain)}`, query: { type } }),
+    lookup: ({ domain, type }) => ({ route: '/dns/:domain', params: { domain }, query: { type } }),
     render: (r, { domain, type }) =>
       r.records.length === 0
         ? `${domain} exists but has no ${type} records.`
@@ -239,7 +220,7 @@ export const TOOLS: readonly McpTool[] = [
     input: ipInput('The address whose host names to find:'),
     output: reverseDnsSchema,
     network: true,
-    lookup: ({ ip }) => ({ path: `/dns/${ipSegment(ip)}/reverse` }),
+    lookup: ({ ip }) => ({ route: '/dns/:ip/reverse', params: { ip } }),
     render: (r) =>
       r.hostnames.length === 0
         ? `${r.ip} (${r.ptr}) has no PTR record.`
@@ -253,7 +234,7 @@ export const TOOLS: readonly McpTool[] = [
     input: ipInput('The IPv4 address to check:'),
     output: blacklistSchema,
     network: true,
-    lookup: ({ ip }) => ({ path: `/blacklist/${ipSegment(ip)}` }),
+    lookup: ({ ip }) => ({ route: '/blacklist/:ip', params: { ip } }),
     render: (r) => {
       const listed = r.sources.filter((s) => s.listed);
       const failed = r.sources.filter((s) => s.error !== null);
@@ -283,7 +264,7 @@ export const TOOLS: readonly McpTool[] = [
     },
     output: cidrRecordSchema,
     network: false,
-    lookup: ({ range }) => ({ path: '/cidr', query: { range } }),
+    lookup: ({ range }) => ({ route: '/cidr', query: { range } }),
     render: (r) =>
       `${r.cidr}: network ${r.network}, broadcast ${r.broadcast}, mask ${r.subnetMask} (wildcard ${r.wildcardMask}), hosts ${r.firstHost} – ${r.lastHost}, ${r.usableHosts} usable of ${r.totalHosts}`,
   }),
@@ -295,7 +276,7 @@ export const TOOLS: readonly McpTool[] = [
     input: {},
     output: geoIpRecordSchema,
     network: false,
-    lookup: () => ({ path: '/ip' }),
+    lookup: () => ({ route: '/ip' }),
     render: (r) => `Your address as seen by ipintel: ${renderGeoIp(r)}`,
   }),
 ];

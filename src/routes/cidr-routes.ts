@@ -1,8 +1,8 @@
-// GET /cidr?range=: pure arithmetic, not cached for clients (Cache-Control:
-// no-store, no X-Cache); a URL asked again reuses its answer in process.
+// GET /cidr?range=: pure arithmetic, computed per request (well under a
+// microsecond); not cached for clients (Cache-Control: no-store, no X-Cache).
 import { z } from 'zod';
 import { cidrRecordSchema } from '../api/schemas.js';
-import { defineRoute, type AnyRoute } from '../http/route.js';
+import { defineHandler } from '../http/route.js';
 import { calculateCidr } from '../lookups/cidr.js';
 
 const cidrQuery = z.object({
@@ -20,11 +20,9 @@ const cidrQuery = z.object({
     }),
 });
 
-export function cidrRoutes(): AnyRoute[] {
-  return [
-    defineRoute({
-      method: 'GET',
-      path: '/cidr',
+export function cidrHandlers() {
+  return {
+    calculate: defineHandler({
       summary: 'CIDR calculation',
       description:
         'Network, broadcast, mask and host counts of an IPv4 range. /31 and /32 follow RFC 3021 (every address usable).',
@@ -32,9 +30,7 @@ export function cidrRoutes(): AnyRoute[] {
       query: cidrQuery,
       response: cidrRecordSchema,
       errors: ['INVALID_RANGE'],
-      rateLimited: true,
-      pure: true,
       handle: ({ query }) => calculateCidr(query.range),
     }),
-  ];
+  };
 }

@@ -1,36 +1,36 @@
-// GET /ip and GET /ip/:ip: one lookup, one cache namespace (the caller's own
-// address and the same address asked for by path share an entry).
+// GET /ip and GET /ip/:ip: answered from the compiled tables on every
+// request (a table lookup is cheaper than a cache hit), the body assembled
+// from fragments serialised at compile time.
 import { ipParams } from '../api/params.js';
 import { geoIpRecordSchema } from '../api/schemas.js';
-import { defineRoute, RawJson, type AnyRoute, type CachePolicy } from '../http/route.js';
+import { defineHandler, JsonBody, type Lifetime } from '../http/route.js';
 import type { GeoIpLookup } from '../lookups/geoip/geoip.js';
 
-export const GEOIP_CACHE: CachePolicy = {
-  namespace: 'geoip',
-  ttlSeconds: 24 * 3600,
-  visibility: 'public',
-};
+export const GEOIP_LIFETIME: Lifetime = { ttlSeconds: 24 * 3600, visibility: 'public' };
+/** the caller's own record: for the caller only */
+export const CALLER_LIFETIME: Lifetime = { ...GEOIP_LIFETIME, visibility: 'private' };
 
-/** `generation` changes when the data is reloaded: it is part of the cache key. */
-export function geoipRoutes(geoip: GeoIpLookup, generation: () => number): AnyRoute[] {
-  return [
-    defineRoute({
-      method: 'GET',
-      path: '/ip',
+/** `attribution`: the headers the current data's licence asks for (DB-IP's CC BY 4.0 link). */
+export function geoipHandlers(
+  geoip: GeoIpLookup,
+  attribution: () => Readonly<Record<string, string>> | null,
+) {
+  return {
+    caller: defineHandler({
       summary: 'GeoIP record of the caller',
       description:
         'Location and network of the address the request comes from (the socket peer, or X-Forwarded-For when TRUST_PROXY allows it).',
       tags: ['GeoIP'],
       response: geoIpRecordSchema,
       errors: [],
-      rateLimited: true,
-      cache: { ...GEOIP_CACHE, visibility: 'private' },
-      cacheKey: ({ ctx }) => `${generation()}:${ctx.clientIp.text}`,
-      handle: ({ ctx }) => new RawJson(geoip.lookupJson(ctx.clientIp)),
+      headers: attribution,
+      handle: ({ ctx }) => {
+        const { text, bytes } = geoip.body(ctx.clientIp);
+        return new JsonBody(text, bytes);
+      },
+      record: ({ ctx }) => geoip.lookup(ctx.clientIp),
     }),
-    defineRoute({
-      method: 'GET',
-      path: '/ip/:ip',
+    address: defineHandler({
       summary: 'GeoIP record of an address',
       description:
         'Country, region, city, coordinates, time zone and autonomous system of an IPv4 or IPv6 address. Special-purpose addresses answer with `bogon: true` and null fields.',
@@ -38,10 +38,12 @@ export function geoipRoutes(geoip: GeoIpLookup, generation: () => number): AnyRo
       params: ipParams,
       response: geoIpRecordSchema,
       errors: ['INVALID_IP'],
-      rateLimited: true,
-      cache: GEOIP_CACHE,
-      cacheKey: ({ params }) => `${generation()}:${params.ip.text}`,
-      handle: ({ params }) => new RawJson(geoip.lookupJson(params.ip)),
+      headers: attribution,
+      handle: ({ params }) => {
+        const { text, bytes } = geoip.body(params.ip);
+        return new JsonBody(text, bytes);
+      },
+      record: ({ params }) => geoip.lookup(params.ip),
     }),
-  ];
+  };
 }

@@ -9,13 +9,21 @@ import {
   reverseDnsSchema,
   whoisRecordSchema,
 } from '../api/lookup-schemas.js';
-import { defineRoute, Expiring, type AnyRoute } from '../http/route.js';
+import { defineHandler, Expiring, type CachePolicy } from '../http/route.js';
 import { parseDomain, parseRecordType, type DnsClient } from '../lookups/dns/index.js';
 import type { BlacklistChecker } from '../lookups/dnsbl/index.js';
 import type { WhoisRecord } from '../lookups/rdap/index.js';
 import type { Ip } from '../net/ip.js';
 
 const HOUR = 3600;
+
+/** How long each lookup's answers live (SPEC.md), shorter when the data says so. */
+export const NETWORK_CACHE = {
+  dns: { namespace: 'dns', ttlSeconds: HOUR, visibility: 'public' },
+  reverse: { namespace: 'rdns', ttlSeconds: HOUR, visibility: 'public' },
+  blacklist: { namespace: 'dnsbl', ttlSeconds: HOUR, visibility: 'public' },
+  whois: { namespace: 'whois', ttlSeconds: 7 * 24 * HOUR, visibility: 'public' },
+} as const satisfies Record<string, CachePolicy>;
 
 /** An empty answer without an SOA to say how long it holds: keep it five minutes. */
 const EMPTY_ANSWER_TTL = 300;
@@ -52,11 +60,9 @@ const typeQuery = z.object({
     }),
 });
 
-export function networkRoutes(lookups: NetworkLookups): AnyRoute[] {
-  return [
-    defineRoute({
-      method: 'GET',
-      path: '/dns/:domain',
+export function networkHandlers(lookups: NetworkLookups) {
+  return {
+    dns: defineHandler({
       summary: 'DNS records of a domain',
       description:
         'Records with the TTL the server sent. A CNAME chain is reported record by record under each owner name. NODATA answers 200 with no records; a domain that does not exist answers 404 NXDOMAIN.',
@@ -65,17 +71,13 @@ export function networkRoutes(lookups: NetworkLookups): AnyRoute[] {
       query: typeQuery,
       response: dnsRecordsSchema,
       errors: ['INVALID_DOMAIN', 'INVALID_TYPE', 'NXDOMAIN', 'UPSTREAM_ERROR', 'UPSTREAM_TIMEOUT'],
-      rateLimited: true,
-      cache: { namespace: 'dns', ttlSeconds: HOUR, visibility: 'public' },
       cacheKey: ({ params, query }) => `${query.type}:${params.domain}`,
       handle: async ({ params, query }) => {
         const { result, minTtl } = await lookups.dns.lookupDns(params.domain, query.type);
         return new Expiring(result, minTtl ?? EMPTY_ANSWER_TTL);
       },
     }),
-    defineRoute({
-      method: 'GET',
-      path: '/dns/:ip/reverse',
+    reverse: defineHandler({
       summary: 'Reverse DNS (PTR) of an address',
       description:
         'PTR names of an IPv4 (in-addr.arpa) or IPv6 (ip6.arpa) address; no PTR is a 200 with no hostnames.',
@@ -83,17 +85,13 @@ export function networkRoutes(lookups: NetworkLookups): AnyRoute[] {
       params: ipParams,
       response: reverseDnsSchema,
       errors: ['INVALID_IP', 'UPSTREAM_ERROR', 'UPSTREAM_TIMEOUT'],
-      rateLimited: true,
-      cache: { namespace: 'rdns', ttlSeconds: HOUR, visibility: 'public' },
       cacheKey: ({ params }) => params.ip.text,
       handle: async ({ params }) => {
         const { result, minTtl } = await lookups.dns.lookupReverse(params.ip);
         return new Expiring(result, minTtl ?? EMPTY_ANSWER_TTL);
       },
     }),
-    defineRoute({
-      method: 'GET',
-      path: '/blacklist/:ip',
+    blacklist: defineHandler({
       summary: 'DNSBL blacklist check of an IPv4 address',
       description:
         'Asks every configured DNS blacklist in parallel. Only 127.0.0.x listing codes count; list error codes (e.g. Spamhaus 127.255.255.254 for public resolvers) are reported as an error of that source.',
@@ -101,8 +99,6 @@ export function networkRoutes(lookups: NetworkLookups): AnyRoute[] {
       params: ipParams,
       response: blacklistSchema,
       errors: ['INVALID_IP', 'IPV4_ONLY'],
-      rateLimited: true,
-      cache: { namespace: 'dnsbl', ttlSeconds: HOUR, visibility: 'public' },
       cacheKey: ({ params }) => params.ip.text,
       handle: async ({ params }) => {
         const result = await lookups.blacklist.checkBlacklist(params.ip);
@@ -110,9 +106,7 @@ export function networkRoutes(lookups: NetworkLookups): AnyRoute[] {
         return new Expiring(result, partial ? PARTIAL_BLACKLIST_TTL : HOUR);
       },
     }),
-    defineRoute({
-      method: 'GET',
-      path: '/whois/:ip',
+    whois: defineHandler({
       summary: 'Registry (RDAP, whois fallback) record of an address',
       description:
         'The network block holding the address, from the registry found through the IANA RDAP bootstrap, with port-43 whois as the fallback. Special-purpose addresses answer 404 NOT_FOUND naming their range.',
@@ -120,10 +114,8 @@ export function networkRoutes(lookups: NetworkLookups): AnyRoute[] {
       params: ipParams,
       response: whoisRecordSchema,
       errors: ['INVALID_IP', 'NOT_FOUND', 'UPSTREAM_ERROR', 'UPSTREAM_TIMEOUT'],
-      rateLimited: true,
-      cache: { namespace: 'whois', ttlSeconds: 7 * 24 * HOUR, visibility: 'public' },
       cacheKey: ({ params }) => params.ip.text,
       handle: ({ params }) => lookups.whois.lookupWhois(params.ip),
     }),
-  ];
+  };
 }

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { healthSchema, readinessSchema, serviceInfoSchema } from '../api/schemas.js';
 import { AppError } from '../errors.js';
-import { defineRoute, type AnyRoute } from '../http/route.js';
+import { defineHandler } from '../http/route.js';
 import type { DataSetInfo } from '../lookups/geoip/load.js';
 import type { Metrics } from '../metrics.js';
 
@@ -21,7 +21,7 @@ export interface OpsOptions {
   dependencies: () => Readonly<Record<string, string>>;
 }
 
-export function opsRoutes(options: OpsOptions): AnyRoute[] {
+export function opsHandlers(options: OpsOptions) {
   const dataSources = () =>
     options.dataSets().map((d) => ({
       name: d.name,
@@ -36,15 +36,12 @@ export function opsRoutes(options: OpsOptions): AnyRoute[] {
       source: d.source,
       builtAt: d.builtAt,
     }));
-  return [
-    defineRoute({
-      method: 'GET',
-      path: '/',
+  return {
+    info: defineHandler({
       summary: 'Service information, endpoints and data attribution',
       tags: ['Service'],
       response: serviceInfoSchema,
       errors: [],
-      rateLimited: true,
       handle: () => ({
         name: 'ipintel',
         version: options.version,
@@ -53,24 +50,18 @@ export function opsRoutes(options: OpsOptions): AnyRoute[] {
         dataSources: dataSources(),
       }),
     }),
-    defineRoute({
-      method: 'GET',
-      path: '/healthz',
+    health: defineHandler({
       summary: 'Liveness: the process answers',
       tags: ['Service'],
       response: healthSchema,
       errors: [],
-      rateLimited: false,
       handle: () => ({ status: 'ok' as const }),
     }),
-    defineRoute({
-      method: 'GET',
-      path: '/readyz',
+    ready: defineHandler({
       summary: 'Readiness: data loaded and dependencies usable',
       tags: ['Service'],
       response: readinessSchema,
       errors: ['SERVICE_UNAVAILABLE'],
-      rateLimited: false,
       handle: () => {
         if (!options.isReady()) {
           throw new AppError('SERVICE_UNAVAILABLE', 'The service is starting or shutting down.');
@@ -82,32 +73,26 @@ export function opsRoutes(options: OpsOptions): AnyRoute[] {
         };
       },
     }),
-    defineRoute({
-      method: 'GET',
-      path: '/metrics',
+    metrics: defineHandler({
       summary: 'Prometheus metrics',
       description:
         'Requests and latency per route and status, cache hits and misses per endpoint, upstream latency and errors per kind, rate-limit rejections and data-set ages, in the Prometheus text format.',
       tags: ['Service'],
       response: z.string(),
       errors: [],
-      rateLimited: false,
       raw: true,
       handle: async () => ({
         body: await options.metrics.render(),
         contentType: options.metrics.contentType,
       }),
     }),
-    defineRoute({
-      method: 'GET',
-      path: '/openapi.json',
+    openApi: defineHandler({
       summary: 'This API as an OpenAPI 3.1 document',
       tags: ['Service'],
       response: z.record(z.string(), z.unknown()),
       errors: [],
-      rateLimited: true,
       raw: true,
       handle: () => ({ body: options.openApi(), contentType: 'application/json; charset=utf-8' }),
     }),
-  ];
+  };
 }

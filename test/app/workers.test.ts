@@ -33,6 +33,12 @@ function get(port: number, path: string): Promise<Reply> {
   });
 }
 
+function tally(statuses: number[]): Record<number, number> {
+  const out: Record<number, number> = {};
+  for (const status of statuses) out[status] = (out[status] ?? 0) + 1;
+  return out;
+}
+
 /** True while any process of the child's group (the primary and its workers) is alive. */
 function groupAlive(pid: number): boolean {
   try {
@@ -98,8 +104,12 @@ describe('WORKERS=2 (cluster, rate limit counted by the primary)', () => {
     const replies = await Promise.all(Array.from({ length: 100 }, () => get(port, '/ip/8.8.8.8')));
     const passed = replies.filter((r) => r.status === 200);
     const limited = replies.filter((r) => r.status === 429);
-    assert.equal(passed.length, LIMIT);
-    assert.equal(limited.length, 100 - LIMIT);
+    // what came back, to tell a miscount from failed answers when this fails
+    const seen = `statuses ${JSON.stringify(tally(replies.map((r) => r.status)))}; other: ${
+      replies.find((r) => r.status !== 200 && r.status !== 429)?.body ?? 'none'
+    }; stderr: ${stderr.slice(-2000)}`;
+    assert.equal(passed.length, LIMIT, seen);
+    assert.equal(limited.length, 100 - LIMIT, seen);
     for (const r of passed) {
       const data = (JSON.parse(r.body) as { data: Record<string, unknown> }).data;
       assert.deepEqual([data['country'], data['asn']], ['US', 'AS15169']);

@@ -6,14 +6,11 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
-import {
-  createRedisStores,
-  type RedisState,
-  type RedisStores,
-} from '../../src/redis/redis-health.js';
+import { RedisCacheStore } from '../../src/cache/redis-cache-store.js';
+import type { RedisState } from '../../src/redis/redis-link.js';
 import { TestClock } from '../helpers/clock.js';
 import { startRedisServer, type RedisTestServer } from '../helpers/redis-server.js';
+import { openRedisStores, type RedisStores } from '../helpers/redis-stores.js';
 
 const TIMEOUT_MS = 100;
 /** scheduling slack on top of the bound when timing a call */
@@ -26,11 +23,7 @@ const opened: RedisStores[] = [];
 async function stores(
   options: { cacheVersion?: string; onStateChange?: (state: RedisState) => void } = {},
 ): Promise<RedisStores> {
-  const created = createRedisStores(server.url, {
-    timeoutMs: TIMEOUT_MS,
-    memoryRateLimit: new MemoryRateLimitStore(),
-    ...options,
-  });
+  const created = await openRedisStores(server.url, { timeoutMs: TIMEOUT_MS, ...options });
   opened.push(created);
   await until(() => created.health() === 'up');
   return created;
@@ -114,11 +107,7 @@ describe('RedisCacheStore', () => {
 
   it('size approximates the live entries this instance wrote', async () => {
     const clock = new TestClock(Date.now());
-    const created = createRedisStores(server.url, {
-      timeoutMs: TIMEOUT_MS,
-      memoryRateLimit: new MemoryRateLimitStore(),
-      now: clock.now,
-    });
+    const created = await openRedisStores(server.url, { timeoutMs: TIMEOUT_MS, now: clock.now });
     opened.push(created);
     await until(() => created.health() === 'up');
     const { cache } = created;
@@ -175,16 +164,13 @@ describe('RedisCacheStore', () => {
     });
   }
 
-  it('rejects a format version that could not be part of a key', () => {
-    for (const cacheVersion of ['', 'a b', 'v1;', 'x'.repeat(33), '*']) {
+  it('rejects a format version that could not be part of a key', async () => {
+    const { link } = await stores();
+    for (const version of ['', 'a b', 'v1;', 'x'.repeat(33), '*']) {
       assert.throws(
-        () =>
-          createRedisStores(server.url, {
-            cacheVersion,
-            memoryRateLimit: new MemoryRateLimitStore(),
-          }),
+        () => new RedisCacheStore(link, { version }),
         RangeError,
-        JSON.stringify(cacheVersion),
+        JSON.stringify(version),
       );
     }
   });

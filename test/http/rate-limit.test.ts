@@ -1,41 +1,9 @@
-// Fixed-window counting per client key, IPv6 bucketed per /64.
+// The rate limit's policy: what a count means for a request, and the key a
+// client is counted under (IPv6 bucketed per /64).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MemoryRateLimitStore, decide, rateLimitKey } from '../../src/http/rate-limit.js';
+import { decide, rateLimitKey } from '../../src/http/rate-limit.js';
 import { parseIp } from '../../src/net/ip.js';
-import { TestClock } from '../helpers/clock.js';
-
-describe('MemoryRateLimitStore', () => {
-  it('counts within a window and starts afresh when it closes', () => {
-    const clock = new TestClock(0);
-    const store = new MemoryRateLimitStore(clock.now);
-    assert.deepEqual(store.hit('a', 60_000), { count: 1, resetAt: 60_000 });
-    clock.advance(30_000);
-    assert.deepEqual(store.hit('a', 60_000), { count: 2, resetAt: 60_000 });
-    clock.advance(29_999);
-    assert.equal(store.hit('a', 60_000).count, 3);
-    clock.advance(1); // 60 000: the window is closed
-    assert.deepEqual(store.hit('a', 60_000), { count: 1, resetAt: 120_000 });
-  });
-
-  it('keys are counted apart', () => {
-    const store = new MemoryRateLimitStore(new TestClock().now);
-    store.hit('a', 1_000);
-    store.hit('a', 1_000);
-    assert.equal(store.hit('b', 1_000).count, 1);
-    assert.equal(store.hit('a', 1_000).count, 3);
-  });
-
-  it('closed windows are swept, so memory follows active clients', () => {
-    const clock = new TestClock(0);
-    const store = new MemoryRateLimitStore(clock.now);
-    for (let i = 0; i < 100; i++) store.hit(`client-${i}`, 1_000);
-    assert.equal(store.size, 100);
-    clock.advance(1_000);
-    store.hit('newcomer', 1_000);
-    assert.equal(store.size, 1);
-  });
-});
 
 describe('decide', () => {
   const table: { count: number; resetIn: number; want: [boolean, number, number] }[] = [

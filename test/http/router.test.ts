@@ -3,20 +3,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { defineRoute, type AnyRoute } from '../../src/http/route.js';
+import { defineHandler, route as place, type AnyRoute } from '../../src/http/route.js';
 import { Router } from '../../src/http/router.js';
 
 function route(method: 'GET' | 'POST', path: string): AnyRoute {
-  return defineRoute({
+  return place(
     method,
     path,
-    summary: path,
-    tags: [],
-    response: z.unknown(),
-    errors: [],
-    rateLimited: true,
-    handle: () => null,
-  });
+    defineHandler({
+      summary: path,
+      tags: [],
+      response: z.unknown(),
+      errors: [],
+      handle: () => null,
+    }),
+    { limited: true },
+  );
 }
 
 const router = new Router([

@@ -1,6 +1,6 @@
 // Where the embedded data sets live (installed by `npm install` from the npm
-// registry) and the stamps that tie derived files in DATA_DIR to them.
-import { statSync, readFileSync } from 'node:fs';
+// registry), the inputs of the compiled tables (src/data/compile-sources.ts).
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -36,19 +36,6 @@ export function embeddedFiles(): EmbeddedFiles {
     asnVersion: packageVersion(asn),
   };
 }
-
-/** Names a set of source files by path, size and modification time. */
-export function fileStamp(paths: readonly string[]): string {
-  return paths
-    .map((p) => {
-      const s = statSync(p);
-      return `${p}:${s.size}:${Math.trunc(s.mtimeMs)}`;
-    })
-    .join('|');
-}
-
-export const ASN_TABLE_FILE = 'asn-table.bin';
-export const TIMEZONE_INDEX_FILE = 'timezone-index.bin';
 
 export const DBIP_ATTRIBUTION = {
   text: 'IP Geolocation by DB-IP',

@@ -1,9 +1,15 @@
-// The GeoIP record of SPEC.md: location from the city database, network from
-// the ASN database. Every field is present; unknown values are null.
+// The GeoIP record of SPEC.md, answered from the compiled tables: location
+// from the GeoIP data set, network from the ASN data set. Every field is
+// present; unknown values are null.
+//
+// The hot path (GET /ip/:ip) never builds the record: the response body is
+// assembled by copying the address and the two record fragments (serialised
+// at compile time) into one buffer.
+import { NO_COORDINATE, type CompiledSet } from '../../data/compiled-set.js';
+import { NONE } from '../../data/range-table.js';
 import type { Ip } from '../../net/ip.js';
-import type { AsnSource } from './asn-table.js';
 import { isBogon } from './bogons.js';
-import { locationJson, type GeoSource } from './mmdb-sources.js';
+import { placeJson, type AsnInfo } from './record-map.js';
 
 export interface GeoIpRecord {
   ip: string;
@@ -22,17 +28,12 @@ export interface GeoIpRecord {
   bogon: boolean;
 }
 
-export interface GeoIpLookup {
-  lookup(ip: Ip): GeoIpRecord;
-  /**
-   * The same record already serialised (JSON.stringify(lookup(ip)), byte for
-   * byte): the hot path of GET /ip/:ip builds it from memoised fragments
-   * instead of allocating and serialising an object per request.
-   */
-  lookupJson(ip: Ip): string;
+export interface GeoTables {
+  geoip: CompiledSet;
+  asn: CompiledSet;
 }
 
-const NO_LOCATION = locationJson({
+const NO_PLACE = placeJson({
   country: null,
   city: null,
   region: null,
@@ -41,51 +42,118 @@ const NO_LOCATION = locationJson({
   longitude: null,
 });
 const NO_NETWORK = '"isp":null,"asn":null,"org":null';
+const HEAD = '{"data":{"ip":"';
+const PUBLIC_TAIL = ',"bogon":false}}';
+const BOGON_TAIL = ',"bogon":true}}';
+/** the bytes of the body's fixed parts: HEAD, `",`, the coordinate keys and the comma */
+const FIXED_BYTES = HEAD.length + 2 + ',"latitude":'.length + ',"longitude":'.length + 1;
+/** the same record without the envelope: the body minus `{"data":` and `}` */
+const ENVELOPE_HEAD = 8;
 
-export function createGeoIpLookup(sources: { geo: GeoSource; asn: AsnSource }): GeoIpLookup {
-  return {
-    lookupJson(ip) {
-      // ip.text is canonical (digits, hex, dots, colons): nothing to escape
-      if (isBogon(ip)) return `{"ip":"${ip.text}",${NO_LOCATION},${NO_NETWORK},"bogon":true}`;
-      const location = sources.geo.entry(ip)?.json ?? NO_LOCATION;
-      const n = sources.asn.lookup(ip);
-      const network =
-        n === null
-          ? NO_NETWORK
-          : `"isp":${JSON.stringify(n.isp ?? n.org)},"asn":"AS${n.asn}","org":${JSON.stringify(n.org)}`;
-      return `{"ip":"${ip.text}",${location},${network},"bogon":false}`;
-    },
-    lookup(ip) {
-      if (isBogon(ip)) {
-        return {
-          ip: ip.text,
-          country: null,
-          city: null,
-          region: null,
-          timezone: null,
-          latitude: null,
-          longitude: null,
-          isp: null,
-          asn: null,
-          org: null,
-          bogon: true,
-        };
-      }
-      const location = sources.geo.lookup(ip);
-      const network = sources.asn.lookup(ip);
-      return {
-        ip: ip.text,
-        country: location?.country ?? null,
-        city: location?.city ?? null,
-        region: location?.region ?? null,
-        timezone: location?.timezone ?? null,
-        latitude: location?.latitude ?? null,
-        longitude: location?.longitude ?? null,
-        isp: network ? (network.isp ?? network.org) : null,
-        asn: network ? `AS${network.asn}` : null,
-        org: network?.org ?? null,
-        bogon: false,
+/** A coordinate kept × 10^4, as the number record-map.ts rounded it to (the same text). */
+function coordinateText(scaled: number): string {
+  return scaled === NO_COORDINATE ? 'null' : String(scaled / 1e4);
+}
+
+/**
+ * Lookups over the tables a holder has now: a reload puts new tables in the
+ * holder, and the next lookup answers from them (never a mix within one).
+ */
+export class GeoIpLookup {
+  /** parsed ASN records of `networksOf`, made on first use (bounded by its record count) */
+  private networks: (AsnInfo | undefined)[] = [];
+  private networksOf: CompiledSet | null = null;
+
+  constructor(private readonly holder: { readonly tables: GeoTables }) {}
+
+  get tables(): GeoTables {
+    return this.holder.tables;
+  }
+
+  /** The ASN record index of an address (NONE for none), for callers that memoise per record. */
+  networkIndex(ip: Ip): number {
+    if (isBogon(ip)) return NONE;
+    const { table } = this.tables.asn;
+    return ip.version === 4 ? table.findV4(ip.value) : table.findV6(ip.groups);
+  }
+
+  /** The AS holding a public address, or null. */
+  network(ip: Ip): AsnInfo | null {
+    return this.networkAt(this.networkIndex(ip));
+  }
+
+  networkAt(index: number): AsnInfo | null {
+    if (index === NONE) return null;
+    if (this.networksOf !== this.tables.asn) {
+      this.networksOf = this.tables.asn;
+      this.networks = [];
+    }
+    let found = this.networks[index];
+    if (found === undefined) {
+      const r = JSON.parse(`{${this.tables.asn.records.text(index)}}`) as {
+        isp: string | null;
+        asn: string;
+        org: string | null;
       };
-    },
-  };
+      found = { asn: Number(r.asn.slice(2)), org: r.org, isp: r.isp };
+      this.networks[index] = found;
+    }
+    return found;
+  }
+
+  /**
+   * The whole response body of GET /ip/:ip, `{"data":<record>}`, with its
+   * UTF-8 length: a string, so that node:http writes head and body in one
+   * write; the record texts are decoded from the tables' bytes each time
+   * (cheaper than keeping ~300,000 strings alive on the heap).
+   */
+  body(ip: Ip): { text: string; bytes: number } {
+    let place = NO_PLACE;
+    let placeBytes = NO_PLACE.length;
+    let network = NO_NETWORK;
+    let networkBytes = NO_NETWORK.length;
+    let tail = BOGON_TAIL;
+    // the coordinates as JSON.stringify writes them (null, or the rounded number)
+    let latitude = 'null';
+    let longitude = 'null';
+    if (!isBogon(ip)) {
+      tail = PUBLIC_TAIL;
+      const { geoip, asn } = this.tables;
+      const v4 = ip.version === 4;
+      const l = v4 ? geoip.table.findV4(ip.value) : geoip.table.findV6(ip.groups);
+      if (l !== NONE) {
+        const p = geoip.placeOf![l]!;
+        const records = geoip.records;
+        place = records.text(p);
+        placeBytes = records.end(p) - records.start(p);
+        const coordinates = geoip.coordinates!;
+        latitude = coordinateText(coordinates[2 * l]!);
+        longitude = coordinateText(coordinates[2 * l + 1]!);
+      }
+      const n = v4 ? asn.table.findV4(ip.value) : asn.table.findV6(ip.groups);
+      if (n !== NONE) {
+        network = asn.records.text(n);
+        networkBytes = asn.records.end(n) - asn.records.start(n);
+      }
+    }
+    // ip.text is canonical (digits, hex, dots, colons): nothing to escape, one byte a character
+    const text = `${HEAD}${ip.text}",${place},"latitude":${latitude},"longitude":${longitude},${network}${tail}`;
+    const bytes =
+      FIXED_BYTES + ip.text.length + placeBytes + latitude.length + longitude.length + networkBytes + tail.length;
+    return { text, bytes };
+  }
+
+  /** The record as JSON text (JSON.stringify(lookup(ip)), byte for byte). */
+  json(ip: Ip): string {
+    const { text } = this.body(ip);
+    return text.slice(ENVELOPE_HEAD, -1);
+  }
+
+  lookup(ip: Ip): GeoIpRecord {
+    return JSON.parse(this.json(ip)) as GeoIpRecord;
+  }
+}
+
+export function createGeoIpLookup(holder: { readonly tables: GeoTables }): GeoIpLookup {
+  return new GeoIpLookup(holder);
 }

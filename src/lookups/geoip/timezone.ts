@@ -81,7 +81,8 @@ export class TimezoneIndex {
     ]);
   }
 
-  static deserialize(buffer: Buffer, expectedStamp: string): TimezoneIndex | null {
+  /** null when the buffer is not an index or, given `expectedStamp`, was made from other data */
+  static deserialize(buffer: Buffer, expectedStamp: string | null): TimezoneIndex | null {
     if (buffer.toString('latin1', 0, MAGIC.length) !== MAGIC) return null;
     const length = buffer.readUInt32LE(MAGIC.length);
     const start = MAGIC.length + 4;
@@ -90,7 +91,7 @@ export class TimezoneIndex {
       count: number;
       zones: string[];
     };
-    if (header.stamp !== expectedStamp) return null;
+    if (expectedStamp !== null && header.stamp !== expectedStamp) return null;
     let offset = start + length;
     offset += (8 - (offset % 8)) % 8;
     if (buffer.length - offset !== header.count * 10) return null;

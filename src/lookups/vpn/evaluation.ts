@@ -3,7 +3,7 @@
 // scripts/eval-detection.ts (with whatever feeds DATA_DIR holds) and the
 // labelled-addresses test (embedded data only), so both score the same way.
 // Pure: the caller reads the file and supplies the classifier.
-import type { AsnSource } from '../geoip/asn-table.js';
+import type { AsnInfo } from '../geoip/record-map.js';
 import { splitCsvLine } from '../geoip/asn-csv.js';
 import { parseIp, type Ip } from '../../net/ip.js';
 import { detect, type DetectionIndex, type VpnDetection } from './detect.js';
@@ -78,8 +78,11 @@ export function parseLabelledAddresses(text: string): LabelledAddress[] {
 }
 
 /** What GET /ip/:ip/vpn does (src/routes/vpn-routes.ts): no ASN lookup for special-purpose space. */
-export function routeDetector(asn: AsnSource, index: DetectionIndex): (ip: Ip) => VpnDetection {
-  return (ip) => detect(ip, (address) => asn.lookup(address), index);
+export function routeDetector(
+  asnOf: (ip: Ip) => AsnInfo | null,
+  index: DetectionIndex,
+): (ip: Ip) => VpnDetection {
+  return (ip) => detect(ip, asnOf, index);
 }
 
 export interface FlagScore {

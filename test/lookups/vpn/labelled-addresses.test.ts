@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { PROJECT_ROOT } from '../../../src/config.js';
-import { loadEmbeddedAsnTable } from '../../../src/lookups/geoip/load.js';
+import { loadEmbedded } from '../../../src/data/compile-sources.js';
+import { createGeoIpLookup } from '../../../src/lookups/geoip/geoip.js';
 import {
   CATEGORIES,
   FLAGS,
@@ -41,12 +42,15 @@ const labels: LabelledAddress[] = parseLabelledAddresses(
 let evaluation: Evaluation;
 
 before(async () => {
-  const asn = await loadEmbeddedAsnTable(join(PROJECT_ROOT, 'data'), pino({ level: 'silent' }));
+  const asn = createGeoIpLookup({ tables: await loadEmbedded(pino({ level: 'silent' })) });
   // a folder that does not exist: the index then holds the ASN classes and no feed
   const noFeeds = join(tmpdir(), `ipintel-no-feeds-${process.pid}-${Date.now()}`);
   const index = (await DetectionIndexHolder.open({ dataDir: noFeeds })).current();
   assert.equal(index.feeds.length, 0);
-  evaluation = evaluate(labels, routeDetector(asn, index));
+  evaluation = evaluate(
+    labels,
+    routeDetector((ip) => asn.network(ip), index),
+  );
 });
 
 void describe('parseLabelledAddresses', () => {

@@ -9,7 +9,8 @@
 // the worker's own in-process store. A reply that arrives later is dropped;
 // the primary has counted that hit too, which errs on the side of limiting.
 import type { Worker } from 'node:cluster';
-import type { MemoryRateLimitStore, RateLimitHit, RateLimitStore } from './rate-limit.js';
+import type { MemoryRateLimitStore } from './memory-rate-limit-store.js';
+import type { RateLimitHit, RateLimitStore } from './rate-limit-store.js';
 
 const REQUEST = 'ipintel:ratelimit';
 const REPLY = 'ipintel:ratelimit:reply';

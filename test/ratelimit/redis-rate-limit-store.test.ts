@@ -5,13 +5,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { MemoryRateLimitStore, decide, type RateLimitHit } from '../../src/http/rate-limit.js';
-import {
-  createRedisStores,
-  type RedisState,
-  type RedisStores,
-} from '../../src/redis/redis-health.js';
+import { decide } from '../../src/http/rate-limit.js';
+import type { RateLimitHit } from '../../src/ratelimit/rate-limit-store.js';
+import type { RedisState } from '../../src/redis/redis-link.js';
 import { startRedisServer, type RedisTestServer } from '../helpers/redis-server.js';
+import { openRedisStores, type RedisStores } from '../helpers/redis-stores.js';
 
 const TIMEOUT_MS = 100;
 const SLACK_MS = 100;
@@ -21,18 +19,14 @@ let server: RedisTestServer;
 let raw: Redis;
 const opened: RedisStores[] = [];
 
-async function instance(
-  onStateChange?: (state: RedisState) => void,
-): Promise<RedisStores & { memory: MemoryRateLimitStore }> {
-  const memory = new MemoryRateLimitStore();
-  const created = createRedisStores(server.url, {
+async function instance(onStateChange?: (state: RedisState) => void): Promise<RedisStores> {
+  const created = await openRedisStores(server.url, {
     timeoutMs: TIMEOUT_MS,
-    memoryRateLimit: memory,
     ...(onStateChange === undefined ? {} : { onStateChange }),
   });
   opened.push(created);
   await until(() => created.health() === 'up');
-  return { ...created, memory };
+  return created;
 }
 
 async function until(condition: () => boolean, ms = 5_000): Promise<void> {
@@ -144,11 +138,9 @@ describe('RedisRateLimitStore', () => {
 
   it('Redis unreachable from the start: down is reported once, hits and reads fall back', async () => {
     const changes: Array<[RedisState, string | undefined]> = [];
-    const memory = new MemoryRateLimitStore();
     // Port 1 on loopback: nothing listens there, every connection is refused.
-    const stores = createRedisStores('redis://127.0.0.1:1', {
+    const stores = await openRedisStores('redis://127.0.0.1:1', {
       timeoutMs: TIMEOUT_MS,
-      memoryRateLimit: memory,
       onStateChange: (state, error) => changes.push([state, error?.message]),
     });
     try {

@@ -6,10 +6,12 @@
 // tracked so the app can log once per incident and report it on /readyz and in
 // metrics. ioredis reconnects on its own; the first answer after an outage
 // marks Redis up again, so the stores go back to it without intervention.
-import { Redis } from 'ioredis';
-import { RedisCacheStore } from '../cache/redis-cache-store.js';
-import type { MemoryRateLimitStore } from '../http/rate-limit.js';
-import { RedisRateLimitStore } from '../http/redis-rate-limit-store.js';
+//
+// This module owns the connection only: the stores that use it take a
+// RedisLink, and src/main.ts puts them together. ioredis itself is loaded by
+// openRedisLink, so a deployment without REDIS_URL never pays for it (~0.1 s
+// of start-up); the type import below is erased at compile time.
+import type { Redis } from 'ioredis';
 
 export type RedisState = 'up' | 'down';
 
@@ -61,14 +63,15 @@ export class RedisLink {
   private probe: NodeJS.Timeout | undefined;
   private readonly listener: RedisStateListener | undefined;
 
-  constructor(url: string, options: RedisLinkOptions = {}) {
+  /** Connecting starts at once. `RedisClient` is ioredis's class: openRedisLink loads it. */
+  constructor(RedisClient: typeof Redis, url: string, options: RedisLinkOptions = {}) {
     const timeoutMs = options.timeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS;
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
       throw new RangeError(`Redis timeout must be a positive number of ms, got ${timeoutMs}`);
     }
     this.timeoutMs = timeoutMs;
     this.listener = options.onStateChange;
-    this.client = new Redis(url, {
+    this.client = new RedisClient(url, {
       // Fail instead of queueing while disconnected: the stores have a fallback,
       // and a queue would grow without bound during an outage.
       enableOfflineQueue: false,
@@ -172,45 +175,11 @@ function isReplyError(error: unknown): boolean {
   return error instanceof Error && error.name === 'ReplyError';
 }
 
-export interface RedisStoresOptions {
-  /** bound on every Redis call, in milliseconds (default 100) */
-  timeoutMs?: number;
-  /** Redis went up or down (once per change: log it, export it) */
-  onStateChange?: RedisStateListener;
-  /** the in-process limiter used for a request when Redis does not answer */
-  memoryRateLimit: MemoryRateLimitStore;
-  /**
-   * Version of the cached data's format; bump it when the shape of a lookup's
-   * JSON changes, so no instance serves entries written in the old shape.
-   */
-  cacheVersion?: string;
-  now?: () => number;
-}
-
-export interface RedisStores {
-  cache: RedisCacheStore;
-  rateLimit: RedisRateLimitStore;
-  health: () => RedisState;
-  close(): Promise<void>;
-}
-
-/** The Redis-backed cache and rate-limit stores on one connection to `url` (redis:// or rediss://). */
-export function createRedisStores(url: string, options: RedisStoresOptions): RedisStores {
-  const linkOptions: RedisLinkOptions = {};
-  if (options.timeoutMs !== undefined) linkOptions.timeoutMs = options.timeoutMs;
-  if (options.onStateChange !== undefined) linkOptions.onStateChange = options.onStateChange;
-  const link = new RedisLink(url, linkOptions);
-  const now = options.now ?? Date.now;
-  try {
-    return {
-      cache: new RedisCacheStore(link, { version: options.cacheVersion ?? '1', now }),
-      rateLimit: new RedisRateLimitStore(link, options.memoryRateLimit, now),
-      health: () => link.state,
-      close: () => link.close(),
-    };
-  } catch (error) {
-    // A rejected option must not leave a client reconnecting in the background.
-    link.client.disconnect();
-    throw error;
-  }
+/** A link to `url` (redis:// or rediss://), connecting in the background. */
+export async function openRedisLink(
+  url: string,
+  options: RedisLinkOptions = {},
+): Promise<RedisLink> {
+  const { Redis } = await import('ioredis');
+  return new RedisLink(Redis, url, options);
 }

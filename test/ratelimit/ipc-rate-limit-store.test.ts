@@ -11,8 +11,8 @@ import {
   serveRateLimits,
   type IpcPort,
   type RateLimitRequest,
-} from '../../src/http/ipc-rate-limit-store.js';
-import { MemoryRateLimitStore } from '../../src/http/rate-limit.js';
+} from '../../src/ratelimit/ipc-rate-limit-store.js';
+import { MemoryRateLimitStore } from '../../src/ratelimit/memory-rate-limit-store.js';
 
 /** A port whose sent requests the test answers (or not) by hand. */
 function fakePort(connected = true): IpcPort & {

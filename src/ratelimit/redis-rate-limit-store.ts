@@ -12,8 +12,9 @@
 // counted in both places, which errs on the side of limiting.
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { MemoryRateLimitStore, RateLimitHit, RateLimitStore } from './rate-limit.js';
-import type { RedisLink } from '../redis/redis-health.js';
+import type { MemoryRateLimitStore } from './memory-rate-limit-store.js';
+import type { RateLimitHit, RateLimitStore } from './rate-limit-store.js';
+import type { RedisLink } from '../redis/redis-link.js';
 
 /**
  * KEYS[1] the client's counter, ARGV[1] the window in ms → { count, ms left }.

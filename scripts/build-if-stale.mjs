@@ -1,0 +1,83 @@
+// Compiles to dist/ only when dist/ is older than what it is compiled from, so
+// `npm start` (and the other run-a-script commands) skip tsc's ~15 s when
+// nothing changed. Plain JavaScript with no dependencies: it runs before there
+// is a dist/ to run.
+//
+//   node scripts/build-if-stale.mjs          build when stale (prestart, bench, mcp, ...)
+//   node scripts/build-if-stale.mjs --force  build regardless (`npm run build`, `prepare`)
+//
+// "Stale" is make's rule: some input was modified after the last successful
+// build began. The inputs are src/, scripts/, bench/ (their files and their
+// directories, so a deleted or renamed file counts too), tsconfig*.json and
+// package.json. The stamp dist/.build-stamp is written after tsc succeeds,
+// dated when the build began, so a file saved during a build is newer than the
+// stamp and the next run builds again. A file put in place with an older date
+// (cp -p, tar, rsync -a) is not noticed: run `npm run build` after such a copy.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+const STAMP = join(ROOT, 'dist', '.build-stamp');
+const INPUT_DIRS = ['src', 'scripts', 'bench'];
+const BUILD_ARGS = ['-p', 'tsconfig.build.json'];
+
+/**
+ * Latest modification time (ms) under `path`, directories included; 0 when it does not exist.
+ * @param {string} path
+ * @returns {number}
+ */
+function newest(path) {
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch {
+    return 0;
+  }
+  let latest = stat.mtimeMs;
+  if (stat.isDirectory()) {
+    for (const name of readdirSync(path)) latest = Math.max(latest, newest(join(path, name)));
+  }
+  return latest;
+}
+
+function inputsModified() {
+  const configs = readdirSync(ROOT).filter(
+    (name) => name === 'package.json' || /^tsconfig.*\.json$/.test(name),
+  );
+  return Math.max(...[...INPUT_DIRS, ...configs].map((name) => newest(join(ROOT, name))));
+}
+
+/** Why a build is due, or null when dist/ is current. */
+function staleness() {
+  let built;
+  try {
+    built = statSync(STAMP).mtimeMs;
+  } catch {
+    return 'no build stamp';
+  }
+  // >=: on a file system that keeps whole seconds, an equal date may be a later save
+  return inputsModified() >= built ? 'sources changed since the last build' : null;
+}
+
+function build() {
+  const began = new Date();
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  // tsc's report goes to stderr: `npm run mcp` speaks MCP on stdout
+  const result = spawnSync(process.execPath, [tsc, ...BUILD_ARGS], {
+    cwd: ROOT,
+    stdio: ['ignore', 2, 2],
+  });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+  writeFileSync(STAMP, `built from the sources as of ${began.toISOString()}\n`);
+  utimesSync(STAMP, began, began);
+}
+
+const force = process.argv.includes('--force');
+const reason = force ? null : staleness();
+if (force || reason !== null) {
+  if (reason !== null) process.stderr.write(`dist/ is out of date (${reason}): building\n`);
+  build();
+}

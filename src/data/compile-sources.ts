@@ -1,0 +1,317 @@
+// Which compiled tables answer, and how they come to exist:
+//  - the embedded data (DB-IP Lite City, the ip-location-db ASN CSV) is
+//    compiled once per installation by `npm install` (the `prepare` script)
+//    into tables/ beside the code: an empty or missing DATA_DIR starts with
+//    full accuracy, and loading is reading two files;
+//  - an operator's GEOIP_DB/ASN_DB file is compiled at start the first time
+//    it is seen and kept in DATA_DIR/tables/ under its SHA-256, so the next
+//    start (or reload of the same file) only reads the tables.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import type { Reader } from 'maxmind';
+import type { Logger } from 'pino';
+import { PROJECT_ROOT } from '../config.js';
+import { parseAsnCsv } from '../lookups/geoip/asn-csv.js';
+import { DBIP_ATTRIBUTION, embeddedFiles } from '../lookups/geoip/embedded-data.js';
+import { dbipMapper, maxmindMapper } from '../lookups/geoip/record-map.js';
+import { TimezoneIndex, createTimezoneResolver } from '../lookups/geoip/timezone.js';
+import {
+  LocationSink,
+  NetworkSink,
+  compileAsnRanges,
+  compileMmdb,
+  type Compiled,
+} from './compile.js';
+import {
+  COMPILER_VERSION,
+  countsOf,
+  loadCompiledSet,
+  saveCompiledSet,
+  type CompiledSet,
+  type DataSetKind,
+  type Manifest,
+  type SourceFile,
+} from './compiled-set.js';
+import { TABLE_FORMAT } from './table-file.js';
+
+/** The installation's compiled tables (built by `npm install`), beside the code. */
+export const INSTALLED_TABLES_DIR = join(PROJECT_ROOT, 'tables');
+export const TIMEZONE_INDEX_FILE = 'timezones.bin';
+
+export class DataError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DataError';
+  }
+}
+
+export function sha256File(path: string): SourceFile {
+  const data = readFileSync(path);
+  return {
+    name: basename(path),
+    bytes: data.length,
+    sha256: createHash('sha256').update(data).digest('hex'),
+  };
+}
+
+function manifest(
+  kind: DataSetKind,
+  compiled: Compiled,
+  fields: Pick<Manifest, 'name' | 'source' | 'licence' | 'attribution'>,
+): Manifest {
+  return {
+    format: TABLE_FORMAT,
+    compiler: COMPILER_VERSION,
+    kind,
+    ...fields,
+    counts: countsOf(compiled.table, compiled),
+    compiledAt: new Date().toISOString(),
+  };
+}
+
+function builtAt(reader: Reader<object>): string | null {
+  const epoch = reader.metadata.buildEpoch;
+  return epoch instanceof Date && !Number.isNaN(epoch.getTime()) ? epoch.toISOString() : null;
+}
+
+/** The time-zone index built from geo-tz at install time; null when it is not there. */
+export function installedTimezones(dir = INSTALLED_TABLES_DIR): TimezoneIndex | null {
+  try {
+    return TimezoneIndex.deserialize(readFileSync(join(dir, TIMEZONE_INDEX_FILE)), null);
+  } catch {
+    return null;
+  }
+}
+
+/** Same sources (by SHA-256), format and compiler: the tables at `path` are current. */
+function isCurrent(path: string, files: readonly SourceFile[]): CompiledSet | null {
+  try {
+    const set = loadCompiledSet(path);
+    const have = set.manifest.source.files;
+    const same =
+      set.manifest.compiler === COMPILER_VERSION &&
+      have.length === files.length &&
+      have.every((f, i) => f.sha256 === files[i]?.sha256 && f.bytes === files[i]?.bytes);
+    return same ? set : null;
+  } catch {
+    return null;
+  }
+}
+
+// ---- the embedded data, compiled at install time ----
+
+export interface EmbeddedCompileResult {
+  geoip: CompiledSet;
+  asn: CompiledSet;
+  rebuilt: DataSetKind[];
+}
+
+/** mmdb-lib's reader, loaded only to compile (the service itself never reads MMDB files). */
+async function mmdbReader(buffer: Buffer): Promise<Reader<object>> {
+  const { Reader } = await import('maxmind');
+  return new Reader<object>(buffer);
+}
+
+/**
+ * Compiles the embedded data into `dir` unless the tables there were made
+ * from the same files. `timezones` resolves the DB-IP locations (DB-IP Lite
+ * carries no time zone).
+ */
+export async function compileEmbedded(
+  dir: string,
+  timezones: TimezoneIndex | null,
+  log: Logger,
+): Promise<EmbeddedCompileResult> {
+  mkdirSync(dir, { recursive: true });
+  const files = embeddedFiles();
+  const rebuilt: DataSetKind[] = [];
+  const geoPath = join(dir, 'geoip.tables');
+  const citySources = [sha256File(files.cityV4), sha256File(files.cityV6)];
+  let geoip = isCurrent(geoPath, citySources);
+  if (geoip === null) {
+    const started = performance.now();
+    const v4 = await mmdbReader(readFileSync(files.cityV4));
+    const v6 = await mmdbReader(readFileSync(files.cityV6));
+    const compiled = compileMmdb(
+      v4,
+      v6,
+      new LocationSink(dbipMapper(createTimezoneResolver(timezones))),
+    );
+    geoip = {
+      ...compiled,
+      manifest: manifest('geoip', compiled, {
+        name: `DB-IP Lite City ${files.cityVersion}`,
+        source: {
+          origin: 'embedded',
+          layout: 'dbip-flat',
+          version: files.cityVersion,
+          builtAt: builtAt(v4),
+          files: citySources,
+        },
+        licence: DBIP_ATTRIBUTION.licence,
+        attribution: { text: DBIP_ATTRIBUTION.text, url: DBIP_ATTRIBUTION.url },
+      }),
+    };
+    saveCompiledSet(geoPath, geoip);
+    rebuilt.push('geoip');
+    log.info(
+      { path: geoPath, ...geoip.manifest.counts, seconds: seconds(started) },
+      'GeoIP tables compiled',
+    );
+  }
+  const asnPath = join(dir, 'asn.tables');
+  const asnSources = [sha256File(files.asnV4), sha256File(files.asnV6)];
+  let asn = isCurrent(asnPath, asnSources);
+  if (asn === null) {
+    const started = performance.now();
+    const parsed = [files.asnV4, files.asnV6].map((f) => parseAsnCsv(readFileSync(f, 'utf8')));
+    const rejected = parsed.reduce((n, p) => n + p.rejected, 0);
+    if (rejected > 0) log.warn({ rejected }, 'ASN CSV rows rejected');
+    const compiled = compileAsnRanges(parsed.flatMap((p) => p.rows));
+    asn = {
+      ...compiled,
+      manifest: manifest('asn', compiled, {
+        name: `RouteViews + DB-IP ASN ${files.asnVersion}`,
+        source: {
+          origin: 'embedded',
+          layout: 'asn-csv',
+          version: files.asnVersion,
+          builtAt: null,
+          files: asnSources,
+        },
+        licence: DBIP_ATTRIBUTION.licence,
+        attribution: { text: DBIP_ATTRIBUTION.text, url: DBIP_ATTRIBUTION.url },
+      }),
+    };
+    saveCompiledSet(asnPath, asn);
+    rebuilt.push('asn');
+    log.info(
+      { path: asnPath, ...asn.manifest.counts, seconds: seconds(started) },
+      'ASN tables compiled',
+    );
+  }
+  return { geoip, asn, rebuilt };
+}
+
+/** The installation's tables; compiled now (with a warning) when `npm install` did not. */
+export async function loadEmbedded(
+  log: Logger,
+  dir = INSTALLED_TABLES_DIR,
+): Promise<EmbeddedCompileResult> {
+  try {
+    const geoip = loadCompiledSet(join(dir, 'geoip.tables'));
+    const asn = loadCompiledSet(join(dir, 'asn.tables'));
+    // the sources are not hashed here (that is the install step's work): only the kind and compiler
+    const current = (set: CompiledSet) => set.manifest.compiler === COMPILER_VERSION;
+    if (
+      geoip.manifest.kind === 'geoip' &&
+      asn.manifest.kind === 'asn' &&
+      current(geoip) &&
+      current(asn)
+    ) {
+      return { geoip, asn, rebuilt: [] };
+    }
+  } catch {
+    // missing or from another format: compiled below
+  }
+  log.warn(
+    { dir },
+    'no compiled tables for the embedded data (run `npm run prepare-data`); compiling them now',
+  );
+  return compileEmbedded(dir, installedTimezones(dir), log);
+}
+
+// ---- an operator's MMDB file, compiled at start and cached by its SHA-256 ----
+
+export interface UserFileOptions {
+  kind: DataSetKind;
+  path: string;
+  /** the variable that named it, for messages */
+  variable: string;
+  /** where compiled tables are kept (DATA_DIR/tables); os.tmpdir() when it cannot be written */
+  cacheDir: string;
+  timezones: TimezoneIndex | null;
+}
+
+async function openMmdbFile(path: string, variable: string): Promise<Reader<object>> {
+  try {
+    return await mmdbReader(await readFile(path));
+  } catch (cause) {
+    throw new DataError(`${variable}: cannot open ${path} as an MMDB file`, { cause });
+  }
+}
+
+function requireType(reader: Reader<object>, variable: string, accepted: RegExp): string {
+  const type = reader.metadata.databaseType;
+  if (!accepted.test(type)) {
+    throw new DataError(`${variable}: database type "${type}" is not one of ${accepted.source}`);
+  }
+  return type;
+}
+
+export async function loadUserFile(options: UserFileOptions, log: Logger): Promise<CompiledSet> {
+  let source: SourceFile;
+  try {
+    statSync(options.path);
+    source = sha256File(options.path);
+  } catch (cause) {
+    throw new DataError(`${options.variable}: cannot open ${options.path}`, { cause });
+  }
+  const name = `${options.kind}-${source.sha256.slice(0, 16)}.tables`;
+  for (const dir of [options.cacheDir, join(tmpdir(), 'ipintel-tables')]) {
+    const cached = isCurrent(join(dir, name), [source]);
+    if (cached !== null) return cached;
+  }
+  const started = performance.now();
+  const reader = await openMmdbFile(options.path, options.variable);
+  let compiled: Compiled;
+  let layout: string;
+  const type =
+    options.kind === 'geoip'
+      ? requireType(reader, options.variable, /City|Country/i)
+      : requireType(reader, options.variable, /ASN|ISP/i);
+  if (options.kind === 'geoip') {
+    // ip-location-db's DB-IP files call themselves "city"/"country" and use a flat layout
+    const flat = /^(city|country)$/.test(type);
+    layout = flat ? 'dbip-flat' : 'maxmind-city';
+    const resolver = createTimezoneResolver(options.timezones);
+    compiled = compileMmdb(
+      reader,
+      reader,
+      new LocationSink((flat ? dbipMapper : maxmindMapper)(resolver)),
+    );
+  } else {
+    layout = 'maxmind-asn';
+    compiled = compileMmdb(reader, reader, new NetworkSink());
+  }
+  const set: CompiledSet = {
+    ...compiled,
+    manifest: manifest(options.kind, compiled, {
+      name: type,
+      source: { origin: 'file', layout, version: type, builtAt: builtAt(reader), files: [source] },
+      licence: 'as supplied by the operator',
+      attribution: null,
+    }),
+  };
+  log.info(
+    { path: options.path, ...set.manifest.counts, seconds: seconds(started) },
+    `${options.variable} compiled`,
+  );
+  for (const dir of [options.cacheDir, join(tmpdir(), 'ipintel-tables')]) {
+    try {
+      mkdirSync(dir, { recursive: true });
+      saveCompiledSet(join(dir, name), set);
+      break;
+    } catch (error) {
+      log.warn({ err: error, dir }, 'could not keep the compiled tables; trying elsewhere');
+    }
+  }
+  return set;
+}
+
+function seconds(started: number): number {
+  return Math.round((performance.now() - started) / 100) / 10;
+}

@@ -1,0 +1,200 @@
+// A compiled data set: its manifest (where it came from, what it holds), its
+// range table, and its records — the JSON text each record contributes to an
+// answer, serialised once at compile time and copied as bytes into every
+// response that needs it. GeoIP records share their place text (country,
+// city, region, time zone: ~195,000 distinct among ~565,000 locations) and
+// keep their coordinates as numbers, which keeps the tables ~50 MB smaller.
+import { RangeTable } from './range-table.js';
+import { readTableFile, writeTableFile, TABLE_FORMAT } from './table-file.js';
+import { GrowableU32 } from './range-table-builder.js';
+
+export type DataSetKind = 'geoip' | 'asn';
+
+export interface SourceFile {
+  name: string;
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * Bumped whenever the compiler would write different tables from the same
+ * source (a mapping or overlap rule changed): tables of another compiler are
+ * compiled again, even when the file format is the same.
+ */
+export const COMPILER_VERSION = 2;
+
+export interface Manifest {
+  format: number;
+  compiler: number;
+  kind: DataSetKind;
+  /** e.g. "DB-IP Lite City 2.3.2026060513" */
+  name: string;
+  source: {
+    /** embedded with the installation, or a file the operator named or an update fetched */
+    origin: 'embedded' | 'file' | 'update';
+    /** dbip-flat, maxmind-city, maxmind-asn, asn-csv */
+    layout: string;
+    /** the publisher's version of the data (package version, MMDB database type…) */
+    version: string | null;
+    /** the data's own build date, when it says */
+    builtAt: string | null;
+    files: SourceFile[];
+  };
+  licence: string;
+  attribution: { text: string; url: string } | null;
+  counts: {
+    records: number;
+    v4Ranges: number;
+    v6Ranges: number;
+    v6SplitBlocks: number;
+    v6SubRanges: number;
+  };
+  compiledAt: string;
+}
+
+/** The record fragments, one UTF-8 byte string each, in one buffer. */
+export class RecordBlob {
+  constructor(
+    /** record i is bytes[offsets[i] .. offsets[i + 1]) */
+    readonly offsets: Uint32Array,
+    readonly bytes: Buffer,
+  ) {}
+
+  get count(): number {
+    return this.offsets.length - 1;
+  }
+
+  start(index: number): number {
+    return this.offsets[index]!;
+  }
+
+  end(index: number): number {
+    return this.offsets[index + 1]!;
+  }
+
+  text(index: number): string {
+    return this.bytes.toString('utf8', this.offsets[index], this.offsets[index + 1]);
+  }
+}
+
+/** Interns record fragments while compiling: equal fragments share one index. */
+export class RecordCollector {
+  private readonly index = new Map<string, number>();
+  private readonly texts: string[] = [];
+
+  intern(fragment: string): number {
+    let found = this.index.get(fragment);
+    if (found === undefined) {
+      found = this.texts.length;
+      this.texts.push(fragment);
+      this.index.set(fragment, found);
+    }
+    return found;
+  }
+
+  get count(): number {
+    return this.texts.length;
+  }
+
+  finish(): RecordBlob {
+    const offsets = new GrowableU32();
+    const parts: Buffer[] = [];
+    let at = 0;
+    offsets.push(0);
+    for (const text of this.texts) {
+      const bytes = Buffer.from(text, 'utf8');
+      parts.push(bytes);
+      at += bytes.length;
+      offsets.push(at);
+    }
+    return new RecordBlob(offsets.toArray(), Buffer.concat(parts, at));
+  }
+}
+
+/** a coordinate that is not known (null) */
+export const NO_COORDINATE = -0x80000000;
+
+export interface CompiledSet {
+  manifest: Manifest;
+  table: RangeTable;
+  /** the record texts (ASN: the whole network fragment; GeoIP: the place part) */
+  records: RecordBlob;
+  /** GeoIP: record i's place is text placeOf[i]; null where texts are records */
+  placeOf: Uint32Array | null;
+  /** GeoIP: record i's latitude and longitude × 10^4 at 2i, 2i + 1 (NO_COORDINATE: null) */
+  coordinates: Int32Array | null;
+}
+
+/** How many records the set has (not texts: GeoIP records share places). */
+export function recordCount(set: Pick<CompiledSet, 'records' | 'placeOf'>): number {
+  return set.placeOf === null ? set.records.count : set.placeOf.length;
+}
+
+export function countsOf(
+  table: RangeTable,
+  set: Pick<CompiledSet, 'records' | 'placeOf'>,
+): Manifest['counts'] {
+  return {
+    records: recordCount(set),
+    v4Ranges: table.v4.values.length,
+    v6Ranges: table.v6.values.length,
+    v6SplitBlocks: table.v6.splitAt.length - 1,
+    v6SubRanges: table.v6.subValues.length,
+  };
+}
+
+export function saveCompiledSet(path: string, set: CompiledSet): number {
+  const { v4, v6 } = set.table;
+  const geo =
+    set.placeOf === null || set.coordinates === null
+      ? {}
+      : {
+          placeOf: set.placeOf,
+          coordinates: new Uint32Array(
+            set.coordinates.buffer,
+            set.coordinates.byteOffset,
+            set.coordinates.length,
+          ),
+        };
+  return writeTableFile(path, set.manifest, {
+    ...geo,
+    v4Keys: v4.keys,
+    v4Values: v4.values,
+    v4Jump: v4.jump,
+    v6Keys: v6.keys,
+    v6Values: v6.values,
+    v6Jump: v6.jump,
+    v6SplitAt: v6.splitAt,
+    v6SubKeys: v6.subKeys,
+    v6SubValues: v6.subValues,
+    recordOffsets: set.records.offsets,
+    recordBytes: set.records.bytes,
+  });
+}
+
+export function loadCompiledSet(path: string): CompiledSet {
+  const file = readTableFile<Manifest>(path);
+  const table = new RangeTable(
+    { keys: file.u32('v4Keys'), values: file.u32('v4Values'), jump: file.u32('v4Jump') },
+    {
+      keys: file.u32('v6Keys'),
+      values: file.u32('v6Values'),
+      jump: file.u32('v6Jump'),
+      splitAt: file.u32('v6SplitAt'),
+      subKeys: file.u32('v6SubKeys'),
+      subValues: file.u32('v6SubValues'),
+    },
+  );
+  const records = new RecordBlob(file.u32('recordOffsets'), file.u8('recordBytes') as Buffer);
+  if (file.manifest.format !== TABLE_FORMAT) {
+    throw new Error(`${path}: manifest of format ${file.manifest.format}`);
+  }
+  let placeOf: Uint32Array | null = null;
+  let coordinates: Int32Array | null = null;
+  if (file.manifest.kind === 'geoip') {
+    placeOf = file.u32('placeOf');
+    const raw = file.u32('coordinates');
+    coordinates = new Int32Array(raw.buffer, raw.byteOffset, raw.length);
+  }
+  return { manifest: file.manifest, table, records, placeOf, coordinates };
+}

@@ -1,0 +1,120 @@
+// One compiled data set in one file: a JSON header (the manifest and a
+// directory of sections) and the typed arrays themselves, each aligned to 8
+// bytes, so that loading is one read and a view per section — no parsing.
+//
+// Layout: "IPINTEL-TABLES\n", uint32 LE format version, uint32 LE header
+// length, the header (UTF-8 JSON), zero padding to 8, the sections.
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+
+const MAGIC = 'IPINTEL-TABLES\n';
+export const TABLE_FORMAT = 1;
+
+export type Section = Uint32Array | Uint8Array;
+
+interface SectionEntry {
+  name: string;
+  type: 'u32' | 'u8';
+  offset: number;
+  length: number;
+}
+
+interface FileHeader<M> {
+  manifest: M;
+  sections: SectionEntry[];
+}
+
+const align8 = (n: number): number => (n + 7) & ~7;
+
+/** Writes the file beside its final name, then renames it into place (never half a file). */
+export function writeTableFile<M>(
+  path: string,
+  manifest: M,
+  sections: Readonly<Record<string, Section>>,
+): number {
+  const entries: SectionEntry[] = [];
+  let offset = 0;
+  for (const [name, data] of Object.entries(sections)) {
+    const type = data instanceof Uint32Array ? 'u32' : 'u8';
+    entries.push({ name, type, offset, length: data.length });
+    offset = align8(offset + data.byteLength);
+  }
+  const header = Buffer.from(
+    JSON.stringify({ manifest, sections: entries } satisfies FileHeader<M>),
+  );
+  const headStart = MAGIC.length + 8;
+  const bodyStart = align8(headStart + header.length);
+  const file = Buffer.alloc(bodyStart + offset);
+  file.write(MAGIC, 0, 'latin1');
+  file.writeUInt32LE(TABLE_FORMAT, MAGIC.length);
+  file.writeUInt32LE(header.length, MAGIC.length + 4);
+  header.copy(file, headStart);
+  for (const entry of entries) {
+    const data = sections[entry.name]!;
+    file.set(
+      new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+      bodyStart + entry.offset,
+    );
+  }
+  writeFileSync(`${path}.tmp`, file);
+  renameSync(`${path}.tmp`, path);
+  return file.length;
+}
+
+export class TableFileError extends Error {
+  constructor(path: string, why: string) {
+    super(`${path}: ${why}`);
+    this.name = 'TableFileError';
+  }
+}
+
+export interface TableFile<M> {
+  manifest: M;
+  u32(name: string): Uint32Array;
+  u8(name: string): Uint8Array;
+}
+
+/** Reads a table file: the manifest, and views of its sections over one buffer. */
+export function readTableFile<M>(path: string): TableFile<M> {
+  const file = readFileSync(path);
+  if (file.length < MAGIC.length + 8 || file.toString('latin1', 0, MAGIC.length) !== MAGIC) {
+    throw new TableFileError(path, 'not a compiled table file');
+  }
+  const format = file.readUInt32LE(MAGIC.length);
+  if (format !== TABLE_FORMAT) {
+    throw new TableFileError(path, `table format ${format}, this version reads ${TABLE_FORMAT}`);
+  }
+  const headStart = MAGIC.length + 8;
+  const headLength = file.readUInt32LE(MAGIC.length + 4);
+  const header = JSON.parse(
+    file.toString('utf8', headStart, headStart + headLength),
+  ) as FileHeader<M>;
+  const bodyStart = align8(headStart + headLength);
+  // typed-array views need aligned offsets: a large read is its own allocation
+  // (offset 0), but copy rather than trust it
+  const body =
+    (file.byteOffset + bodyStart) % 8 === 0
+      ? file.subarray(bodyStart)
+      : Buffer.from(Uint8Array.prototype.slice.call(file, bodyStart));
+  const byName = new Map(header.sections.map((s) => [s.name, s]));
+  const section = (name: string, type: 'u32' | 'u8'): SectionEntry => {
+    const entry = byName.get(name);
+    if (entry === undefined || entry.type !== type) {
+      throw new TableFileError(path, `section ${name} (${type}) is missing`);
+    }
+    const bytes = entry.length * (type === 'u32' ? 4 : 1);
+    if (entry.offset + bytes > body.length)
+      throw new TableFileError(path, `section ${name} is truncated`);
+    return entry;
+  };
+  return {
+    manifest: header.manifest,
+    u32: (name) => {
+      const s = section(name, 'u32');
+      return new Uint32Array(body.buffer, body.byteOffset + s.offset, s.length);
+    },
+    u8: (name) => {
+      const s = section(name, 'u8');
+      return Buffer.from(body.buffer, body.byteOffset + s.offset, s.length);
+    },
+  };
+}

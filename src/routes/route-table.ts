@@ -1,0 +1,46 @@
+// The whole HTTP API in one list: method, path, whether the client's rate
+// limit counts it, how long its answers live (for clients, and in the lookup
+// cache for answers that ask an upstream) and who answers. Each handler's
+// documentation, schemas and lookup live in its own module.
+import type { AnyHandler, AnyRoute } from '../http/route.js';
+import { route } from '../http/route.js';
+import { CALLER_LIFETIME, GEOIP_LIFETIME } from './geoip-routes.js';
+import { NETWORK_CACHE } from './network-routes.js';
+import { VPN_LIFETIME } from './vpn-routes.js';
+
+export interface Handlers {
+  ops: Record<'info' | 'health' | 'ready' | 'metrics' | 'openApi', AnyHandler>;
+  geoip: Record<'caller' | 'address', AnyHandler>;
+  vpn: Record<'detect', AnyHandler>;
+  network: Record<'dns' | 'reverse' | 'blacklist' | 'whois', AnyHandler>;
+  cidr: Record<'calculate', AnyHandler>;
+  mcp: Record<'endpoint', AnyHandler>;
+}
+
+const LIMITED = { limited: true } as const;
+const FREE = { limited: false } as const;
+
+export function routeTable(h: Handlers): AnyRoute[] {
+  const { ops, geoip, vpn, network, cidr, mcp } = h;
+  return [
+    route('GET', '/', ops.info, LIMITED),
+    route('GET', '/healthz', ops.health, FREE),
+    route('GET', '/readyz', ops.ready, FREE),
+    route('GET', '/metrics', ops.metrics, FREE),
+    route('GET', '/openapi.json', ops.openApi, LIMITED),
+    // in-memory data: computed per request, no server-side cache
+    route('GET', '/ip', geoip.caller, { ...LIMITED, lifetime: CALLER_LIFETIME }),
+    route('GET', '/ip/:ip', geoip.address, { ...LIMITED, lifetime: GEOIP_LIFETIME }),
+    route('GET', '/ip/:ip/vpn', vpn.detect, { ...LIMITED, lifetime: VPN_LIFETIME }),
+    // upstream lookups: through the lookup cache (X-Cache)
+    route('GET', '/dns/:domain', network.dns, { ...LIMITED, cache: NETWORK_CACHE.dns }),
+    route('GET', '/dns/:ip/reverse', network.reverse, { ...LIMITED, cache: NETWORK_CACHE.reverse }),
+    route('GET', '/blacklist/:ip', network.blacklist, {
+      ...LIMITED,
+      cache: NETWORK_CACHE.blacklist,
+    }),
+    route('GET', '/whois/:ip', network.whois, { ...LIMITED, cache: NETWORK_CACHE.whois }),
+    route('GET', '/cidr', cidr.calculate, LIMITED),
+    route('POST', '/mcp', mcp.endpoint, LIMITED),
+  ];
+}
