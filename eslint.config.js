@@ -3,7 +3,17 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'data/', 'node_modules/', 'eslint.config.js', 'scripts/run-tests.mjs'] },
+  {
+    ignores: [
+      'dist/',
+      'data/',
+      'tables/',
+      '.scratch/',
+      'node_modules/',
+      'eslint.config.js',
+      'scripts/run-tests.mjs',
+    ],
+  },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {

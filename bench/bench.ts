@@ -79,10 +79,11 @@ function selectedScenarios(): typeof SCENARIOS {
 }
 
 /**
- * The node flags of package.json's `start` script (`node <flags>
- * dist/src/main.js`), so that the bench runs the service as `npm start` does.
+ * The environment assignments and node flags of package.json's `start`
+ * script (`[NAME=value …] node <flags> dist/src/main.js`), so that the bench
+ * runs the service as `npm start` does.
  */
-function startFlags(): string[] {
+function startCommand(): { env: Record<string, string>; flags: string[] } {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     scripts?: Record<string, string>;
   };
@@ -92,7 +93,14 @@ function startFlags(): string[] {
     const node = words.indexOf('node');
     const main = words.findIndex((word) => word.replace(/^\.\//, '') === MAIN);
     if (node !== -1 && main > node && !words.some((word) => /["'`$\\]/.test(word))) {
-      return words.slice(node + 1, main);
+      const env = Object.fromEntries(
+        words
+          .slice(0, node)
+          .map((word) => /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(word))
+          .filter((m) => m !== null)
+          .map((m) => [m[1]!, m[2]!]),
+      );
+      return { env, flags: words.slice(node + 1, main) };
     }
   }
   throw new Error(`cannot find "node <flags> ${MAIN}" in package.json's start script: "${start}"`);
@@ -117,7 +125,8 @@ async function main(): Promise<number> {
   const seconds = envCount('BENCH_SECONDS', 6);
   const scenarios = selectedScenarios();
   const override = process.env['BENCH_SERVICE_CMD']?.trim() || null;
-  const command = override?.split(/\s+/) ?? [process.execPath, ...startFlags(), MAIN];
+  const start = startCommand();
+  const command = override?.split(/\s+/) ?? [process.execPath, ...start.flags, MAIN];
   const timeNpmStart = override === null && process.env['BENCH_NPM_START'] !== '0';
 
   pin(process.pid, CLIENT_CPU);
@@ -136,7 +145,7 @@ async function main(): Promise<number> {
       name: 'the service',
       command,
       cwd: root,
-      env: SERVICE_ENV,
+      env: override === null ? { ...start.env, ...SERVICE_ENV } : SERVICE_ENV,
       port: await freePort(),
       cpu: SERVER_CPU,
       errFile: join(work, 'service.stderr'),

@@ -89,7 +89,9 @@ const labelsPath = join(PROJECT_ROOT, 'resources', 'labelled-addresses.csv');
 
 const labels = parseLabelledAddresses(await readFile(labelsPath, 'utf8'));
 // warnings (tables compiled now) go to stderr so stdout stays the report
-const asn = createGeoIpLookup({ tables: await loadEmbedded(pino({ level: 'warn' }, pino.destination(2))) });
+const asn = createGeoIpLookup({
+  tables: await loadEmbedded(pino({ level: 'warn' }, pino.destination(2))),
+});
 const index = (await DetectionIndexHolder.open({ dataDir: feedDir })).current();
 
 const counts = countByCategory(labels);
@@ -108,4 +110,9 @@ if (index.feeds.length === 0) {
 }
 for (const problem of index.problems) out(`  skipped: ${problem}`);
 out();
-report(evaluate(labels, routeDetector((ip) => asn.network(ip), index)));
+report(
+  evaluate(
+    labels,
+    routeDetector((ip) => asn.network(ip), index),
+  ),
+);

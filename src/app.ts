@@ -32,7 +32,7 @@ import { validate } from './http/validate.js';
 import { after, type MaybePromise } from './maybe-promise.js';
 import type { Metrics } from './metrics.js';
 import type { Ip } from './net/ip.js';
-import type { RateLimitStore } from './ratelimit/rate-limit-store.js';
+import type { RateLimitHit, RateLimitStore } from './ratelimit/rate-limit-store.js';
 
 export interface AppDeps {
   log: Logger;
@@ -65,9 +65,7 @@ export interface App {
 
 /** What a route answered, before it is written. */
 type Answer =
-  | { kind: 'body'; body: string; bytes: number | undefined; lifetime: string }
-  | { kind: 'cached'; policy: CachePolicy; result: CacheResult }
-  | { kind: 'raw'; raw: RawBody };
+  { kind: 'cached'; policy: CachePolicy; result: CacheResult } | { kind: 'raw'; raw: RawBody };
 
 const UNKNOWN_CLIENT: Ip = { version: 4, text: '0.0.0.0', value: 0 };
 
@@ -132,82 +130,117 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
   function dispatch(x: Exchange): MaybePromise<number> {
     if (x.method === 'OPTIONS') return preflight(x);
     const match = router.match(x.method, x.path);
-    if (match.kind === 'route') x.route = match.route;
-    if (match.kind === 'route' && !match.route.rateLimited) return run(x, match);
-    return after(admit(x), (allowed) => {
-      if (!allowed) {
-        throw new AppError(
-          'RATE_LIMITED',
-          `Too many requests: the limit is ${config.rateLimitMax} per ${config.rateLimitWindowSeconds} s per client. Retry after ${String(x.headers['retry-after'])} s.`,
-        );
-      }
-      if (match.kind === 'not-found') {
-        throw new AppError('NOT_FOUND', `No route for ${x.method} ${clip(x.path)}; see GET /openapi.json.`);
-      }
-      if (match.kind === 'method-not-allowed') {
-        x.headers['allow'] = match.allow.join(', ');
-        throw new AppError(
-          'METHOD_NOT_ALLOWED',
-          `${x.method} is not allowed on ${clip(x.path)}; allowed: ${match.allow.join(', ')}.`,
-        );
-      }
-      return run(x, match);
-    });
+    if (match.kind === 'route') {
+      x.route = match.route;
+      if (!match.route.rateLimited) return run(x, match);
+    }
+    const hit = deps.rateLimitStore.hit(rateLimitKey(x.clientIp), windowMs);
+    return hit instanceof Promise
+      ? hit.then((counted) => admitted(x, match, counted))
+      : admitted(x, match, hit);
+  }
+
+  /** The rate limit's decision on a counted request, then the route (or why not). */
+  function admitted(x: Exchange, match: Match, hit: RateLimitHit): MaybePromise<number> {
+    const decision = decide(hit, config.rateLimitMax, now());
+    const headers = x.headers;
+    headers['ratelimit-limit'] = decision.limit;
+    headers['ratelimit-remaining'] = decision.remaining;
+    headers['ratelimit-reset'] = decision.resetSeconds;
+    if (!decision.allowed) {
+      headers['retry-after'] = String(decision.resetSeconds);
+      metrics?.rateLimited();
+      throw new AppError(
+        'RATE_LIMITED',
+        `Too many requests: the limit is ${config.rateLimitMax} per ${config.rateLimitWindowSeconds} s per client. Retry after ${decision.resetSeconds} s.`,
+      );
+    }
+    if (match.kind === 'not-found') {
+      throw new AppError(
+        'NOT_FOUND',
+        `No route for ${x.method} ${clip(x.path)}; see GET /openapi.json.`,
+      );
+    }
+    if (match.kind === 'method-not-allowed') {
+      headers['allow'] = match.allow.join(', ');
+      throw new AppError(
+        'METHOD_NOT_ALLOWED',
+        `${x.method} is not allowed on ${clip(x.path)}; allowed: ${match.allow.join(', ')}.`,
+      );
+    }
+    return run(x, match);
   }
 
   function run(x: Exchange, match: Match & { kind: 'route' }): MaybePromise<number> {
+    return match.route.body
+      ? readJsonBody(x).then((text) => respond(x, match, text))
+      : respond(x, match, undefined);
+  }
+
+  /** Validation, then the answer: computed from memory (no closure on this path), cached or raw. */
+  function respond(
+    x: Exchange,
+    match: Match & { kind: 'route' },
+    bodyText: string | undefined,
+  ): MaybePromise<number> {
     const { route } = match;
     const ctx: RequestContext = {
       clientIp: x.clientIp,
       requestId: x.requestId,
       headers: x.req.headers,
     };
-    const body = route.body ? readJsonBody(x) : undefined;
-    return after(body, (bodyText) => {
-      if (bodyText !== undefined) ctx.bodyText = bodyText;
-      const input = checkInput(route, { params: match.rawParams, query: queryObject(x.query) }, ctx);
+    if (bodyText !== undefined) ctx.bodyText = bodyText;
+    const input = checkInput(route, { params: match.rawParams, query: queryObject(x.query) }, ctx);
+    if (route.raw || route.cache !== undefined) {
       return after(answer(route, input), (a) => write(x, route, a));
-    });
+    }
+    const data: unknown = route.handle(input);
+    return data instanceof Promise
+      ? data.then((ready) => writeData(x, route, ready))
+      : writeData(x, route, data);
   }
 
-  function admit(x: Exchange): MaybePromise<boolean> {
-    return after(deps.rateLimitStore.hit(rateLimitKey(x.clientIp), windowMs), (hit) => {
-      const decision = decide(hit, config.rateLimitMax, now());
-      x.headers['ratelimit-limit'] = decision.limit;
-      x.headers['ratelimit-remaining'] = decision.remaining;
-      x.headers['ratelimit-reset'] = decision.resetSeconds;
-      if (!decision.allowed) {
-        x.headers['retry-after'] = String(decision.resetSeconds);
-        metrics?.rateLimited();
-      }
-      return decision.allowed;
-    });
+  /** An answer from in-memory data: the route's lifetime, no X-Cache. */
+  function writeData(x: Exchange, route: AnyRoute, data: unknown): number {
+    const headers = x.headers;
+    const extra = route.headers?.();
+    if (extra != null) Object.assign(headers, extra);
+    headers['cache-control'] = lifetimes.get(route) ?? 'no-store';
+    return data instanceof JsonBody
+      ? x.send(200, data.body, undefined, data.bytes)
+      : x.send(200, `{"data":${serialise(data)}}`);
   }
 
-  function checkInput(route: AnyRoute, raw: RawInput, ctx: RequestContext): RouteInput<unknown, unknown> {
+  function checkInput(
+    route: AnyRoute,
+    raw: RawInput,
+    ctx: RequestContext,
+  ): RouteInput<unknown, unknown> {
+    if (route.check !== undefined) {
+      const checked = route.check(raw);
+      return { params: checked.params, query: checked.query, ctx };
+    }
     const errorCode = route.errors[0];
     return {
-      params: route.params ? validate(route.params, raw.params ?? {}, errorCode ?? 'NOT_FOUND') : raw.params ?? {},
+      params: route.params
+        ? validate(route.params, raw.params ?? {}, errorCode ?? 'NOT_FOUND')
+        : (raw.params ?? {}),
       query: route.query ? validate(route.query, raw.query ?? {}, errorCode ?? 'BAD_REQUEST') : {},
       ctx,
     };
   }
 
-  /** The route's answer: computed, or through the lookup cache when the route has a policy. */
+  /** The answer of a raw route, or of one through the lookup cache. */
   function answer(route: AnyRoute, input: RouteInput<unknown, unknown>): MaybePromise<Answer> {
     if (route.raw) {
       return after(route.handle(input), (raw): Answer => ({ kind: 'raw', raw: raw as RawBody }));
     }
-    const policy = route.cache;
-    if (policy === undefined || route.cacheKey === undefined) {
-      return after(route.handle(input), (data): Answer => {
-        const lifetime = lifetimes.get(route) ?? 'no-store';
-        return data instanceof JsonBody
-          ? { kind: 'body', body: data.body, bytes: data.bytes, lifetime }
-          : { kind: 'body', body: `{"data":${serialise(data)}}`, bytes: undefined, lifetime };
-      });
-    }
-    return after(cached(route, policy, input), (result): Answer => ({ kind: 'cached', policy, result }));
+    const policy = route.cache!;
+    return after(cached(route, policy, input), (result): Answer => ({
+      kind: 'cached',
+      policy,
+      result,
+    }));
   }
 
   function cached(
@@ -238,20 +271,19 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       headers['cache-control'] = 'no-store';
       if (a.raw.headers !== undefined) Object.assign(headers, a.raw.headers);
       const status = a.raw.status ?? 200;
-      return a.raw.body === null ? x.sendEmpty(status) : x.send(status, a.raw.body, a.raw.contentType);
+      return a.raw.body === null
+        ? x.sendEmpty(status)
+        : x.send(status, a.raw.body, a.raw.contentType);
     }
     const extra = route.headers?.();
     if (extra != null) Object.assign(headers, extra);
-    if (a.kind === 'body') {
-      headers['cache-control'] = a.lifetime;
-      return x.send(200, a.body, undefined, a.bytes);
-    }
     const { policy, result } = a;
     headers['cache-control'] = `${policy.visibility}, max-age=${result.maxAgeSeconds}`;
     headers['x-cache'] = result.hit ? 'HIT' : 'MISS';
     const entry = result.entry;
     // the body of a cached value is built once per entry, on its first answer
-    const body = entry === undefined ? `{"data":${result.value}}` : (entry.body ??= `{"data":${entry.value}}`);
+    const body =
+      entry === undefined ? `{"data":${result.value}}` : (entry.body ??= `{"data":${entry.value}}`);
     return x.send(200, body);
   }
 
@@ -289,7 +321,8 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
 
   async function call(path: string, raw: RawInput, ctx: RequestContext): Promise<unknown> {
     const route = byPath.get(path);
-    if (route === undefined || route.raw) throw new AppError('NOT_FOUND', `No lookup at ${clip(path)}.`);
+    if (route === undefined || route.raw)
+      throw new AppError('NOT_FOUND', `No lookup at ${clip(path)}.`);
     const input = checkInput(route, raw, ctx);
     if (route.cache === undefined || route.cacheKey === undefined) {
       return route.record !== undefined ? route.record(input) : route.handle(input);
@@ -313,7 +346,8 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       responseFailed(error);
     }
   });
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => serve(req, res);
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> =>
+    serve(req, res);
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
     if (!socket.writable) return socket.destroy();
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
@@ -332,16 +366,34 @@ function serialise(data: unknown): string {
   return data instanceof RawJson ? data.json : JSON.stringify(data);
 }
 
-/** Repeated keys become arrays, so a schema can refuse `?range=a&range=b` instead of guessing. */
+/**
+ * Repeated keys become arrays, so a schema can refuse `?range=a&range=b`
+ * instead of guessing. A query with nothing to decode is split by hand;
+ * escapes and "+" go through URLSearchParams (WHATWG's decoding).
+ */
 function queryObject(queryString: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   if (queryString === '') return out;
-  for (const [key, value] of new URLSearchParams(queryString)) {
+  const pairs: Iterable<[string, string]> =
+    queryString.includes('%') || queryString.includes('+')
+      ? new URLSearchParams(queryString)
+      : plainPairs(queryString);
+  for (const [key, value] of pairs) {
     const existing = out[key];
     if (existing === undefined) out[key] = value;
     else out[key] = Array.isArray(existing) ? [...existing, value] : [existing, value];
   }
   return out;
+}
+
+function plainPairs(queryString: string): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (const part of queryString.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    pairs.push(eq === -1 ? [part, ''] : [part.slice(0, eq), part.slice(eq + 1)]);
+  }
+  return pairs;
 }
 
 function clip(text: string): string {

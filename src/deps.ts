@@ -135,6 +135,31 @@ function instrumented(lookups: NetworkLookups, metrics: Metrics): NetworkLookups
   };
 }
 
+/**
+ * The X-Data-Attribution header of answers made from the data sets of these
+ * kinds (one entry per distinct attribution), or null when none asks for
+ * one; rebuilt only when a reload changes the data sets.
+ */
+function attributionOf(
+  geo: GeoData,
+  kinds: readonly DataSetInfo['kind'][],
+): () => Readonly<Record<string, string>> | null {
+  let of: readonly DataSetInfo[] | null = null;
+  let headers: Readonly<Record<string, string>> | null = null;
+  return () => {
+    if (of !== geo.dataSets) {
+      of = geo.dataSets;
+      const lines = new Set(
+        of
+          .filter((d) => kinds.includes(d.kind) && d.attribution !== null)
+          .map((d) => `${d.attribution!.text} <${d.attribution!.url}> (${d.licence})`),
+      );
+      headers = lines.size === 0 ? null : { 'x-data-attribution': [...lines].join(', ') };
+    }
+    return headers;
+  };
+}
+
 export interface ServiceOverrides {
   metrics?: Metrics;
   dependencies?: () => Readonly<Record<string, string>>;
@@ -158,22 +183,10 @@ export function buildService(
 ): App {
   const now = overrides.now ?? Date.now;
   const geoip = createGeoIpLookup(data.geo);
-  // DB-IP's CC BY 4.0 asks for a visible link wherever its data answers
-  // (the header is rebuilt only when a reload changes the data sets)
-  let attributed: readonly DataSetInfo[] | null = null;
-  let attributionHeaders: Readonly<Record<string, string>> | null = null;
-  const attribution = (): Readonly<Record<string, string>> | null => {
-    if (attributed !== data.geo.dataSets) {
-      attributed = data.geo.dataSets;
-      const set = attributed.find((d) => d.kind === 'geoip');
-      const a = set?.attribution;
-      attributionHeaders =
-        set === undefined || a == null
-          ? null
-          : { 'x-data-attribution': `${a.text} <${a.url}> (${set.licence})` };
-    }
-    return attributionHeaders;
-  };
+  // DB-IP's CC BY 4.0 asks for a visible link wherever its data answers: the
+  // GeoIP record (location and network) and the VPN record (its network)
+  const geoipAttribution = attributionOf(data.geo, ['geoip', 'asn']);
+  const vpnAttribution = attributionOf(data.geo, ['asn']);
   const metrics = overrides.metrics ?? createMetrics(now);
   metrics.dependencies(overrides.dependencies ?? (() => ({})));
   metrics.dataSetAges(() => [
@@ -213,8 +226,8 @@ export function buildService(
         endpoints: () =>
           routes.map((r) => ({ method: r.method, path: r.path, summary: r.summary })),
       }),
-      geoip: geoipHandlers(geoip, attribution),
-      vpn: vpnHandlers(geoip, data.vpn),
+      geoip: geoipHandlers(geoip, geoipAttribution),
+      vpn: vpnHandlers(geoip, data.vpn, vpnAttribution),
       network: networkHandlers(instrumented(overrides.network ?? networkLookups(config), metrics)),
       cidr: cidrHandlers(),
       mcp: mcpHandlers({

@@ -6,7 +6,9 @@
 import { hostname } from 'node:os';
 
 export interface AccessEntry {
+  /** written as it is: a request id of respond.ts (nothing JSON must escape) */
   reqId: string;
+  /** an HTTP method token, written as it is */
   method: string;
   url: string;
   status: number;
@@ -45,7 +47,10 @@ export class BatchedAccessLog implements AccessLog {
   ) {}
 
   record(e: AccessEntry): void {
-    const line = `${this.prefix}${this.now()}${this.base},"reqId":${jsonString(e.reqId)},"method":${jsonString(e.method)},"url":${jsonString(e.url)},"status":${e.status},"ip":"${e.ip}","ms":${e.ms},"msg":"request"}\n`;
+    // reqId (generated, or checked against [A-Za-z0-9._:@/+=-]), the method
+    // (an HTTP token: the parser refuses others) and the canonical address
+    // need no escaping; the URL may
+    const line = `${this.prefix}${this.now()}${this.base},"reqId":"${e.reqId}","method":"${e.method}","url":${jsonString(e.url)},"status":${e.status},"ip":"${e.ip}","ms":${e.ms},"msg":"request"}\n`;
     this.lines.push(line);
     this.bytes += line.length;
     if (this.bytes >= this.batch.maxBytes) this.flush();

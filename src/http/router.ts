@@ -17,13 +17,21 @@ export type Match =
 
 export class Router {
   private readonly compiled: CompiledRoute[] = [];
+  /** routes with parameters by their first (literal) segment: a path is tried against those only */
+  private readonly byFirst = new Map<string, CompiledRoute[]>();
+  /** routes whose first segment is a parameter: tried for every path */
+  private readonly anyFirst: CompiledRoute[] = [];
   /** paths without parameters: path → method → route, the common case in one lookup */
   private readonly statics = new Map<string, Map<string, AnyRoute>>();
 
   constructor(readonly routes: readonly AnyRoute[]) {
     for (const route of routes) {
       const segments = route.path.split('/').slice(1);
-      this.compiled.push({ route, segments });
+      const compiled = { route, segments };
+      this.compiled.push(compiled);
+      const first = segments[0] ?? '';
+      if (first.startsWith(':')) this.anyFirst.push(compiled);
+      else this.byFirst.set(first, [...(this.byFirst.get(first) ?? []), compiled]);
       if (!segments.some((segment) => segment.startsWith(':'))) {
         const methods = this.statics.get(route.path) ?? new Map<string, AnyRoute>();
         methods.set(route.method, route);
@@ -44,7 +52,13 @@ export class Router {
     const end =
       path.length > 1 && path.charCodeAt(path.length - 1) === SLASH ? path.length - 1 : path.length;
     let allow: string[] | null = null;
-    for (const { route, segments: pattern } of this.compiled) {
+    let firstEnd = path.indexOf('/', 1);
+    if (firstEnd === -1 || firstEnd > end) firstEnd = end;
+    const candidates =
+      this.anyFirst.length === 0
+        ? (this.byFirst.get(path.slice(1, firstEnd)) ?? NONE)
+        : this.compiled;
+    for (const { route, segments: pattern } of candidates) {
       const rawParams = matchPath(pattern, path, end);
       if (rawParams === null) continue;
       if (route.method === lookupMethod) return { kind: 'route', route, rawParams };
@@ -58,6 +72,7 @@ export class Router {
 }
 
 const SLASH = 47;
+const NONE: readonly CompiledRoute[] = [];
 const COLON = 58;
 
 /**

@@ -6,7 +6,7 @@
 // An address outside every published range gets the verdict of its AS
 // record alone: that answer (all but the address) is serialised once per AS
 // record and feed snapshot — a memo bounded by the data, not by the traffic.
-import { ipParams } from '../api/params.js';
+import { checkIpParams, ipParams } from '../api/params.js';
 import { vpnRecordSchema } from '../api/lookup-schemas.js';
 import { NONE } from '../data/range-table.js';
 import { defineHandler, JsonBody, type Lifetime } from '../http/route.js';
@@ -17,7 +17,11 @@ import { detect, type DetectionIndexHolder } from '../lookups/vpn/index.js';
 
 export const VPN_LIFETIME: Lifetime = { ttlSeconds: 6 * 3600, visibility: 'public' };
 
-export function vpnHandlers(geoip: GeoIpLookup, holder: DetectionIndexHolder) {
+export function vpnHandlers(
+  geoip: GeoIpLookup,
+  holder: DetectionIndexHolder,
+  attribution: () => Readonly<Record<string, string>> | null,
+) {
   const asnOf = (ip: Ip) => geoip.network(ip);
   let memoOf: { feeds: object; asn: object } | null = null;
   let byRecord: (string | undefined)[] = [];
@@ -48,8 +52,10 @@ export function vpnHandlers(geoip: GeoIpLookup, holder: DetectionIndexHolder) {
         'Flags derived from who operates the address: published cloud/VPN/Tor ranges (confidence high), the classified ASN (medium) or an organisation-name rule (low), with the evidence in `reasons`.',
       tags: ['Detection'],
       params: ipParams,
+      check: (raw) => ({ params: checkIpParams(raw), query: {} }),
       response: vpnRecordSchema,
       errors: ['INVALID_IP'],
+      headers: attribution,
       handle: ({ params }) => {
         const ip = params.ip;
         if (isBogon(ip) || holder.current().matchFeeds(ip).length > 0) {

@@ -50,9 +50,25 @@ const FIXED_BYTES = HEAD.length + 2 + ',"latitude":'.length + ',"longitude":'.le
 /** the same record without the envelope: the body minus `{"data":` and `}` */
 const ENVELOPE_HEAD = 8;
 
-/** A coordinate kept × 10^4, as the number record-map.ts rounded it to (the same text). */
-function coordinateText(scaled: number): string {
-  return scaled === NO_COORDINATE ? 'null' : String(scaled / 1e4);
+/**
+ * A coordinate kept × 10^4, written as JSON writes the number record-map.ts
+ * rounded it to (scaled / 10^4): the shortest decimal of a value with at most
+ * four decimals is those decimals without trailing zeros. Integer arithmetic
+ * instead of String(number), which was a tenth of the hot path's own time.
+ */
+export function coordinateText(scaled: number): string {
+  if (scaled === NO_COORDINATE) return 'null';
+  const sign = scaled < 0 ? '-' : '';
+  const magnitude = scaled < 0 ? -scaled : scaled;
+  const whole = Math.floor(magnitude / 10_000);
+  let fraction = magnitude - whole * 10_000;
+  if (fraction === 0) return `${whole === 0 ? '' : sign}${whole}`;
+  let digits = 4;
+  while (fraction % 10 === 0) {
+    fraction /= 10;
+    digits--;
+  }
+  return `${sign}${whole}.${String(fraction).padStart(digits, '0')}`;
 }
 
 /**
@@ -139,7 +155,13 @@ export class GeoIpLookup {
     // ip.text is canonical (digits, hex, dots, colons): nothing to escape, one byte a character
     const text = `${HEAD}${ip.text}",${place},"latitude":${latitude},"longitude":${longitude},${network}${tail}`;
     const bytes =
-      FIXED_BYTES + ip.text.length + placeBytes + latitude.length + longitude.length + networkBytes + tail.length;
+      FIXED_BYTES +
+      ip.text.length +
+      placeBytes +
+      latitude.length +
+      longitude.length +
+      networkBytes +
+      tail.length;
     return { text, bytes };
   }
 
