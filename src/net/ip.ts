@@ -62,41 +62,73 @@ export function formatIpv4(value: number): string {
   return `${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
 }
 
+/** The value of a hex digit's character code, or -1. */
+function hexDigit(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  const lower = c | 0x20;
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
+}
+
+/**
+ * RFC 4291 §2.2 text forms, by hand (one pass, no split or regex: this runs
+ * on every IPv6 request): 1–4 hex digits per group, at most one "::" standing
+ * for at least one zero group, and an IPv4 dotted quad only as the very last
+ * piece (form 3).
+ */
 function parseIpv6Groups(text: string): number[] | null {
-  if (text.length < 2 || text.length > 45 || !/^[0-9A-Fa-f:.]+$/.test(text)) return null;
-  const halves = text.split('::');
-  if (halves.length > 2) return null;
-  const parseSide = (side: string): number[] | null => {
-    if (side === '') return [];
-    const out: number[] = [];
-    const pieces = side.split(':');
-    for (let i = 0; i < pieces.length; i++) {
-      const piece = pieces[i] ?? '';
-      if (piece.includes('.')) {
-        // an embedded IPv4 may only be the last piece (RFC 4291 §2.2 form 3)
-        if (i !== pieces.length - 1) return null;
-        const v4 = ipv4Value(piece);
-        if (v4 === null) return null;
-        out.push(v4 >>> 16, v4 & 0xffff);
-      } else {
-        if (!/^[0-9A-Fa-f]{1,4}$/.test(piece)) return null;
-        out.push(parseInt(piece, 16));
-      }
+  const length = text.length;
+  if (length < 2 || length > 45) return null;
+  const groups: number[] = [];
+  /** where "::" stands in `groups`, or -1 */
+  let gap = -1;
+  let i = 0;
+  if (text.charCodeAt(0) === 58 /* : */) {
+    if (text.charCodeAt(1) !== 58) return null;
+    gap = 0;
+    i = 2;
+  }
+  while (i < length) {
+    const start = i;
+    let value = 0;
+    let digits = 0;
+    for (; i < length; i++) {
+      const h = hexDigit(text.charCodeAt(i));
+      if (h === -1) break;
+      value = value * 16 + h;
+      digits++;
     }
-    return out;
-  };
-  const head = parseSide(halves[0] ?? '');
-  if (head === null) return null;
-  if (halves.length === 1) return head.length === 8 ? head : null;
-  const tail = parseSide(halves[1] ?? '');
-  if (tail === null) return null;
-  // an embedded IPv4 is allowed only at the very end
-  if ((halves[0] ?? '').includes('.')) return null;
-  const missing = 8 - head.length - tail.length;
+    if (i < length && text.charCodeAt(i) === 46 /* . */) {
+      // an embedded IPv4 ends the address
+      const v4 = ipv4Value(text.slice(start));
+      if (v4 === null || groups.length > 6) return null;
+      groups.push(v4 >>> 16, v4 & 0xffff);
+      break;
+    }
+    if (digits === 0 || digits > 4 || groups.length === 8) return null;
+    groups.push(value);
+    if (i === length) break;
+    if (text.charCodeAt(i) !== 58) return null;
+    i++;
+    if (i === length) return null; // a single trailing ":"
+    if (text.charCodeAt(i) === 58) {
+      if (gap !== -1) return null;
+      gap = groups.length;
+      i++;
+    }
+  }
+  if (gap === -1) return groups.length === 8 ? groups : null;
+  const missing = 8 - groups.length;
   // "::" stands for at least one group of zeros
   if (missing < 1) return null;
-  return [...head, ...new Array<number>(missing).fill(0), ...tail];
+  const out = new Array<number>(8);
+  for (let g = 0; g < gap; g++) out[g] = groups[g]!;
+  for (let g = 0; g < missing; g++) out[gap + g] = 0;
+  for (let g = gap; g < groups.length; g++) out[g + missing] = groups[g]!;
+  return out;
 }
+
+/** Every 16-bit group in lower-case hex without leading zeros, made once (~1 MB). */
+const HEX_GROUPS: readonly string[] = Array.from({ length: 0x10000 }, (_, g) => g.toString(16));
 
 /** RFC 5952 §4: lower case, no leading zeros, the longest run (≥2) of zero groups as "::". */
 export function formatIpv6(groups: readonly number[]): string {
@@ -115,15 +147,32 @@ export function formatIpv6(groups: readonly number[]): string {
     }
     i = j;
   }
-  const hex = groups.map((g) => g.toString(16));
-  if (bestStart === -1) return hex.join(':');
-  const head = hex.slice(0, bestStart).join(':');
-  const tail = hex.slice(bestStart + bestLength).join(':');
-  return `${head}::${tail}`;
+  let out = '';
+  // whether the text so far ends with a separator ("" or "::")
+  let separated = true;
+  for (let i = 0; i < 8; i++) {
+    if (i === bestStart) {
+      out += '::';
+      separated = true;
+      i += bestLength - 1;
+      continue;
+    }
+    if (!separated) out += ':';
+    out += HEX_GROUPS[groups[i]!] ?? groups[i]!.toString(16);
+    separated = false;
+  }
+  return out;
 }
 
 function isIpv4Mapped(groups: readonly number[]): boolean {
-  return groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
+  return (
+    groups[0] === 0 &&
+    groups[1] === 0 &&
+    groups[2] === 0 &&
+    groups[3] === 0 &&
+    groups[4] === 0 &&
+    groups[5] === 0xffff
+  );
 }
 
 /** Parses an address from a path or query; returns null for anything that is not one. */
