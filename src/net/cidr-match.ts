@@ -69,6 +69,13 @@ export class PrefixList<Label> {
   private readonly v4Masks: number[] = [];
   private readonly v4Labels: Label[] = [];
   private readonly v6: { cidr: Cidr; label: Label }[] = [];
+  /**
+   * The IPv6 entries that can hold an address, by its first group (in list
+   * order): an address is checked against the few prefixes of its own /16
+   * rather than all of them. Groups share candidate lists (128 KB of ids).
+   */
+  private readonly v6ListOf = new Uint16Array(0x10000);
+  private readonly v6Lists: { cidr: Cidr; label: Label }[][] = [[]];
 
   constructor(entries: readonly (readonly [string, Label])[]) {
     for (const [text, label] of entries) {
@@ -81,6 +88,23 @@ export class PrefixList<Label> {
       } else {
         this.v6.push({ cidr, label });
       }
+    }
+    // the candidates change only where some prefix's span of first groups starts or ends
+    const spans = this.v6.map((entry) => {
+      const first = entry.cidr.network[0] ?? 0;
+      return [
+        first,
+        first + (entry.cidr.prefixLength >= 16 ? 1 : 2 ** (16 - entry.cidr.prefixLength)),
+      ];
+    });
+    const cuts = [...new Set([0, 0x10000, ...spans.flat()])].sort((a, b) => a - b);
+    for (let c = 0; c + 1 < cuts.length; c++) {
+      const from = cuts[c]!;
+      const list = this.v6.filter((_, i) => spans[i]![0]! <= from && from < spans[i]![1]!);
+      if (list.length === 0) continue;
+      if (this.v6Lists.length > 0xffff) throw new Error('too many IPv6 prefix sets');
+      this.v6ListOf.fill(this.v6Lists.length, from, cuts[c + 1]);
+      this.v6Lists.push(list);
     }
   }
 
@@ -95,7 +119,7 @@ export class PrefixList<Label> {
       }
       return null;
     }
-    for (const entry of this.v6) {
+    for (const entry of this.v6Lists[this.v6ListOf[ip.groups[0] ?? 0] ?? 0] ?? []) {
       if (cidrContains(entry.cidr, ip)) return entry.label;
     }
     return null;

@@ -127,9 +127,6 @@ function parseIpv6Groups(text: string): number[] | null {
   return out;
 }
 
-/** Every 16-bit group in lower-case hex without leading zeros, made once (~1 MB). */
-const HEX_GROUPS: readonly string[] = Array.from({ length: 0x10000 }, (_, g) => g.toString(16));
-
 /** RFC 5952 §4: lower case, no leading zeros, the longest run (≥2) of zero groups as "::". */
 export function formatIpv6(groups: readonly number[]): string {
   let bestStart = -1;
@@ -158,7 +155,7 @@ export function formatIpv6(groups: readonly number[]): string {
       continue;
     }
     if (!separated) out += ':';
-    out += HEX_GROUPS[groups[i]!] ?? groups[i]!.toString(16);
+    out += groups[i]!.toString(16);
     separated = false;
   }
   return out;
