@@ -155,7 +155,9 @@ export async function compileEmbedded(
         attribution: { text: DBIP_ATTRIBUTION.text, url: DBIP_ATTRIBUTION.url },
       }),
     };
-    saveCompiledSet(geoPath, geoip);
+    // without the install-time time zones the tables are good for this run only:
+    // kept, they would pass for current and hide the less exact zones
+    if (timezones !== null) saveCompiledSet(geoPath, geoip);
     rebuilt.push('geoip');
     log.info(
       { path: geoPath, ...geoip.manifest.counts, seconds: seconds(started) },
@@ -217,11 +219,14 @@ export async function loadEmbedded(
   } catch {
     // missing or from another format: compiled below
   }
+  const timezones = installedTimezones(dir);
   log.warn(
     { dir },
-    'no compiled tables for the embedded data (run `npm run prepare-data`); compiling them now',
+    timezones === null
+      ? 'no compiled tables for the embedded data: compiling them for this run, with time zones from tz-lookup (run `npm run prepare-data` for exact ones)'
+      : 'no compiled tables for the embedded data (run `npm run prepare-data`); compiling them now',
   );
-  return compileEmbedded(dir, installedTimezones(dir), log);
+  return compileEmbedded(dir, timezones, log);
 }
 
 // ---- an operator's MMDB file, compiled at start and cached by its SHA-256 ----
