@@ -87,10 +87,9 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
   );
 
   /**
-   * One request, start to end. Steps chain with `after`, so a request whose
-   * steps are all synchronous (in-memory rate limit, in-memory data) is
-   * answered before this returns; an async step (Redis, DNS, a request
-   * body) turns the rest into a promise.
+   * One request, start to end. A request whose steps are all synchronous
+   * (in-memory rate limit, in-memory data) is answered before this returns;
+   * an async step (Redis, DNS, a request body) turns the rest into a promise.
    */
   function serve(req: IncomingMessage, res: ServerResponse): MaybePromise<void> {
     const x = new Exchange(req, res, callerIp(req));
@@ -200,12 +199,16 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       : writeData(x, route, data);
   }
 
+  /** The route's own headers of a successful answer (its data's attribution). */
+  function addRouteHeaders(x: Exchange, route: AnyRoute): void {
+    const extra = route.headers?.();
+    if (extra != null) Object.assign(x.headers, extra);
+  }
+
   /** An answer from in-memory data: the route's lifetime, no X-Cache. */
   function writeData(x: Exchange, route: AnyRoute, data: unknown): number {
-    const headers = x.headers;
-    const extra = route.headers?.();
-    if (extra != null) Object.assign(headers, extra);
-    headers['cache-control'] = lifetimes.get(route) ?? 'no-store';
+    addRouteHeaders(x, route);
+    x.headers['cache-control'] = lifetimes.get(route) ?? 'no-store';
     return data instanceof JsonBody
       ? x.send(200, data.body, undefined, data.bytes)
       : x.send(200, `{"data":${serialise(data)}}`);
@@ -216,10 +219,6 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     raw: RawInput,
     ctx: RequestContext,
   ): RouteInput<unknown, unknown> {
-    if (route.check !== undefined) {
-      const checked = route.check(raw);
-      return { params: checked.params, query: checked.query, ctx };
-    }
     const errorCode = route.errors[0];
     return {
       params: route.params
@@ -275,8 +274,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
         ? x.sendEmpty(status)
         : x.send(status, a.raw.body, a.raw.contentType);
     }
-    const extra = route.headers?.();
-    if (extra != null) Object.assign(headers, extra);
+    addRouteHeaders(x, route);
     const { policy, result } = a;
     headers['cache-control'] = `${policy.visibility}, max-age=${result.maxAgeSeconds}`;
     headers['x-cache'] = result.hit ? 'HIT' : 'MISS';
@@ -324,7 +322,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     if (route === undefined || route.raw)
       throw new AppError('NOT_FOUND', `No lookup at ${clip(path)}.`);
     const input = checkInput(route, raw, ctx);
-    if (route.cache === undefined || route.cacheKey === undefined) {
+    if (route.cache === undefined) {
       return route.record !== undefined ? route.record(input) : route.handle(input);
     }
     const result = await cached(route, route.cache, input);

@@ -33,8 +33,6 @@ export interface ServiceData {
   /** replaced in place by reloadGeoData, so every holder of this object sees the new data */
   geo: GeoData;
   vpn: DetectionIndexHolder;
-  /** bumped by each reload of the GeoIP/ASN data */
-  generation: number;
 }
 
 export function feedsDir(config: Readonly<Config>): string {
@@ -47,7 +45,7 @@ export async function loadServiceData(config: Readonly<Config>, log: Logger): Pr
     DetectionIndexHolder.open({ dataDir: feedsDir(config) }),
   ]);
   for (const problem of vpn.current().problems) log.warn({ problem }, 'feed file skipped');
-  return { geo, vpn, generation: 1 };
+  return { geo, vpn };
 }
 
 /**
@@ -67,7 +65,6 @@ export async function reloadGeoData(
   // one assignment each: a request reads the tables once, old or new
   data.geo.tables = fresh.tables;
   data.geo.dataSets = fresh.dataSets;
-  data.generation++;
 }
 
 /** The network clients, built from the configuration (DNS servers, RDAP base, whois server). */

@@ -132,7 +132,9 @@ async function serve(
   process.on('SIGHUP', () => {
     reloadFeeds('SIGHUP');
     reloadGeoData(config, data, log)
-      .then(() => log.info({ generation: data.generation }, 'GeoIP/ASN data reloaded'))
+      .then(() =>
+        log.info({ data: data.geo.dataSets.map((d) => d.name) }, 'GeoIP/ASN data reloaded'),
+      )
       .catch((error: unknown) =>
         log.error({ err: error }, 'GeoIP/ASN reload failed; keeping the old data'),
       );

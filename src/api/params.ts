@@ -38,17 +38,6 @@ export const ipParam = z
 
 export const ipParams = z.object({ ip: ipParam });
 
-/**
- * What `ipParams` checks, without the schema machinery: the hot GeoIP and
- * VPN routes validate with this (same answers, same errors; a test holds
- * the two together), the schema documents them.
- */
-export function checkIpParams(raw: { params?: Record<string, string> }): { ip: Ip } {
-  const text = raw.params?.['ip'];
-  if (typeof text !== 'string') throw new AppError('INVALID_IP', 'The address is missing.');
-  return { ip: checkIp(text) };
-}
-
 /** Runs a parser that throws AppError inside a schema, keeping its code and message. */
 export function fromParser<T>(parse: (text: string) => T) {
   return (text: string, ctx: z.RefinementCtx): T => {

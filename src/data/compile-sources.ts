@@ -7,7 +7,7 @@
 //    it is seen and kept in DATA_DIR/tables/ under its SHA-256, so the next
 //    start (or reload of the same file) only reads the tables.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -49,7 +49,10 @@ export class DataError extends Error {
 }
 
 export function sha256File(path: string): SourceFile {
-  const data = readFileSync(path);
+  return sourceFile(path, readFileSync(path));
+}
+
+function sourceFile(path: string, data: Buffer): SourceFile {
   return {
     name: basename(path),
     bytes: data.length,
@@ -241,14 +244,6 @@ export interface UserFileOptions {
   timezones: TimezoneIndex | null;
 }
 
-async function openMmdbFile(path: string, variable: string): Promise<Reader<object>> {
-  try {
-    return await mmdbReader(await readFile(path));
-  } catch (cause) {
-    throw new DataError(`${variable}: cannot open ${path} as an MMDB file`, { cause });
-  }
-}
-
 function requireType(reader: Reader<object>, variable: string, accepted: RegExp): string {
   const type = reader.metadata.databaseType;
   if (!accepted.test(type)) {
@@ -258,27 +253,32 @@ function requireType(reader: Reader<object>, variable: string, accepted: RegExp)
 }
 
 export async function loadUserFile(options: UserFileOptions, log: Logger): Promise<CompiledSet> {
-  let source: SourceFile;
+  const { kind, path, variable } = options;
+  let data: Buffer;
   try {
-    statSync(options.path);
-    source = sha256File(options.path);
+    data = await readFile(path);
   } catch (cause) {
-    throw new DataError(`${options.variable}: cannot open ${options.path}`, { cause });
+    throw new DataError(`${variable}: cannot open ${path}`, { cause });
   }
-  const name = `${options.kind}-${source.sha256.slice(0, 16)}.tables`;
-  for (const dir of [options.cacheDir, join(tmpdir(), 'ipintel-tables')]) {
+  const source = sourceFile(path, data);
+  const name = `${kind}-${source.sha256.slice(0, 16)}.tables`;
+  const dirs = [options.cacheDir, join(tmpdir(), 'ipintel-tables')];
+  for (const dir of dirs) {
     const cached = isCurrent(join(dir, name), [source]);
     if (cached !== null) return cached;
   }
   const started = performance.now();
-  const reader = await openMmdbFile(options.path, options.variable);
+  let reader: Reader<object>;
+  try {
+    reader = await mmdbReader(data);
+  } catch (cause) {
+    throw new DataError(`${variable}: cannot open ${path} as an MMDB file`, { cause });
+  }
   let compiled: Compiled;
   let layout: string;
-  const type =
-    options.kind === 'geoip'
-      ? requireType(reader, options.variable, /City|Country/i)
-      : requireType(reader, options.variable, /ASN|ISP/i);
-  if (options.kind === 'geoip') {
+  let type: string;
+  if (kind === 'geoip') {
+    type = requireType(reader, variable, /City|Country/i);
     // ip-location-db's DB-IP files call themselves "city"/"country" and use a flat layout
     const flat = /^(city|country)$/.test(type);
     layout = flat ? 'dbip-flat' : 'maxmind-city';
@@ -289,6 +289,7 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
       new LocationSink((flat ? dbipMapper : maxmindMapper)(resolver)),
     );
   } else {
+    type = requireType(reader, variable, /ASN|ISP/i);
     layout = 'maxmind-asn';
     compiled = compileMmdb(reader, reader, new NetworkSink());
   }
@@ -301,11 +302,8 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
       attribution: null,
     }),
   };
-  log.info(
-    { path: options.path, ...set.manifest.counts, seconds: seconds(started) },
-    `${options.variable} compiled`,
-  );
-  for (const dir of [options.cacheDir, join(tmpdir(), 'ipintel-tables')]) {
+  log.info({ path, ...set.manifest.counts, seconds: seconds(started) }, `${variable} compiled`);
+  for (const dir of dirs) {
     try {
       mkdirSync(dir, { recursive: true });
       saveCompiledSet(join(dir, name), set);

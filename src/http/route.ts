@@ -54,15 +54,6 @@ export interface Route<P = unknown, Q = unknown, D = unknown> {
   tags: string[];
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
-  /**
-   * Validation without the schemas' machinery, for the hottest routes: must
-   * answer and refuse exactly as `params`/`query` do (the schemas still
-   * document the route and check every other caller's input shape).
-   */
-  check?: (raw: { params?: Record<string, string>; query?: Record<string, string | string[]> }) => {
-    params: P;
-    query: Q;
-  };
   /** the schema of `data` (or of the whole body when `raw`) */
   response: z.ZodType;
   /** error codes this route can answer, beyond the ones every route can (404/405/429/500) */

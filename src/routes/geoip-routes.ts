@@ -1,7 +1,7 @@
 // GET /ip and GET /ip/:ip: answered from the compiled tables on every
 // request (a table lookup is cheaper than a cache hit), the body assembled
 // from fragments serialised at compile time.
-import { checkIpParams, ipParams } from '../api/params.js';
+import { ipParams } from '../api/params.js';
 import { geoIpRecordSchema } from '../api/schemas.js';
 import { defineHandler, JsonBody, type Lifetime } from '../http/route.js';
 import type { GeoIpLookup } from '../lookups/geoip/geoip.js';
@@ -36,7 +36,6 @@ export function geoipHandlers(
         'Country, region, city, coordinates, time zone and autonomous system of an IPv4 or IPv6 address. Special-purpose addresses answer with `bogon: true` and null fields.',
       tags: ['GeoIP'],
       params: ipParams,
-      check: (raw) => ({ params: checkIpParams(raw), query: {} }),
       response: geoIpRecordSchema,
       errors: ['INVALID_IP'],
       headers: attribution,

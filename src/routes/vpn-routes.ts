@@ -6,7 +6,7 @@
 // An address outside every published range gets the verdict of its AS
 // record alone: that answer (all but the address) is serialised once per AS
 // record and feed snapshot — a memo bounded by the data, not by the traffic.
-import { checkIpParams, ipParams } from '../api/params.js';
+import { ipParams } from '../api/params.js';
 import { vpnRecordSchema } from '../api/lookup-schemas.js';
 import { NONE } from '../data/range-table.js';
 import { defineHandler, JsonBody, type Lifetime } from '../http/route.js';
@@ -52,7 +52,6 @@ export function vpnHandlers(
         'Flags derived from who operates the address: published cloud/VPN/Tor ranges (confidence high), the classified ASN (medium) or an organisation-name rule (low), with the evidence in `reasons`.',
       tags: ['Detection'],
       params: ipParams,
-      check: (raw) => ({ params: checkIpParams(raw), query: {} }),
       response: vpnRecordSchema,
       errors: ['INVALID_IP'],
       headers: attribution,

@@ -6,23 +6,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { getOnce } from '../helpers/http-get.js';
 import { freePort } from '../helpers/ports.js';
-
-function fetchText(port: number, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: false }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 interface LogLine {
   level: number;
@@ -52,7 +40,7 @@ async function startWith(
   };
   for (let i = 0; ; i++) {
     try {
-      if ((await fetchText(port, '/healthz')).status === 200) break;
+      if ((await getOnce(port, '/healthz')).status === 200) break;
     } catch {
       // not listening yet
     }
@@ -84,14 +72,14 @@ describe('a fresh DATA_DIR', () => {
       const service = await startWith(dataDir);
       t.after(service.stop);
 
-      const answer = await fetchText(service.port, '/ip/8.8.8.8');
+      const answer = await getOnce(service.port, '/ip/8.8.8.8');
       assert.equal(answer.status, 200);
       const record = (JSON.parse(answer.body) as { data: Record<string, unknown> }).data;
       // the time zone comes from the install-time geo-tz pass, the network from the ASN tables
       assert.equal(record['timezone'], 'America/Los_Angeles');
       assert.equal(record['asn'], 'AS15169');
       assert.equal(record['country'], 'US');
-      const v6 = await fetchText(service.port, '/ip/2a00:1450:4001:80e::200e');
+      const v6 = await getOnce(service.port, '/ip/2a00:1450:4001:80e::200e');
       assert.equal(
         (JSON.parse(v6.body) as { data: Record<string, unknown> }).data['timezone'],
         'Europe/Berlin',

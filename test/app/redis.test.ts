@@ -7,6 +7,7 @@ import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.js';
 import { startRedisServer, type RedisTestServer } from '../helpers/redis-server.js';
 import { openRedisStores, type RedisStoresOptions } from '../helpers/redis-stores.js';
 import { dataOf, get, startService, type TestService } from '../helpers/service.js';
+import { until } from '../helpers/wait.js';
 
 let redis: RedisTestServer;
 /** a lookup with an upstream, so a cached answer shows in the upstream's query log */
@@ -47,15 +48,6 @@ async function instance(
   };
 }
 
-async function until(check: () => Promise<boolean>, ms = 3000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('condition not met in time');
-}
-
 describe('two instances sharing one Redis', () => {
   it('enforce one limit: 100 parallel requests across both let exactly 60 through', async () => {
     // A call past the bound (100 ms by default) is counted in memory instead,
@@ -66,8 +58,16 @@ describe('two instances sharing one Redis', () => {
     const a = await instance({ RATE_LIMIT_MAX: '60' }, patient);
     const b = await instance({ RATE_LIMIT_MAX: '60' }, patient);
     try {
-      await until(async () => (await get(a.service.baseUrl, '/readyz')).text.includes('"up"'));
-      await until(async () => (await get(b.service.baseUrl, '/readyz')).text.includes('"up"'));
+      await until(
+        async () => (await get(a.service.baseUrl, '/readyz')).text.includes('"up"'),
+        3000,
+        50,
+      );
+      await until(
+        async () => (await get(b.service.baseUrl, '/readyz')).text.includes('"up"'),
+        3000,
+        50,
+      );
       const statuses = await Promise.all(
         Array.from({ length: 100 }, (_, i) =>
           get((i % 2 ? a : b).service.baseUrl, '/cidr?range=10.0.0.0/8').then((r) => r.status),
@@ -87,8 +87,16 @@ describe('two instances sharing one Redis', () => {
     const a = await instance(env);
     const b = await instance(env);
     try {
-      await until(async () => (await get(a.service.baseUrl, '/readyz')).text.includes('"up"'));
-      await until(async () => (await get(b.service.baseUrl, '/readyz')).text.includes('"up"'));
+      await until(
+        async () => (await get(a.service.baseUrl, '/readyz')).text.includes('"up"'),
+        3000,
+        50,
+      );
+      await until(
+        async () => (await get(b.service.baseUrl, '/readyz')).text.includes('"up"'),
+        3000,
+        50,
+      );
       const path = '/dns/shared.example.test?type=A';
       const first = await get(a.service.baseUrl, path);
       const asked = dns.queries.length;
@@ -107,7 +115,11 @@ describe('two instances sharing one Redis', () => {
   it('keep answering while Redis is down, report it, and go back when it returns', async () => {
     const a = await instance({ RATE_LIMIT_MAX: '1000' });
     try {
-      await until(async () => (await get(a.service.baseUrl, '/readyz')).text.includes('"up"'));
+      await until(
+        async () => (await get(a.service.baseUrl, '/readyz')).text.includes('"up"'),
+        3000,
+        50,
+      );
       await redis.stop();
       const started = Date.now();
       const res = await get(a.service.baseUrl, '/ip/8.8.4.4');

@@ -3,24 +3,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
+import { getOnce } from '../helpers/http-get.js';
 import { freePort } from '../helpers/ports.js';
 
 const RDAP_BODY = readFileSync(new URL('../fixtures/rdap/arin_23.0.2.10.json', import.meta.url));
-
-function fetchText(port: number, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: false }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describe('graceful shutdown', () => {
   it('SIGTERM during a slow RDAP lookup: the request finishes and is logged, the process exits 0', async (t) => {
@@ -55,14 +44,14 @@ describe('graceful shutdown', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     for (let i = 0; ; i++) {
       try {
-        if ((await fetchText(port, '/healthz')).status === 200) break;
+        if ((await getOnce(port, '/healthz')).status === 200) break;
       } catch {
         // not listening yet
       }
       assert.ok(i < 600, 'the service started within 30 s');
       await new Promise((r) => setTimeout(r, 50));
     }
-    const inFlight = fetchText(port, '/whois/23.0.2.10');
+    const inFlight = getOnce(port, '/whois/23.0.2.10');
     await new Promise((r) => setTimeout(r, 250));
     child.kill('SIGTERM');
     const answer = await inFlight;

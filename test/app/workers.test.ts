@@ -4,34 +4,13 @@
 // keeps the counters), and SIGTERM takes the whole tree down with code 0.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { request, type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PROJECT_ROOT } from '../../src/config.js';
+import { getOnce } from '../helpers/http-get.js';
 import { freePort } from '../helpers/ports.js';
 
 const LIMIT = 60;
-
-interface Reply {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** One GET on its own connection, so parallel requests land on either worker. */
-function get(port: number, path: string): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.setTimeout(5_000, () => req.destroy(new Error(`GET ${path} timed out`)));
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 function tally(statuses: number[]): Record<number, number> {
   const out: Record<number, number> = {};
@@ -85,7 +64,7 @@ describe('WORKERS=2 (cluster, rate limit counted by the primary)', () => {
     const deadline = Date.now() + 30_000;
     for (;;) {
       assert.equal(child.exitCode, null, `the service exited early: ${stderr}`);
-      const ok = await get(port, '/healthz').then(
+      const ok = await getOnce(port, '/healthz').then(
         (r) => r.status === 200,
         () => false,
       );
@@ -101,7 +80,9 @@ describe('WORKERS=2 (cluster, rate limit counted by the primary)', () => {
   });
 
   it('a burst of 100 parallel requests over both workers: exactly 60 right answers, 40 refused', async () => {
-    const replies = await Promise.all(Array.from({ length: 100 }, () => get(port, '/ip/8.8.8.8')));
+    const replies = await Promise.all(
+      Array.from({ length: 100 }, () => getOnce(port, '/ip/8.8.8.8')),
+    );
     const passed = replies.filter((r) => r.status === 200);
     const limited = replies.filter((r) => r.status === 429);
     // what came back, to tell a miscount from failed answers when this fails
@@ -122,8 +103,8 @@ describe('WORKERS=2 (cluster, rate limit counted by the primary)', () => {
       assert.ok(Number(r.headers['retry-after']) >= 1);
     }
     // the next request, on whichever worker, is refused too; /healthz is exempt
-    assert.equal((await get(port, '/ip/1.1.1.1')).status, 429);
-    assert.equal((await get(port, '/healthz')).status, 200);
+    assert.equal((await getOnce(port, '/ip/1.1.1.1')).status, 429);
+    assert.equal((await getOnce(port, '/healthz')).status, 200);
   });
 
   it('SIGTERM stops the primary and its workers with code 0', async () => {

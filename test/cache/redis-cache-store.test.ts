@@ -11,6 +11,7 @@ import type { RedisState } from '../../src/redis/redis-link.js';
 import { TestClock } from '../helpers/clock.js';
 import { startRedisServer, type RedisTestServer } from '../helpers/redis-server.js';
 import { openRedisStores, type RedisStores } from '../helpers/redis-stores.js';
+import { timed, until } from '../helpers/wait.js';
 
 const TIMEOUT_MS = 100;
 /** scheduling slack on top of the bound when timing a call */
@@ -27,20 +28,6 @@ async function stores(
   opened.push(created);
   await until(() => created.health() === 'up');
   return created;
-}
-
-async function until(condition: () => boolean, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await sleep(10);
-  }
-}
-
-async function timed<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number }> {
-  const started = performance.now();
-  const result = await fn();
-  return { result, ms: performance.now() - started };
 }
 
 function redisKey(key: string, version = '1'): string {

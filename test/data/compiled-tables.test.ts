@@ -39,6 +39,7 @@ import {
   maxmindAsn,
   maxmindMapper,
   networkJson,
+  UNKNOWN_LOCATION,
   type Mapper,
 } from '../../src/lookups/geoip/record-map.js';
 import { createTimezoneResolver } from '../../src/lookups/geoip/timezone.js';
@@ -50,14 +51,7 @@ const SEED = testSeed();
 const MAX_V4 = 2n ** 32n - 1n;
 const MAX_V6 = 2n ** 128n - 1n;
 const MAX_64 = 2n ** 64n - 1n;
-const NO_LOCATION = locationJson({
-  country: null,
-  city: null,
-  region: null,
-  timezone: null,
-  latitude: null,
-  longitude: null,
-});
+const NO_LOCATION = locationJson(UNKNOWN_LOCATION);
 const NO_NETWORK = '"isp":null,"asn":null,"org":null';
 
 // ---- addresses ----

@@ -10,6 +10,7 @@ import type { RateLimitHit } from '../../src/ratelimit/rate-limit-store.js';
 import type { RedisState } from '../../src/redis/redis-link.js';
 import { startRedisServer, type RedisTestServer } from '../helpers/redis-server.js';
 import { openRedisStores, type RedisStores } from '../helpers/redis-stores.js';
+import { timed, until } from '../helpers/wait.js';
 
 const TIMEOUT_MS = 100;
 const SLACK_MS = 100;
@@ -27,20 +28,6 @@ async function instance(onStateChange?: (state: RedisState) => void): Promise<Re
   opened.push(created);
   await until(() => created.health() === 'up');
   return created;
-}
-
-async function until(condition: () => boolean, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await sleep(10);
-  }
-}
-
-async function timed<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number }> {
-  const started = performance.now();
-  const result = await fn();
-  return { result, ms: performance.now() - started };
 }
 
 before(async () => {

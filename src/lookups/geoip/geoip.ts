@@ -3,22 +3,16 @@
 // present; unknown values are null.
 //
 // The hot path (GET /ip/:ip) never builds the record: the response body is
-// assembled by copying the address and the two record fragments (serialised
-// at compile time) into one buffer.
+// one string assembled from the address, the place and network texts
+// serialised at compile time, and the coordinates.
 import { NO_COORDINATE, type CompiledSet } from '../../data/compiled-set.js';
 import { NONE } from '../../data/range-table.js';
 import type { Ip } from '../../net/ip.js';
 import { isBogon } from './bogons.js';
-import { placeJson, type AsnInfo } from './record-map.js';
+import { UNKNOWN_LOCATION, placeJson, type AsnInfo, type GeoLocation } from './record-map.js';
 
-export interface GeoIpRecord {
+export interface GeoIpRecord extends GeoLocation {
   ip: string;
-  country: string | null;
-  city: string | null;
-  region: string | null;
-  timezone: string | null;
-  latitude: number | null;
-  longitude: number | null;
   /** the AS organisation unless an ISP database names the ISP */
   isp: string | null;
   /** `AS<number>` */
@@ -33,14 +27,7 @@ export interface GeoTables {
   asn: CompiledSet;
 }
 
-const NO_PLACE = placeJson({
-  country: null,
-  city: null,
-  region: null,
-  timezone: null,
-  latitude: null,
-  longitude: null,
-});
+const NO_PLACE = placeJson(UNKNOWN_LOCATION);
 const NO_NETWORK = '"isp":null,"asn":null,"org":null';
 const HEAD = '{"data":{"ip":"';
 const PUBLIC_TAIL = ',"bogon":false}}';

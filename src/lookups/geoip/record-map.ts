@@ -16,6 +16,16 @@ export interface GeoLocation {
   longitude: number | null;
 }
 
+/** Nothing known: the location of a bogon or of an address without a record. */
+export const UNKNOWN_LOCATION: Readonly<GeoLocation> = {
+  country: null,
+  city: null,
+  region: null,
+  timezone: null,
+  latitude: null,
+  longitude: null,
+};
+
 /** Empty strings and DB-IP's "ZZ" (no country) are unknowns, not values. */
 function text(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;

@@ -1,0 +1,72 @@
+// A table file that is not ours, of another format or cut short is refused
+// with an error naming the file — never read as tables (the loaders then
+// compile again).
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { TableFileError, readTableFile, writeTableFile } from '../../src/data/table-file.js';
+
+let dir: string;
+let good: Buffer;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ipintel-table-file-'));
+  writeTableFile(
+    join(dir, 'good.tables'),
+    { name: 'test' },
+    {
+      keys: Uint32Array.from([0, 10, 20]),
+      text: Buffer.from('héllo'),
+    },
+  );
+  good = await readFile(join(dir, 'good.tables'));
+});
+after(() => rm(dir, { recursive: true, force: true }));
+
+describe('table files', () => {
+  it('round trip: the manifest and every section come back as written', () => {
+    const file = readTableFile<{ name: string }>(join(dir, 'good.tables'));
+    assert.deepEqual(file.manifest, { name: 'test' });
+    assert.deepEqual([...file.u32('keys')], [0, 10, 20]);
+    assert.equal(Buffer.from(file.u8('text')).toString('utf8'), 'héllo');
+  });
+
+  const broken: { name: string; bytes: () => Buffer; why: RegExp }[] = [
+    {
+      name: 'not a table file',
+      bytes: () => Buffer.from('just text, long enough'),
+      why: /not a compiled table file/,
+    },
+    { name: 'empty', bytes: () => Buffer.alloc(0), why: /not a compiled table file/ },
+    {
+      name: 'another format version',
+      bytes: () => {
+        const copy = Buffer.from(good);
+        copy.writeUInt32LE(99, 'IPINTEL-TABLES\n'.length);
+        return copy;
+      },
+      why: /table format 99/,
+    },
+    { name: 'cut short', bytes: () => good.subarray(0, good.length - 16), why: /truncated/ },
+  ];
+  for (const { name, bytes, why } of broken) {
+    it(`${name}: refused, naming the file`, async () => {
+      const path = join(dir, `${name.replace(/\W+/g, '-')}.tables`);
+      await writeFile(path, bytes());
+      assert.throws(
+        () => readTableFile(path).u32('keys'),
+        (error: unknown) =>
+          error instanceof TableFileError &&
+          why.test(error.message) &&
+          error.message.includes(path),
+      );
+    });
+  }
+
+  it('a section of another type or name is missing, not misread', () => {
+    const file = readTableFile(join(dir, 'good.tables'));
+    assert.throws(() => file.u8('keys'), /section keys \(u8\) is missing/);
+    assert.throws(() => file.u32('absent'), /section absent \(u32\) is missing/);
+  });
+});
