@@ -4,13 +4,12 @@
 // zones geo-tz resolved at install time, the ASN), compiles nothing, warns
 // about nothing, and writes nothing into DATA_DIR until it has something to keep.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { getOnce } from '../helpers/http-get.js';
-import { freePort } from '../helpers/ports.js';
+import { spawnService } from '../helpers/spawned-service.js';
 
 interface LogLine {
   level: number;
@@ -20,42 +19,14 @@ interface LogLine {
 async function startWith(
   dataDir: string,
 ): Promise<{ port: number; logs: () => LogLine[]; stop: () => void }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      DATA_DIR: dataDir,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => (out += chunk));
-  child.stderr.resume();
-  const stop = (): void => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  };
-  for (let i = 0; ; i++) {
-    try {
-      if ((await getOnce(port, '/healthz')).status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null || i > 600) {
-      stop();
-      assert.fail(`the service did not start with DATA_DIR=${dataDir}: ${out}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const service = await spawnService({ DATA_DIR: dataDir });
   const logs = (): LogLine[] =>
-    out
+    service
+      .stdout()
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as LogLine);
-  return { port, logs, stop };
+  return { port: service.port, logs, stop: () => service.kill() };
 }
 
 const CASES = [

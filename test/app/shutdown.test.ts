@@ -1,13 +1,12 @@
 // SIGTERM while a slow upstream lookup is in flight: the service stops
 // accepting, finishes that request, and exits 0.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { getOnce } from '../helpers/http-get.js';
-import { freePort } from '../helpers/ports.js';
+import { spawnService } from '../helpers/spawned-service.js';
 
 const RDAP_BODY = readFileSync(new URL('../fixtures/rdap/arin_23.0.2.10.json', import.meta.url));
 
@@ -22,44 +21,23 @@ describe('graceful shutdown', () => {
     await new Promise<void>((resolve) => rdap.listen(0, '127.0.0.1', resolve));
     t.after(() => rdap.close());
     const rdapPort = (rdap.address() as AddressInfo).port;
-    const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        RDAP_BASE_URL: `http://127.0.0.1:${rdapPort}/`,
-        RDAP_TIMEOUT_MS: '5000',
-        WHOIS_SERVER: '127.0.0.1:9',
-      },
-      stdio: ['ignore', 'pipe', 'ignore'],
+    const service = await spawnService({
+      RDAP_BASE_URL: `http://127.0.0.1:${rdapPort}/`,
+      RDAP_TIMEOUT_MS: '5000',
+      WHOIS_SERVER: '127.0.0.1:9',
     });
-    let stdout = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => (stdout += chunk));
-    t.after(() => {
-      if (child.exitCode === null) child.kill('SIGKILL');
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    for (let i = 0; ; i++) {
-      try {
-        if ((await getOnce(port, '/healthz')).status === 200) break;
-      } catch {
-        // not listening yet
-      }
-      assert.ok(i < 600, 'the service started within 30 s');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    t.after(() => service.kill());
+    const { port, exited } = service;
     const inFlight = getOnce(port, '/whois/23.0.2.10');
     await new Promise((r) => setTimeout(r, 250));
-    child.kill('SIGTERM');
+    service.kill('SIGTERM');
     const answer = await inFlight;
     assert.equal(answer.status, 200, answer.body);
     assert.equal((JSON.parse(answer.body) as { data: { ip: string } }).data.ip, '23.0.2.10');
     assert.equal(await exited, 0);
     // access lines are batched: the last one still reaches the log at shutdown
-    const logged = stdout
+    const logged = service
+      .stdout()
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as { msg?: string; url?: string; status?: number });

@@ -1,0 +1,50 @@
+// The real service (src/main.ts) in a child process on a free loopback port,
+// for tests of what only a whole process shows: start-up, signals, its log.
+import { spawn } from 'node:child_process';
+import { getOnce } from './http-get.js';
+import { freePort } from './ports.js';
+import { until } from './wait.js';
+
+export interface SpawnedService {
+  port: number;
+  /** everything the process wrote to stdout so far (its JSON log lines) */
+  stdout(): string;
+  /** the exit code, once it exits */
+  exited: Promise<number | null>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+/** Starts the service with `env` added and waits for /healthz (30 s at most). */
+export async function spawnService(env: Record<string, string>): Promise<SpawnedService> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => (out += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const service: SpawnedService = {
+    port,
+    stdout: () => out,
+    exited,
+    kill: (signal = 'SIGKILL') => {
+      if (child.exitCode === null) child.kill(signal);
+    },
+  };
+  try {
+    await until(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`the service exited: ${out}`);
+        return (await getOnce(port, '/healthz').catch(() => null))?.status === 200;
+      },
+      30_000,
+      50,
+    );
+  } catch (error) {
+    service.kill();
+    throw error;
+  }
+  return service;
+}
