@@ -241,7 +241,6 @@ export interface UserFileOptions {
   variable: string;
   /** where compiled tables are kept (DATA_DIR/tables); os.tmpdir() when it cannot be written */
   cacheDir: string;
-  timezones: TimezoneIndex | null;
 }
 
 function requireType(reader: Reader<object>, variable: string, accepted: RegExp): string {
@@ -282,7 +281,8 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
     // ip-location-db's DB-IP files call themselves "city"/"country" and use a flat layout
     const flat = /^(city|country)$/.test(type);
     layout = flat ? 'dbip-flat' : 'maxmind-city';
-    const resolver = createTimezoneResolver(options.timezones);
+    // a flat DB-IP file has no time zones: the install-time index knows most of its points
+    const resolver = createTimezoneResolver(installedTimezones());
     compiled = compileMmdb(
       reader,
       reader,

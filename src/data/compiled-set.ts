@@ -5,7 +5,7 @@
 // city, region, time zone: ~195,000 distinct among ~565,000 locations) and
 // keep their coordinates as numbers, which keeps the tables ~50 MB smaller.
 import { RangeTable } from './range-table.js';
-import { readTableFile, writeTableFile, TABLE_FORMAT } from './table-file.js';
+import { readTableFile, writeTableFile } from './table-file.js';
 import { GrowableU32 } from './range-table-builder.js';
 
 export type DataSetKind = 'geoip' | 'asn';
@@ -186,9 +186,6 @@ export function loadCompiledSet(path: string): CompiledSet {
     },
   );
   const records = new RecordBlob(file.u32('recordOffsets'), file.u8('recordBytes') as Buffer);
-  if (file.manifest.format !== TABLE_FORMAT) {
-    throw new Error(`${path}: manifest of format ${file.manifest.format}`);
-  }
   let placeOf: Uint32Array | null = null;
   let coordinates: Int32Array | null = null;
   if (file.manifest.kind === 'geoip') {

@@ -48,7 +48,7 @@ before(async () => {
 after(() => rm(dir, { recursive: true, force: true }));
 
 function options(cacheDir: string) {
-  return { kind: 'geoip' as const, path: city, variable: 'GEOIP_DB', cacheDir, timezones: null };
+  return { kind: 'geoip' as const, path: city, variable: 'GEOIP_DB', cacheDir };
 }
 
 describe('loadUserFile', () => {

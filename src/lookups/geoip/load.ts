@@ -4,12 +4,7 @@
 // kept in DATA_DIR/tables under their SHA-256 (src/data/compile-sources.ts).
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import {
-  DataError,
-  installedTimezones,
-  loadEmbedded,
-  loadUserFile,
-} from '../../data/compile-sources.js';
+import { DataError, loadEmbedded, loadUserFile } from '../../data/compile-sources.js';
 import type { CompiledSet, Manifest } from '../../data/compiled-set.js';
 import type { GeoTables } from './geoip.js';
 
@@ -62,20 +57,16 @@ export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise
   const needsEmbedded = options.geoipDb === null || options.asnDb === null;
   const embedded = needsEmbedded ? await loadEmbedded(log) : null;
   const cacheDir = join(options.dataDir, 'tables');
-  const timezones = options.geoipDb === null ? null : installedTimezones();
   const geoip =
     options.geoipDb === null
       ? embedded!.geoip
       : await loadUserFile(
-          { kind: 'geoip', path: options.geoipDb, variable: 'GEOIP_DB', cacheDir, timezones },
+          { kind: 'geoip', path: options.geoipDb, variable: 'GEOIP_DB', cacheDir },
           log,
         );
   const asn =
     options.asnDb === null
       ? embedded!.asn
-      : await loadUserFile(
-          { kind: 'asn', path: options.asnDb, variable: 'ASN_DB', cacheDir, timezones: null },
-          log,
-        );
+      : await loadUserFile({ kind: 'asn', path: options.asnDb, variable: 'ASN_DB', cacheDir }, log);
   return { tables: { geoip, asn }, dataSets: [dataSetInfo(geoip), dataSetInfo(asn)] };
 }
