@@ -19,7 +19,9 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         // the plain-JS build check runs before tsc, so it is no part of a tsconfig
-        projectService: { allowDefaultProject: ['scripts/build-if-stale.mjs'] },
+        projectService: {
+          allowDefaultProject: ['scripts/build-if-stale.mjs', 'scripts/start.mjs'],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -10,7 +10,7 @@
 // medians of the rounds are held against the targets. Also: the p99 ratio,
 // the service's RSS after the load, and the time from spawning it to its
 // first /ip/8.8.8.8 answer (directly, and through `npm start` after an
-// untimed `npm run prestart`).
+// untimed build check).
 // See BENCHMARKS.md. Exit 0 (a benchmark, not a gate); 1 when it could not
 // measure, 2 when wrk, taskset or /proc is missing.
 import { spawnSync } from 'node:child_process';
@@ -36,6 +36,8 @@ import { PATH_COUNT, writePathLists, type ScenarioName } from './paths.js';
 const here = dirname(fileURLToPath(import.meta.url)); // dist/bench
 const root = resolve(here, '..', '..');
 const MAIN = 'dist/src/main.js';
+/** package.json's start script runs this wrapper: the build check, then MAIN in the same process */
+const START_WRAPPER = 'scripts/start.mjs';
 const SERVER_CPU = 0;
 const CLIENT_CPU = 1;
 const CONNECTIONS = 50;
@@ -80,8 +82,8 @@ function selectedScenarios(): typeof SCENARIOS {
 
 /**
  * The environment assignments and node flags of package.json's `start`
- * script (`[NAME=value …] node <flags> dist/src/main.js`), so that the bench
- * runs the service as `npm start` does.
+ * script (`[NAME=value …] node <flags> scripts/start.mjs`, or `… dist/src/main.js`),
+ * so that the bench runs the service as `npm start` does (minus the build check).
  */
 function startCommand(): { env: Record<string, string>; flags: string[] } {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -91,7 +93,9 @@ function startCommand(): { env: Record<string, string>; flags: string[] } {
   for (const command of start.split(/&&|\|\||;/)) {
     const words = command.trim().split(/\s+/);
     const node = words.indexOf('node');
-    const main = words.findIndex((word) => word.replace(/^\.\//, '') === MAIN);
+    const main = words.findIndex((word) =>
+      [MAIN, START_WRAPPER].includes(word.replace(/^\.\//, '')),
+    );
     if (node !== -1 && main > node && !words.some((word) => /["'`$\\]/.test(word))) {
       const env = Object.fromEntries(
         words
@@ -103,7 +107,9 @@ function startCommand(): { env: Record<string, string>; flags: string[] } {
       return { env, flags: words.slice(node + 1, main) };
     }
   }
-  throw new Error(`cannot find "node <flags> ${MAIN}" in package.json's start script: "${start}"`);
+  throw new Error(
+    `cannot find "node <flags> ${START_WRAPPER}" in package.json's start script: "${start}"`,
+  );
 }
 
 const median = (values: readonly number[]): number => {
@@ -227,12 +233,13 @@ async function main(): Promise<number> {
     `ready ${service.readyMs}/${MAX_READY_MS} ms ${verdict(readyOk)}`,
   ];
   if (timeNpmStart) {
-    // the same service through `npm start` (npm, then its prestart, then node),
-    // after its prestart has run once untimed: a build then (sources changed
-    // during the run) is not start-up, and is not killed by the timeout below
+    // the same service through `npm start` (npm, then node running the build
+    // check and the service), after one untimed build check: a build then
+    // (sources changed during the run) is not start-up, and is not killed by
+    // the timeout below
     await new Promise((r) => setTimeout(r, 500)); // let the stopped service release memory
     try {
-      runPrestart(join(work, 'npm-start.stderr'));
+      buildIfStale(join(work, 'npm-start.stderr'));
       const npm = await startServer({
         name: 'npm start',
         command: ['npm', 'start'],
@@ -270,16 +277,16 @@ function figures(l: Load): { us: string; p99: string; text: string; problems: st
   return { us, p99, text: `${us} us/req ${rps} req/s p99 ${p99} ms`, problems: l.problems };
 }
 
-/** `npm run prestart` when there is one, waiting for it; throws when it fails. */
-function runPrestart(errFile: string): void {
+/** The build check of `npm start` (scripts/build-if-stale.mjs), waiting for it; throws when it fails. */
+function buildIfStale(errFile: string): void {
   const err = openSync(errFile, 'a');
   try {
-    const result = spawnSync('npm', ['run', '--if-present', 'prestart'], {
+    const result = spawnSync(process.execPath, ['scripts/build-if-stale.mjs'], {
       cwd: root,
       stdio: ['ignore', 'ignore', err],
     });
     if (result.error) throw result.error;
-    if (result.status !== 0) throw new Error(`npm run prestart exited with ${result.status}`);
+    if (result.status !== 0) throw new Error(`the build check exited with ${result.status}`);
   } finally {
     closeSync(err);
   }

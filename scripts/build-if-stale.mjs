@@ -3,8 +3,10 @@
 // nothing changed. Plain JavaScript with no dependencies: it runs before there
 // is a dist/ to run.
 //
-//   node scripts/build-if-stale.mjs          build when stale (prestart, bench, mcp, ...)
+//   node scripts/build-if-stale.mjs          build when stale (bench, mcp, ...)
 //   node scripts/build-if-stale.mjs --force  build regardless (`npm run build`, `prepare`)
+//   import { buildIfStale } from './build-if-stale.mjs'   (scripts/start.mjs: the
+//                                            check and the service in one process)
 //
 // "Stale" is make's rule: some input was modified after the last successful
 // build began. The inputs are src/, scripts/, bench/ (their files and their
@@ -17,7 +19,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const STAMP = join(ROOT, 'dist', '.build-stamp');
@@ -75,9 +77,18 @@ function build() {
   utimesSync(STAMP, began, began);
 }
 
-const force = process.argv.includes('--force');
-const reason = force ? null : staleness();
-if (force || reason !== null) {
-  if (reason !== null) process.stderr.write(`dist/ is out of date (${reason}): building\n`);
-  build();
+/**
+ * Builds dist/ when it is older than its inputs (or always, with force).
+ * @param {{ force?: boolean }} [options]
+ */
+export function buildIfStale({ force = false } = {}) {
+  const reason = force ? null : staleness();
+  if (force || reason !== null) {
+    if (reason !== null) process.stderr.write(`dist/ is out of date (${reason}): building\n`);
+    build();
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  buildIfStale({ force: process.argv.includes('--force') });
 }
