@@ -5,6 +5,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { AnyRoute } from './route.js';
 import type { Ip } from '../net/ip.js';
+import { bodyStillArriving, sendLingering } from './linger.js';
 import { requestIdFrom } from './respond.js';
 
 const EXPOSED =
@@ -53,6 +54,13 @@ export class Exchange {
     headers['access-control-allow-origin'] = '*';
     headers['x-request-id'] = this.requestId;
     if (this.cors) headers['access-control-expose-headers'] = EXPOSED;
+    if (bodyStillArriving(this.req)) {
+      // an early refusal (413, 415, 429, 405): see ./linger.ts
+      headers['connection'] = 'close';
+      this.res.writeHead(status, headers);
+      sendLingering(this.req, this.res, this.head ? undefined : body);
+      return status;
+    }
     this.res.writeHead(status, headers);
     if (this.head) this.res.end();
     else this.res.end(body);

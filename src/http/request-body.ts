@@ -10,7 +10,6 @@ export async function readJsonBody(x: Exchange): Promise<string> {
   const req: IncomingMessage = x.req;
   const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (type !== 'application/json' && !/^application\/[a-z0-9.+-]*\+json$/.test(type)) {
-    req.resume();
     throw new AppError(
       'UNSUPPORTED_MEDIA_TYPE',
       `The body must be JSON (Content-Type: application/json), not ${JSON.stringify(type || 'none')}.`,
@@ -18,8 +17,8 @@ export async function readJsonBody(x: Exchange): Promise<string> {
   }
   const declared = Number(req.headers['content-length'] ?? 0);
   const tooLarge = (): AppError => {
-    // the rest of an oversized body is not read: close the connection after answering
-    x.headers['connection'] = 'close';
+    // the answer is sent while the rest of the body arrives: it is read and
+    // discarded before the connection closes (./linger.ts)
     return new AppError('PAYLOAD_TOO_LARGE', `The body exceeds ${MAX_BODY_BYTES} bytes.`);
   };
   if (declared > MAX_BODY_BYTES) throw tooLarge();

@@ -1,0 +1,70 @@
+// Lingering close (what Apache's lingering_close and nginx's lingering_time
+// do): an answer sent while the request body is still arriving (413, 415,
+// 429, 405 on a POST to a GET route) would otherwise be followed by Node
+// closing the socket at once; the kernel then resets the connection on the
+// client's next write, and a client that is still sending (Node's
+// http.request, most HTTP libraries) sees `write EPIPE` / ECONNRESET instead
+// of the status. So the answer goes out whole, with `Connection: close`
+// (RFC 9112 §9.6), and the response is only ended — which makes Node close
+// the connection — once the rest of the body has been read and thrown away,
+// or a bound is reached: LINGER_MAX_BYTES more bytes or LINGER_MAX_MS.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Bytes of a refused body read and discarded before the connection is closed anyway. */
+export const LINGER_MAX_BYTES = 64 * 1024 * 1024;
+/** Time a refused body is read and discarded before the connection is closed anyway. */
+export const LINGER_MAX_MS = 10_000;
+
+export interface LingerBounds {
+  maxBytes: number;
+  maxMs: number;
+}
+
+const DEFAULT_BOUNDS: LingerBounds = { maxBytes: LINGER_MAX_BYTES, maxMs: LINGER_MAX_MS };
+
+/**
+ * True while the request's body is still on its way: the parser has not seen
+ * its end (RFC 9112 §6: a Content-Length or chunked framing announced one).
+ */
+export function bodyStillArriving(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * Writes `body` as the whole answer without ending the response, discards
+ * the rest of the request body, and ends the response (closing the
+ * connection, which the caller's `Connection: close` announced) when the body
+ * has ended, a bound is reached, or the client went away.
+ */
+export function sendLingering(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: string | undefined,
+  bounds: LingerBounds = DEFAULT_BOUNDS,
+): void {
+  if (body !== undefined) res.write(body);
+  let discarded = 0;
+  let closed = false;
+  const close = (): void => {
+    if (closed) return;
+    closed = true;
+    clearTimeout(timer);
+    req.off('data', discard);
+    req.off('end', close);
+    req.off('error', close);
+    req.socket.off('close', close);
+    res.end();
+  };
+  const discard = (chunk: Buffer): void => {
+    discarded += chunk.length;
+    if (discarded > bounds.maxBytes) close();
+  };
+  const timer = setTimeout(close, bounds.maxMs);
+  req.on('data', discard);
+  req.once('end', close);
+  req.once('error', close);
+  req.socket.once('close', close);
+  req.resume();
+}
