@@ -5,7 +5,13 @@
 // per request, cheaper than any cache), through the lookup cache (an
 // upstream is asked: whois, DNS, reverse DNS, blacklist; X-Cache), or raw
 // (MCP, metrics, OpenAPI). Only src/main.ts touches the process.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerOptions,
+  type ServerResponse,
+} from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { CacheResult, LookupCache } from './cache/lookup-cache.js';
@@ -336,7 +342,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     // serve() answers every error itself; reaching here means the socket broke mid-write
     log.warn({ err: error }, 'response failed');
   };
-  const server = createServer((req, res) => {
+  const server = createServer(serverOptions(config), (req, res) => {
     try {
       const done = serve(req, res);
       if (done instanceof Promise) done.catch(responseFailed);
@@ -346,18 +352,53 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
   });
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> =>
     serve(req, res);
+  if (config.maxConnections > 0) server.maxConnections = config.maxConnections;
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
     if (!socket.writable) return socket.destroy();
-    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const body = errorBody(
-      'BAD_REQUEST',
-      tooLarge ? 'Request headers are too large.' : 'Malformed HTTP request.',
-    );
+    const refusal = clientErrorAnswer(error.code, config);
+    const body = errorBody(refusal.code, refusal.message);
     socket.end(
-      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${refusal.status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   });
   return { server, router, handle, call };
+}
+
+/**
+ * Node's own guards against slow clients (slowloris): the request head and
+ * the whole request must arrive in time, idle keep-alive connections close.
+ * Node checks the first two every connectionsCheckingInterval, so that is
+ * kept to a fraction of the shorter timeout.
+ */
+function serverOptions(config: Readonly<Config>): ServerOptions {
+  return {
+    headersTimeout: config.headersTimeoutMs,
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.max(50, Math.min(5_000, config.headersTimeoutMs / 4)),
+  };
+}
+
+/** The answer to a request Node's parser refused before the pipeline saw it. */
+function clientErrorAnswer(
+  code: string | undefined,
+  config: Readonly<Config>,
+): { status: string; code: 'BAD_REQUEST' | 'REQUEST_TIMEOUT'; message: string } {
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return {
+      status: '431 Request Header Fields Too Large',
+      code: 'BAD_REQUEST',
+      message: 'Request headers are too large.',
+    };
+  }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return {
+      status: '408 Request Timeout',
+      code: 'REQUEST_TIMEOUT',
+      message: `The request did not arrive in time: headers within ${config.headersTimeoutMs} ms, the whole request within ${config.requestTimeoutMs} ms.`,
+    };
+  }
+  return { status: '400 Bad Request', code: 'BAD_REQUEST', message: 'Malformed HTTP request.' };
 }
 
 function serialise(data: unknown): string {

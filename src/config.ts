@@ -53,6 +53,14 @@ export interface Config {
   feedUpdateIntervalHours: number;
   /** where `npm run update-data` refreshes the RDAP bootstrap (ipv4.json, ipv6.json); null: not refreshed */
   rdapBootstrapUrl: string | null;
+  /** a client's whole request head must arrive within this (slowloris) */
+  headersTimeoutMs: number;
+  /** a client's whole request (head and body) must arrive within this */
+  requestTimeoutMs: number;
+  /** an idle keep-alive connection is closed after this; above a load balancer's idle timeout */
+  keepAliveTimeoutMs: number;
+  /** open connections per process; more are closed on accept. 0: no bound */
+  maxConnections: number;
 }
 
 /** The IANA RDAP bootstrap (RFC 9224), refreshed like a feed. */
@@ -181,6 +189,10 @@ const envSchema = z.object({
   FEED_TIMEOUT_MS: integer(1, 600_000).default(60_000),
   FEED_MAX_BYTES: integer(1024, 1024 ** 3).default(64 * 1024 * 1024),
   FEED_UPDATE_INTERVAL_HOURS: integer(0, 24 * 365).default(0),
+  HEADERS_TIMEOUT_MS: integer(100, 600_000).default(10_000),
+  REQUEST_TIMEOUT_MS: integer(100, 3_600_000).default(30_000),
+  KEEP_ALIVE_TIMEOUT_MS: integer(100, 3_600_000).default(65_000),
+  MAX_CONNECTIONS: integer(0, 10_000_000).default(10_000),
   WORKERS: z
     .string()
     .trim()
@@ -219,6 +231,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
       `FEED_URL_* / FEEDS_DISABLED: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+  if (result.success && result.data.HEADERS_TIMEOUT_MS > result.data.REQUEST_TIMEOUT_MS) {
+    problems.push('HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS');
+  }
   if (!result.success || problems.length > 0) throw new ConfigError(problems);
   const e = result.data;
   return Object.freeze({
@@ -246,6 +261,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     feedMaxBytes: e.FEED_MAX_BYTES,
     feedUpdateIntervalHours: e.FEED_UPDATE_INTERVAL_HOURS,
     rdapBootstrapUrl: disabled.includes(BOOTSTRAP_FEED_ID) ? null : bootstrapUrl,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    maxConnections: e.MAX_CONNECTIONS,
   });
 }
 

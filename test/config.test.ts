@@ -132,6 +132,20 @@ describe('loadConfig accepts good values', () => {
     { env: { DATA_DIR: '/tmp/ipintel-data' }, check: (c) => c.dataDir, want: '/tmp/ipintel-data' },
     { env: { LOG_LEVEL: 'silent' }, check: (c) => c.logLevel, want: 'silent' },
     { env: { WORKERS: '4' }, check: (c) => c.workers, want: 4 },
+    {
+      env: {},
+      check: (c) => [
+        c.headersTimeoutMs,
+        c.requestTimeoutMs,
+        c.keepAliveTimeoutMs,
+        c.maxConnections,
+      ],
+      want: [10_000, 30_000, 65_000, 10_000],
+    },
+    { env: { HEADERS_TIMEOUT_MS: '2000' }, check: (c) => c.headersTimeoutMs, want: 2000 },
+    { env: { REQUEST_TIMEOUT_MS: '60000' }, check: (c) => c.requestTimeoutMs, want: 60000 },
+    { env: { KEEP_ALIVE_TIMEOUT_MS: '75000' }, check: (c) => c.keepAliveTimeoutMs, want: 75000 },
+    { env: { MAX_CONNECTIONS: '0' }, check: (c) => c.maxConnections, want: 0 },
   ];
   for (const { env, check, want } of table) {
     it(`${Object.entries(env)
@@ -198,6 +212,11 @@ describe('loadConfig refuses bad values, naming the variable', () => {
     ['WORKERS', '0'],
     ['WORKERS', 'all'],
     ['WORKERS', '1000'],
+    ['HEADERS_TIMEOUT_MS', '10'],
+    ['HEADERS_TIMEOUT_MS', '40000'], // above REQUEST_TIMEOUT_MS's default
+    ['REQUEST_TIMEOUT_MS', 'soon'],
+    ['KEEP_ALIVE_TIMEOUT_MS', '0'],
+    ['MAX_CONNECTIONS', '-1'],
   ];
   for (const [name, value] of table) {
     it(`${name}=${JSON.stringify(value)}`, () => {
