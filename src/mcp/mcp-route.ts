@@ -1,36 +1,40 @@
-// POST /mcp: the MCP Streamable HTTP endpoint, stateless. The SDK's Web
-// Standard transport and McpServer carry the protocol; this file owns only the
-// HTTP glue around them:
+// POST /mcp: the MCP Streamable HTTP endpoint, stateless. The SDK's McpServer
+// carries the protocol (initialize and version negotiation, tools/list with
+// JSON Schema, argument and result validation, JSON-RPC error codes); this
+// file owns the HTTP glue around it, as the SDK's Streamable HTTP transport
+// would do it for a stateless server with JSON responses:
 // - the pipeline has already counted the request against the rate limit and
 //   refused non-JSON (415) and oversized (413) bodies with the service envelope;
 // - the body is parsed here, so that unparsable JSON is -32700 and JSON that is
 //   not a JSON-RPC message is -32600 (the SDK answers -32700 for both);
-// - the transport answers 406 unless Accept lists both application/json and
-//   text/event-stream, which plain curl (`*/*` or nothing) does not: it gets a
-//   Request of our own making with that Accept, and we pick the answer format
-//   from the client's real Accept (JSON unless it accepts only an event stream);
-// - a new transport and McpServer per request, as the SDK requires in stateless
-//   mode; GET and DELETE /mcp are left to the router (405, Allow: POST), since
-//   there is no session to resume or end and no server-initiated stream;
+// - the SDK transport's checks are kept: at most 100 messages in a batch, one
+//   initialize alone, an MCP-Protocol-Version header it does not speak → 400;
+//   but not its 406 for an Accept without text/event-stream, which plain curl
+//   (`*/*` or nothing) does not send: the answer is JSON unless the client
+//   accepts only an event stream;
+// - ONE McpServer per app answers every request through ./mux-transport.ts,
+//   not a new server and transport per request as the SDK's stateless example
+//   does: building them cost more than the lookups (BENCHMARKS.md); GET and
+//   DELETE /mcp are left to the router (405, Allow: POST), since there is no
+//   session to resume or end and no server-initiated stream;
 // - the SDK (and ./server.js, which builds on it) is loaded by the first POST,
-//   not at start-up: the imports below are types only, erased at compile time.
-import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+//   not at start-up: the SDK imports below are types only.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import type * as SdkTypes from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { defineHandler, type RawBody, type RequestContext } from '../http/route.js';
+import { MuxTransport } from './mux-transport.js';
 import type { connectMcp, createMcpServer } from './server.js';
 import type { CallRoute } from './tools.js';
 
 export const MCP_PATH = '/mcp';
 
-/** What the SDK transport insists on seeing before it handles a POST. */
-const SDK_ACCEPT = 'application/json, text/event-stream';
-
-/** Request headers the transport reads; the rest of the client's headers mean nothing to it. */
-const FORWARDED_HEADERS = ['content-type', 'mcp-protocol-version', 'mcp-session-id'] as const;
-
 const JSON_TYPE = 'application/json';
+
+/** The SDK transport's bound on a batch (its MAX_BATCH_SIZE). */
+const MAX_BATCH = 100;
 
 export interface McpRouteDeps {
   version: string;
@@ -55,8 +59,10 @@ const jsonRpcResponseSchema = z
 
 /** What a POST /mcp needs from the SDK. */
 interface McpSdk {
-  Transport: typeof WebStandardStreamableHTTPServerTransport;
   messageSchema: typeof JSONRPCMessageSchema;
+  supportedVersions: readonly string[];
+  isRequest: typeof SdkTypes.isJSONRPCRequest;
+  isInitialize: typeof SdkTypes.isInitializeRequest;
   createMcpServer: typeof createMcpServer;
   connectMcp: typeof connectMcp;
 }
@@ -69,14 +75,12 @@ let sdk: Promise<McpSdk> | undefined;
  * requests share the one import; a failed import is tried again next time.
  */
 function loadSdk(): Promise<McpSdk> {
-  sdk ??= Promise.all([
-    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
-    import('./server.js'),
-  ]).then(
-    ([transport, types, server]) => ({
-      Transport: transport.WebStandardStreamableHTTPServerTransport,
+  sdk ??= Promise.all([import('@modelcontextprotocol/sdk/types.js'), import('./server.js')]).then(
+    ([types, server]) => ({
       messageSchema: types.JSONRPCMessageSchema,
+      supportedVersions: types.SUPPORTED_PROTOCOL_VERSIONS,
+      isRequest: types.isJSONRPCRequest,
+      isInitialize: types.isInitializeRequest,
       createMcpServer: server.createMcpServer,
       connectMcp: server.connectMcp,
     }),
@@ -88,7 +92,34 @@ function loadSdk(): Promise<McpSdk> {
   return sdk;
 }
 
+/** The app's one server, connected to the transport that multiplexes requests onto it. */
+interface SharedServer {
+  server: McpServer;
+  transport: MuxTransport;
+}
+
 export function mcpHandlers(deps: McpRouteDeps) {
+  let shared: Promise<SharedServer> | undefined;
+  const sharedServer = (mcp: McpSdk): Promise<SharedServer> => {
+    shared ??= (async () => {
+      const transport = new MuxTransport();
+      const server = mcp.createMcpServer(deps.version, {
+        call: deps.call,
+        log: deps.log,
+        context: (id) => {
+          const ctx = transport.context(id);
+          if (ctx === undefined) throw new Error(`no request in flight with id ${String(id)}`);
+          return ctx;
+        },
+      });
+      await mcp.connectMcp(server, transport, deps.log);
+      return { server, transport };
+    })().catch((error: unknown) => {
+      shared = undefined;
+      throw error;
+    });
+    return shared;
+  };
   return {
     endpoint: defineHandler({
       summary: 'Model Context Protocol endpoint (Streamable HTTP, stateless)',
@@ -99,12 +130,15 @@ export function mcpHandlers(deps: McpRouteDeps) {
       errors: ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
       raw: true,
       body: true,
-      handle: ({ ctx }) => handleMcp(ctx, deps),
+      handle: ({ ctx }) => handleMcp(ctx, sharedServer),
     }),
   };
 }
 
-async function handleMcp(ctx: RequestContext, deps: McpRouteDeps): Promise<RawBody> {
+async function handleMcp(
+  ctx: RequestContext,
+  sharedServer: (mcp: McpSdk) => Promise<SharedServer>,
+): Promise<RawBody> {
   let message: unknown;
   try {
     message = JSON.parse(ctx.bodyText ?? '');
@@ -114,34 +148,51 @@ async function handleMcp(ctx: RequestContext, deps: McpRouteDeps): Promise<RawBo
   const mcp = await loadSdk();
   const invalid = invalidRequest(message, mcp.messageSchema);
   if (invalid !== null) return rpcError(-32600, `Invalid Request: ${invalid}`, requestId(message));
-
-  // no sessionIdGenerator: stateless, no Mcp-Session-Id issued or checked
-  const transport = new mcp.Transport({
-    enableJsonResponse: !wantsEventStream(ctx.headers.accept),
-  });
-  const server = mcp.createMcpServer(deps.version, { call: deps.call, ctx, log: deps.log });
-  try {
-    await mcp.connectMcp(server, transport, deps.log);
-    const headers = new Headers({ accept: SDK_ACCEPT });
-    for (const name of FORWARDED_HEADERS) {
-      const value = ctx.headers[name];
-      if (typeof value === 'string') headers.set(name, value);
-    }
-    // the URL is only reported to handlers (requestInfo), never fetched
-    const request = new Request(`http://localhost${MCP_PATH}`, { method: 'POST', headers });
-    const response = await transport.handleRequest(request, { parsedBody: message });
-    // JSON mode resolves once every response is ready, and in event-stream mode
-    // the transport ends the stream after the last one: either way the whole
-    // answer is read here, before the server is closed
-    const text = response.body === null ? null : await response.text();
+  const messages = (Array.isArray(message) ? message : [message]) as JSONRPCMessage[];
+  const refusal = transportRefusal(messages, ctx, mcp);
+  if (refusal !== null) return refusal;
+  const requests = messages.filter(mcp.isRequest);
+  // notifications and responses only: accepted, nothing to answer (see ./mux-transport.ts)
+  if (requests.length === 0) return { body: null, contentType: JSON_TYPE, status: 202 };
+  const { transport } = await sharedServer(mcp);
+  const responses = await Promise.all(requests.map((request) => transport.request(request, ctx)));
+  if (wantsEventStream(ctx.headers.accept)) {
     return {
-      body: text === '' ? null : text,
-      contentType: response.headers.get('content-type') ?? JSON_TYPE,
-      status: response.status,
+      body: responses.map((r) => `event: message\ndata: ${JSON.stringify(r)}\n\n`).join(''),
+      contentType: 'text/event-stream',
+      status: 200,
     };
-  } finally {
-    await server.close();
   }
+  return {
+    body: JSON.stringify(Array.isArray(message) ? responses : responses[0]),
+    contentType: JSON_TYPE,
+    status: 200,
+  };
+}
+
+/** The SDK Streamable HTTP transport's own refusals of a valid message (400), or null. */
+function transportRefusal(
+  messages: readonly JSONRPCMessage[],
+  ctx: RequestContext,
+  mcp: McpSdk,
+): RawBody | null {
+  if (messages.length > MAX_BATCH) {
+    return rpcError(-32600, `Invalid Request: a batch holds at most ${MAX_BATCH} messages.`, null);
+  }
+  if (messages.some(mcp.isInitialize)) {
+    return messages.length > 1
+      ? rpcError(-32600, 'Invalid Request: initialize must be sent alone, not in a batch.', null)
+      : null;
+  }
+  const version = ctx.headers['mcp-protocol-version'];
+  if (typeof version === 'string' && !mcp.supportedVersions.includes(version)) {
+    return rpcError(
+      -32000,
+      `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version.slice(0, 40))} (supported: ${mcp.supportedVersions.join(', ')}).`,
+      null,
+    );
+  }
+  return null;
 }
 
 /**

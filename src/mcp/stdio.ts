@@ -29,7 +29,7 @@ export async function serveStdio(options: StdioOptions): Promise<McpServer> {
   const ctx: RequestContext = { clientIp: LOOPBACK, requestId: 'mcp-stdio', headers: {} };
   const server = createMcpServer(options.version, {
     call: options.call,
-    ctx,
+    context: () => ctx,
     log: options.log,
   });
   await connectMcp(server, new StdioServerTransport(options.stdin, options.stdout), options.log);

@@ -5,7 +5,7 @@
 // with isError (CallToolResult), carrying the REST error code and message,
 // so a model can read what went wrong and correct its input.
 import type { McpServer, ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import {
@@ -25,8 +25,12 @@ export type CallRoute = (path: string, raw: RawInput, ctx: RequestContext) => Pr
 
 export interface ToolDeps {
   call: CallRoute;
-  /** the request that carries the tool calls: its client IP is what `my_ip` reports */
-  ctx: RequestContext;
+  /**
+   * The request that carries a tool call, by the JSON-RPC id the server saw:
+   * its client IP is what `my_ip` reports (one server answers every HTTP
+   * request, see ./mux-transport.ts).
+   */
+  context(requestId: RequestId): RequestContext;
   log: Logger;
 }
 
@@ -64,10 +68,14 @@ function defineTool<I extends z.ZodRawShape, O extends z.ZodObject>(spec: ToolSp
     name: spec.name,
     network: spec.network,
     register(server, deps) {
-      const handler = async (args: z.output<z.ZodObject<I>>): Promise<CallToolResult> => {
+      const handler = async (
+        args: z.output<z.ZodObject<I>>,
+        extra: { requestId: RequestId },
+      ): Promise<CallToolResult> => {
         try {
-          const { route, ...raw } = spec.lookup(args, deps.ctx);
-          const record = (await deps.call(route, raw, deps.ctx)) as z.output<O>;
+          const ctx = deps.context(extra.requestId);
+          const { route, ...raw } = spec.lookup(args, ctx);
+          const record = (await deps.call(route, raw, ctx)) as z.output<O>;
           return {
             content: [
               { type: 'text', text: spec.render(record, args) },
