@@ -14,6 +14,7 @@ import {
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import { portableToolList } from './portable-schema.js';
 import { TOOLS, type ToolDeps } from './tools.js';
 
 export const SERVER_NAME = 'ipintel';
@@ -41,7 +42,8 @@ const REQUEST_SCHEMAS = {
 const TOOL_NAMES = new Set(TOOLS.map((tool) => tool.name));
 
 /**
- * Connects the server, with one correction of the SDK's answers: a request
+ * Connects the server, with two corrections of the SDK's answers. The tool
+ * schemas of tools/list are made portable (./portable-schema.ts). And a request
  * whose params do not fit its method's schema gets -32602 Invalid params
  * (JSON-RPC 2.0, CONTRACT.md) where SDK 1.32 answers -32603 Internal error
  * with the zod issue dump, and an unknown tool name -32602 as the MCP spec
@@ -55,6 +57,8 @@ export async function connectMcp(
   log: Logger,
 ): Promise<void> {
   await server.connect(transport);
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => send(portableToolList(message), options);
   const forward = transport.onmessage;
   transport.onmessage = (message, extra) => {
     const refusal = invalidParams(message);

@@ -17,6 +17,7 @@ import {
   type Running,
   type Upstreams,
 } from './setup.js';
+import { toolSchemaFindings } from '../helpers/schema-portability.js';
 
 let upstreams: Upstreams;
 let service: Running;
@@ -54,6 +55,12 @@ describe('MCP over Streamable HTTP (SDK client)', () => {
 
   it('lists the eight tools with descriptions, schemas and annotations', async () => {
     await assertToolList(client);
+  });
+
+  it('every tool schema is portable (the MCP Inspector --strict rules find nothing)', async () => {
+    const { tools } = await client.listTools();
+    assert.ok(tools.length >= 8, `${tools.length} tools`);
+    assert.deepEqual(toolSchemaFindings(tools), []);
   });
 
   it('every tool answers what the REST API answers', async () => {

@@ -20,6 +20,7 @@ import {
   type Running,
   type Upstreams,
 } from './setup.js';
+import { toolSchemaFindings } from '../helpers/schema-portability.js';
 
 const ENTRY = fileURLToPath(new URL('../../scripts/mcp-stdio.ts', import.meta.url));
 const ARGS = ['--import', 'tsx', ENTRY];
@@ -57,6 +58,12 @@ describe('MCP over stdio (SDK client spawning the entry)', () => {
 
   it('lists the same tools', async () => {
     await assertToolList(client);
+  });
+
+  it('every tool schema is portable (the MCP Inspector --strict rules find nothing)', async () => {
+    const { tools } = await client.listTools();
+    assert.ok(tools.length >= 8, `${tools.length} tools`);
+    assert.deepEqual(toolSchemaFindings(tools), []);
   });
 
   it('every tool answers what the REST API answers', async () => {
