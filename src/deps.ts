@@ -220,6 +220,7 @@ export function buildService(
           )),
         metrics,
         dependencies: overrides.dependencies ?? (() => ({})),
+        feeds: () => data.vpn.current().feeds,
         endpoints: () =>
           routes.map((r) => ({ method: r.method, path: r.path, summary: r.summary })),
       }),

@@ -94,6 +94,23 @@ export const serviceInfoSchema = z.object({
       attribution: z.object({ text: z.string(), url: z.string() }).nullable(),
     }),
   ),
+  feeds: z
+    .array(
+      z.object({
+        id: z.string(),
+        kind: z.string(),
+        fetchedAt: z.string(),
+        publishedAt: z.string().nullable().meta({
+          description:
+            'When the publisher says the feed was made: ISO 8601 UTC when it publishes a date, its serial otherwise (Azure changeNumber), null when it states neither.',
+        }),
+        prefixes: z.number().int(),
+        skippedRows: z.number().int().meta({
+          description: 'Malformed rows skipped while parsing (geofeeds; bounded).',
+        }),
+      }),
+    )
+    .meta({ description: 'The VPN/hosting/Tor feeds in use (npm run update-data).' }),
 });
 
 export const envelope = <T extends z.ZodType>(data: T) => z.object({ data });

@@ -19,6 +19,19 @@ export interface OpsOptions {
   metrics: Metrics;
   /** external dependencies and their state, e.g. { redis: 'down' }: reported, not fatal */
   dependencies: () => Readonly<Record<string, string>>;
+  /** the VPN/hosting/Tor feeds in use, read per request (an update swaps them) */
+  feeds?: () => readonly FeedInUse[];
+}
+
+/** One loaded feed as GET / shows it. */
+export interface FeedInUse {
+  feed: string;
+  kind: string;
+  fetchedAt: string;
+  /** the publisher's time, ISO 8601 UTC; or its serial when it publishes no date */
+  publishedAt: string | null;
+  prefixes: number;
+  skippedRows: number;
 }
 
 export function opsHandlers(options: OpsOptions) {
@@ -48,6 +61,14 @@ export function opsHandlers(options: OpsOptions) {
         documentation: '/openapi.json',
         endpoints: options.endpoints(),
         dataSources: dataSources(),
+        feeds: (options.feeds?.() ?? []).map((f) => ({
+          id: f.feed,
+          kind: f.kind,
+          fetchedAt: f.fetchedAt,
+          publishedAt: f.publishedAt,
+          prefixes: f.prefixes,
+          skippedRows: f.skippedRows,
+        })),
       }),
     }),
     health: defineHandler({

@@ -19,6 +19,8 @@ export interface LoadedFeedInfo {
   readonly publishedAt: string | null;
   readonly prefixes: number;
   readonly ranges: number;
+  /** malformed rows the parser skipped (geofeeds) */
+  readonly skippedRows: number;
 }
 
 export class FeedIndex implements DetectionIndex {
@@ -40,6 +42,7 @@ export class FeedIndex implements DetectionIndex {
       publishedAt: s.publishedAt,
       prefixes: s.prefixes.length,
       ranges: ranges[s.feed] ?? 0,
+      skippedRows: s.skippedRows ?? 0,
     }));
     this.asnClasses = asnClasses;
     this.problems = problems;

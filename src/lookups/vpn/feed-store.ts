@@ -4,6 +4,7 @@
 // a provider's format, and a file here is known to have passed validation.
 import { FeedFormatError, type FeedKind, type StoredFeed } from './feed-types.js';
 import { isRecord, requirePrefix } from './feed-validate.js';
+import { normalisePublished } from './published-date.js';
 
 export const FEED_FILE_SUFFIX = '.feed.json';
 const FEED_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -34,7 +35,7 @@ export function deserialiseFeed(text: string, fileName: string): StoredFeed {
   if (!isRecord(doc) || doc.format !== 'ipintel-feed/1') {
     throw new FeedFormatError(fileName, 'not an ipintel-feed/1 document');
   }
-  const { feed, kind, url, fetchedAt, publishedAt, prefixes } = doc;
+  const { feed, kind, url, fetchedAt, publishedAt, prefixes, skippedRows } = doc;
   if (typeof feed !== 'string' || !FEED_ID.test(feed)) {
     throw new FeedFormatError(fileName, 'bad feed id');
   }
@@ -48,7 +49,9 @@ export function deserialiseFeed(text: string, fileName: string): StoredFeed {
     kind: kind as FeedKind,
     url: typeof url === 'string' ? url : '',
     fetchedAt: typeof fetchedAt === 'string' ? fetchedAt : '',
-    publishedAt: typeof publishedAt === 'string' ? publishedAt : null,
+    // files written before the dates were normalised hold them as published
+    publishedAt: typeof publishedAt === 'string' ? normalisePublished(publishedAt) : null,
     prefixes: (prefixes as unknown[]).map((p, i) => requirePrefix(fileName, p, `prefixes[${i}]`)),
+    ...(typeof skippedRows === 'number' && skippedRows > 0 ? { skippedRows } : {}),
   };
 }

@@ -8,8 +8,10 @@ export interface ParsedFeed {
   readonly feed: string;
   /** CIDR texts, normalised by parseCidr (host bits cleared); both families mixed */
   readonly prefixes: string[];
-  /** the publisher's own timestamp or serial when the format has one */
+  /** the publisher's own time (ISO 8601 UTC, see published-date.ts) or serial when the format has one */
   readonly publishedAt: string | null;
+  /** malformed rows skipped (geofeeds only; bounded, see parseGeofeed) */
+  readonly skippedRows?: number;
 }
 
 /** A parser sees the whole body; it throws FeedFormatError rather than return part of it. */
@@ -24,6 +26,7 @@ export interface StoredFeed {
   readonly fetchedAt: string;
   readonly publishedAt: string | null;
   readonly prefixes: string[];
+  readonly skippedRows?: number;
 }
 
 export class FeedFormatError extends Error {

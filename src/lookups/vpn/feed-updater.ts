@@ -103,6 +103,7 @@ async function updateOne(spec: FeedSpec, options: UpdateOptions): Promise<FeedRe
       fetchedAt,
       publishedAt: parsed.publishedAt,
       prefixes: parsed.prefixes,
+      ...(parsed.skippedRows !== undefined ? { skippedRows: parsed.skippedRows } : {}),
     });
     await writeAtomically(file, text);
     progress({ feed: spec.id, phase: 'done', bytes, prefixes: parsed.prefixes.length });

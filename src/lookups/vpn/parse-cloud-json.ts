@@ -11,11 +11,12 @@ import {
   requireNonEmpty,
   requirePrefix,
 } from './feed-validate.js';
+import { normalisePublished } from './published-date.js';
 
 function finish(feed: string, prefixes: Set<string>, publishedAt: string | null): ParsedFeed {
   const list = [...prefixes];
   requireNonEmpty(feed, list);
-  return { feed, prefixes: list, publishedAt };
+  return { feed, prefixes: list, publishedAt: normalisePublished(publishedAt) };
 }
 
 /** Each entry of `items` must be an object carrying a prefix under one of `keys`. */

@@ -11,12 +11,23 @@ import {
   requireNonEmpty,
   requirePrefix,
 } from './feed-validate.js';
+import { normalisePublished } from './published-date.js';
 import { parseIp } from '../../net/ip.js';
 
 function finish(feed: string, prefixes: Iterable<string>, publishedAt: string | null): ParsedFeed {
   const list = [...new Set(prefixes)];
   requireNonEmpty(feed, list);
-  return { feed, prefixes: list, publishedAt };
+  return { feed, prefixes: list, publishedAt: normalisePublished(publishedAt) };
+}
+
+/**
+ * Bad geofeed rows tolerated before the whole document is refused: 1 % of
+ * the rows (at least one, at most 1 000). A few are a publisher's slip (RFC
+ * 8805 rows with a field dropped); many mean a different document. A download
+ * cut short is caught before parsing, by its Content-Length.
+ */
+export function geofeedSkipBound(rows: number): number {
+  return Math.min(1000, Math.max(1, Math.floor(rows / 100)));
 }
 
 /** One CIDR (or bare address) per line: Cloudflare ips-v4/ips-v6, X4BNet output/vpn/ipv4.txt. */
@@ -44,14 +55,36 @@ export const parseGeofeed: FeedParser = (body, feed) => {
     });
     return finish(feed, prefixes, optionalString(doc.updated));
   }
-  const prefixes = contentLines(body).map(({ line, number }) => {
+  const rows = contentLines(body);
+  const prefixes: string[] = [];
+  const bad: string[] = [];
+  for (const { line, number } of rows) {
+    // RFC 8805 §2.1.1.1: five fields, trailing ones possibly empty; a row
+    // with fewer (a publisher dropping the postal code) or a prefix that does
+    // not parse is skipped and counted
     const fields = line.split(',');
-    // RFC 8805 §2.1.1.1: five fields; fewer means a cut line or another format
-    if (fields.length < 5) throw new FeedFormatError(feed, `line ${number}: not a geofeed row`);
-    return requirePrefix(feed, fields[0], `line ${number}`);
-  });
-  return finish(feed, prefixes, null);
+    try {
+      if (fields.length < 5) throw new FeedFormatError(feed, `line ${number}: not a geofeed row`);
+      prefixes.push(requirePrefix(feed, fields[0], `line ${number}`));
+    } catch (error) {
+      if (!(error instanceof FeedFormatError)) throw error;
+      bad.push(error.message);
+    }
+  }
+  if (bad.length > geofeedSkipBound(rows.length)) {
+    throw new FeedFormatError(
+      feed,
+      `${bad.length} of ${rows.length} rows are not geofeed rows (first: ${bad[0] ?? ''})`,
+    );
+  }
+  const parsed = finish(feed, prefixes, lastModified(body));
+  return bad.length > 0 ? { ...parsed, skippedRows: bad.length } : parsed;
 };
+
+/** Linode's geofeed opens with `# Last modified: 2025-07-24 10:00:06`. */
+function lastModified(body: string): string | null {
+  return /^#\s*Last modified:\s*(.+?)\s*$/im.exec(body.slice(0, 2048))?.[1] ?? null;
+}
 
 function requireHost(feed: string, text: string | undefined, where: string): string {
   const ip = text === undefined ? null : parseIp(text);

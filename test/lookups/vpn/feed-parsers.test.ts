@@ -35,14 +35,14 @@ const GOOD: {
       '3.5.140.0/22',
       '52.94.76.0/22',
     ],
-    publishedAt: '2024-05-20-13-03-13',
+    publishedAt: '2024-05-20T13:03:13Z', // createDate 2024-05-20-13-03-13
   },
   {
     name: 'Google cloud.json: ipv4Prefix and ipv6Prefix entries',
     parser: parseGoogleCloud,
     file: 'gcp-cloud.json',
     want: ['2600:1900:4000::/44', '34.1.208.0/20', '35.185.128.0/19'],
-    publishedAt: '2024-05-20T10:02:58.57337',
+    publishedAt: '2024-05-20T10:02:58.573Z', // creationTime 2024-05-20T10:02:58.57337
   },
   {
     // the Storage tag is a subset of AzureCloud, so it is not read when AzureCloud is there
@@ -50,14 +50,14 @@ const GOOD: {
     parser: parseAzureServiceTags,
     file: 'azure-service-tags.json',
     want: ['13.64.0.0/16', '20.38.64.0/19', '20.42.0.0/17', '2603:1000::/40'],
-    publishedAt: '305',
+    publishedAt: '305', // changeNumber: a serial, not a date
   },
   {
     name: 'Oracle public_ip_ranges.json: cidrs of every region',
     parser: parseOracleIpRanges,
     file: 'oracle-public-ip-ranges.json',
     want: ['129.146.0.0/21', '130.61.0.0/16', '134.70.24.0/21'],
-    publishedAt: '2024-05-15T22:22:23.417062',
+    publishedAt: '2024-05-15T22:22:23.417Z', // 2024-05-15T22:22:23.417062
   },
   {
     name: 'Cloudflare ips-v6: CIDR per line, no newline at the end',
@@ -86,7 +86,7 @@ const GOOD: {
     parser: parseGeofeed,
     file: 'vultr-geofeed.json',
     want: ['2001:19f0:5000::/38', '45.32.0.0/19', '45.76.160.0/19'],
-    publishedAt: '2024-05-20T08:00:01+00:00',
+    publishedAt: '2024-05-20T08:00:01Z', // updated 2024-05-20T08:00:01+00:00
   },
   {
     name: 'Tor bulk exit list: one address per line, both families',
@@ -100,7 +100,7 @@ const GOOD: {
     parser: parseTorExitAddresses,
     file: 'tor-exit-addresses.txt',
     want: ['162.247.74.201/32', '185.220.101.1/32', '185.220.101.2/32'],
-    publishedAt: '2024-05-20 17:05:41',
+    publishedAt: '2024-05-20T17:05:41Z', // ExitAddress … 2024-05-20 17:05:41
   },
   {
     name: 'X4BNet output/vpn/ipv4.txt',
@@ -206,10 +206,10 @@ const BAD: { name: string; parser: FeedParser; body: string; error: RegExp }[] =
     error: /no prefixes/,
   },
   {
-    name: 'geofeed row cut after the prefix',
+    name: 'geofeed with more bad rows than the bound (1 % of rows, at least 1)',
     parser: parseGeofeed,
-    body: '104.131.0.0/18,US,US-NY,New York,10011\n104.131.64.0/18,U',
-    error: /line 2: not a geofeed row/,
+    body: '104.131.0.0/18,US,US-NY,New York,10011\n104.131.64.0/18,U\n104.131.128.0/18,US',
+    error: /2 of 3 rows are not geofeed rows \(first: test-feed: line 2: not a geofeed row\)/,
   },
   {
     name: 'Tor bulk list with a CIDR',
@@ -258,4 +258,25 @@ void describe('feed parsers refuse corrupt, empty and truncated documents whole'
       );
     });
   }
+});
+
+void describe('geofeed rows with fewer fields are skipped and counted, up to a bound', () => {
+  const rows = Array.from({ length: 150 }, (_, i) => `10.${i}.0.0/16,US,US-NY,New York,10011`);
+  void it('one row without its postal code: the other 149 are kept, 1 counted', () => {
+    const body = [...rows.slice(0, 70), '10.200.0.0/16,US,US-NY,New York', ...rows.slice(70)];
+    const got = parseGeofeed(body.join('\n'), 'test-feed');
+    assert.equal(got.prefixes.length, 150);
+    assert.equal(got.skippedRows, 1);
+    assert.ok(!got.prefixes.includes('10.200.0.0/16'));
+  });
+  void it('a clean feed counts none', () => {
+    assert.equal(parseGeofeed(rows.join('\n'), 'test-feed').skippedRows, undefined);
+  });
+  void it('past 1 % of the rows the whole feed is refused', () => {
+    const body = rows.map((row, i) => (i % 50 === 0 ? row.split(',').slice(0, 3).join(',') : row));
+    assert.throws(
+      () => parseGeofeed(body.join('\n'), 'test-feed'),
+      /3 of 150 rows are not geofeed rows/,
+    );
+  });
 });
