@@ -7,6 +7,8 @@ import { until } from './wait.js';
 
 export interface SpawnedService {
   port: number;
+  /** the process id (for /proc/<pid>/status) */
+  pid: number;
   /** everything the process wrote to stdout so far (its JSON log lines) */
   stdout(): string;
   /** the exit code, once it exits */
@@ -27,6 +29,7 @@ export async function spawnService(env: Record<string, string>): Promise<Spawned
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const service: SpawnedService = {
     port,
+    pid: child.pid ?? 0,
     stdout: () => out,
     exited,
     kill: (signal = 'SIGKILL') => {
