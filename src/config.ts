@@ -32,6 +32,8 @@ export interface Config {
   rateLimitWindowSeconds: number;
   redisUrl: string | null;
   cacheMaxEntries: number;
+  /** bound of the in-process cache in (estimated) bytes */
+  cacheMaxBytes: number;
   /** null: use the system's resolvers */
   dnsServers: readonly HostPort[] | null;
   dnsTimeoutMs: number;
@@ -134,6 +136,7 @@ const envSchema = z.object({
     .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
     .optional(),
   CACHE_MAX_ENTRIES: integer(0, 100_000_000).default(50_000),
+  CACHE_MAX_BYTES: integer(0, 64 * 1024 ** 3).default(64 * 1024 * 1024),
   DNS_SERVERS: z
     .string()
     .optional()
@@ -244,6 +247,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     rateLimitWindowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
     redisUrl: e.REDIS_URL ?? null,
     cacheMaxEntries: e.CACHE_MAX_ENTRIES,
+    cacheMaxBytes: e.CACHE_MAX_BYTES,
     dnsServers: e.DNS_SERVERS,
     dnsTimeoutMs: e.DNS_TIMEOUT_MS,
     rdapBaseUrl: e.RDAP_BASE_URL ?? null,

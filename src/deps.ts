@@ -244,7 +244,8 @@ export function buildService(
     metrics,
     now,
     cache: new LookupCache(
-      overrides.cacheStore ?? new MemoryCacheStore(config.cacheMaxEntries, now),
+      overrides.cacheStore ??
+        new MemoryCacheStore(config.cacheMaxEntries, now, config.cacheMaxBytes),
       now,
     ),
     rateLimitStore: overrides.rateLimitStore ?? new MemoryRateLimitStore(now),

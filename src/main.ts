@@ -21,6 +21,7 @@ import { BatchedAccessLog, silentAccessLog, type AccessLog } from './http/access
 import { DataError } from './lookups/geoip/load.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
+const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -34,7 +35,9 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const destination = pino.destination({ fd: 1, sync: false });
+  // the log buffer is bounded: when stdout cannot keep up, lines are dropped
+  // rather than held in memory without end (SonicBoom's maxLength)
+  const destination = pino.destination({ fd: 1, sync: false, maxLength: LOG_BUFFER_BYTES });
   const log = pino({ level: config.logLevel }, destination);
   const accessLog = log.isLevelEnabled('info')
     ? new BatchedAccessLog(destination)

@@ -146,6 +146,8 @@ describe('loadConfig accepts good values', () => {
     { env: { REQUEST_TIMEOUT_MS: '60000' }, check: (c) => c.requestTimeoutMs, want: 60000 },
     { env: { KEEP_ALIVE_TIMEOUT_MS: '75000' }, check: (c) => c.keepAliveTimeoutMs, want: 75000 },
     { env: { MAX_CONNECTIONS: '0' }, check: (c) => c.maxConnections, want: 0 },
+    { env: {}, check: (c) => c.cacheMaxBytes, want: 64 * 1024 * 1024 },
+    { env: { CACHE_MAX_BYTES: '1000000' }, check: (c) => c.cacheMaxBytes, want: 1_000_000 },
   ];
   for (const { env, check, want } of table) {
     it(`${Object.entries(env)
@@ -217,6 +219,7 @@ describe('loadConfig refuses bad values, naming the variable', () => {
     ['REQUEST_TIMEOUT_MS', 'soon'],
     ['KEEP_ALIVE_TIMEOUT_MS', '0'],
     ['MAX_CONNECTIONS', '-1'],
+    ['CACHE_MAX_BYTES', '1e6'],
   ];
   for (const [name, value] of table) {
     it(`${name}=${JSON.stringify(value)}`, () => {

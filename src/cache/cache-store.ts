@@ -31,7 +31,21 @@ export interface CacheStore {
 }
 
 /**
- * Least-recently-used with per-entry expiry, bounded by entry count. The LRU
+ * What one entry costs in memory, roughly: the value text, the HTTP body the
+ * app memoises beside it (the same text again), the record it was made from
+ * (about as large again) and the key, at one byte per character for the
+ * ASCII JSON of lookups; plus a fixed share for the entry's objects.
+ */
+export function entryCost(key: string, value: string): number {
+  return key.length + 3 * value.length + 200;
+}
+
+/** The default byte bound of the in-process cache (CACHE_MAX_BYTES). */
+export const DEFAULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Least-recently-used with per-entry expiry, bounded by entry count and by
+ * bytes (entryCost; a whois or TXT answer can be kilobytes). The LRU
  * bookkeeping is lru-cache's (a linked list over typed arrays): evicting the
  * oldest key of a plain Map looks cheap but scans the Map's deleted slots,
  * which cost ~20 µs a request under a stream of misses. Expiry is kept here
@@ -43,8 +57,16 @@ export class MemoryCacheStore implements CacheStore {
   constructor(
     maxEntries: number,
     private readonly now: () => number = Date.now,
+    maxBytes: number = DEFAULT_CACHE_MAX_BYTES,
   ) {
-    this.entries = maxEntries > 0 ? new LRUCache({ max: maxEntries }) : null;
+    this.entries =
+      maxEntries > 0 && maxBytes > 0
+        ? new LRUCache({
+            max: maxEntries,
+            maxSize: maxBytes,
+            sizeCalculation: (entry, key) => entryCost(key, entry.value),
+          })
+        : null;
   }
 
   get size(): number {
@@ -62,7 +84,8 @@ export class MemoryCacheStore implements CacheStore {
   }
 
   set(key: string, value: string, ttlMs: number, data?: unknown): void {
-    if (ttlMs <= 0) return;
+    // an entry larger than the whole bound is not kept (lru-cache would refuse it anyway)
+    if (ttlMs <= 0 || entryCost(key, value) > (this.entries?.maxSize ?? 0)) return;
     // every field from the start: one object shape for all entries
     this.entries?.set(key, {
       value,

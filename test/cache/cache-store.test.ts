@@ -1,7 +1,7 @@
 // MemoryCacheStore: LRU bound and per-entry expiry against an injected clock.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MemoryCacheStore } from '../../src/cache/cache-store.js';
+import { entryCost, MemoryCacheStore } from '../../src/cache/cache-store.js';
 import { TestClock } from '../helpers/clock.js';
 
 describe('MemoryCacheStore', () => {
@@ -65,5 +65,21 @@ describe('MemoryCacheStore', () => {
     store.set('k', 'v', 1_000);
     assert.equal(store.get('k'), undefined);
     assert.equal(store.size, 0);
+  });
+
+  it('CACHE_MAX_BYTES bounds the bytes: large values evict the least recently used', () => {
+    const value = 'x'.repeat(1_000);
+    const cost = entryCost('k0', value);
+    const store = new MemoryCacheStore(1_000, new TestClock().now, cost * 3);
+    for (let i = 0; i < 10; i++) store.set(`k${i}`, value, 60_000);
+    assert.equal(store.size, 3);
+    assert.deepEqual(
+      ['k7', 'k8', 'k9'].map((k) => store.get(k)?.value.length),
+      [1_000, 1_000, 1_000],
+    );
+    // one value larger than the whole bound is not kept, and evicts nothing
+    store.set('huge', 'y'.repeat(cost * 3), 60_000);
+    assert.equal(store.get('huge'), undefined);
+    assert.equal(store.size, 3);
   });
 });
