@@ -72,3 +72,20 @@ export function seededRandom(seed: number = testSeed()): SeededRandom {
     },
   };
 }
+
+/**
+ * Runs a test body that draws from `random`; any failure it throws carries the
+ * seed, so `TEST_SEED=<seed>` replays it exactly.
+ */
+export function withSeed<T>(random: SeededRandom, body: () => T): T {
+  const tag = (error: unknown): never => {
+    if (error instanceof Error) error.message += `\n(replay: TEST_SEED=${random.seed})`;
+    throw error;
+  };
+  try {
+    const result = body();
+    return result instanceof Promise ? (result.catch(tag) as T) : result;
+  } catch (error) {
+    return tag(error);
+  }
+}

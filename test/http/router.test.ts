@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { defineHandler, route as place, type AnyRoute } from '../../src/http/route.js';
 import { Router } from '../../src/http/router.js';
+import { seededRandom, withSeed } from '../helpers/seeded-random.js';
 
 function route(method: 'GET' | 'POST', path: string): AnyRoute {
   return place(
@@ -161,15 +162,17 @@ describe('Router.match against a reference split-and-compare matcher', () => {
       'x',
     ];
     const methods = ['GET', 'HEAD', 'POST', 'DELETE'];
-    const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)] as T;
-    for (let i = 0; i < 20_000; i++) {
-      const count = Math.floor(Math.random() * 5);
-      let path = '';
-      for (let j = 0; j < count; j++) path += `/${pick(pieces)}`;
-      if (path === '' || Math.random() < 0.2) path += '/';
-      if (Math.random() < 0.05) path = path.slice(1);
-      const method = pick(methods);
-      assert.equal(actual(method, path), reference(method, path), `${method} ${path}`);
-    }
+    const random = seededRandom();
+    withSeed(random, () => {
+      for (let i = 0; i < 20_000; i++) {
+        const count = random.below(5);
+        let path = '';
+        for (let j = 0; j < count; j++) path += `/${random.pick(pieces)}`;
+        if (path === '' || random.chance(0.2)) path += '/';
+        if (random.chance(0.05)) path = path.slice(1);
+        const method = random.pick(methods);
+        assert.equal(actual(method, path), reference(method, path), `${method} ${path}`);
+      }
+    });
   });
 });

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PrefixList, cidrContains, ipv4Mask, parseCidr } from '../../src/net/cidr-match.js';
 import { ip } from '../helpers/addresses.js';
+import { seededRandom, withSeed } from '../helpers/seeded-random.js';
 
 describe('parseCidr', () => {
   const accepted: { input: string; text: string; version: 4 | 6; prefixLength: number }[] = [
@@ -111,21 +112,22 @@ describe('cidrContains', () => {
   it('agrees with a BigInt computation for random IPv6 prefixes', () => {
     const big = (groups: readonly number[]) =>
       groups.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n);
-    for (let n = 0; n < 500; n++) {
-      const groups = Array.from({ length: 8 }, () => Math.floor(Math.random() * 0x10000));
-      groups[0] = 0x2000 | (groups[0] ?? 0); // stay clear of ::ffff:0:0/96
-      const prefix = Math.floor(Math.random() * 129);
-      const other = groups.map((g) =>
-        Math.random() < 0.7 ? g : Math.floor(Math.random() * 0x10000),
-      );
-      other[0] = 0x2000 | (other[0] ?? 0);
-      const text = (g: number[]) => g.map((x) => x.toString(16)).join(':');
-      const cidr = parseCidr(`${text(groups)}/${prefix}`);
-      assert.ok(cidr);
-      const mask = prefix === 0 ? 0n : ((1n << 128n) - 1n) ^ ((1n << BigInt(128 - prefix)) - 1n);
-      const want = (big(groups) & mask) === (big(other) & mask);
-      assert.equal(cidrContains(cidr, ip(text(other))), want, `${cidr.text} ∋ ${text(other)}`);
-    }
+    const random = seededRandom();
+    withSeed(random, () => {
+      for (let n = 0; n < 500; n++) {
+        const groups = Array.from({ length: 8 }, () => random.below(0x10000));
+        groups[0] = 0x2000 | (groups[0] ?? 0); // stay clear of ::ffff:0:0/96
+        const prefix = random.below(129);
+        const other = groups.map((g) => (random.chance(0.7) ? g : random.below(0x10000)));
+        other[0] = 0x2000 | (other[0] ?? 0);
+        const text = (g: number[]) => g.map((x) => x.toString(16)).join(':');
+        const cidr = parseCidr(`${text(groups)}/${prefix}`);
+        assert.ok(cidr);
+        const mask = prefix === 0 ? 0n : ((1n << 128n) - 1n) ^ ((1n << BigInt(128 - prefix)) - 1n);
+        const want = (big(groups) & mask) === (big(other) & mask);
+        assert.equal(cidrContains(cidr, ip(text(other))), want, `${cidr.text} ∋ ${text(other)}`);
+      }
+    });
   });
 });
 

@@ -7,6 +7,7 @@ import {
   MemoryRateLimitStore,
 } from '../../src/ratelimit/memory-rate-limit-store.js';
 import { TestClock } from '../helpers/clock.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 describe('MemoryRateLimitStore', () => {
   it('counts within a window and starts afresh when it closes', () => {
@@ -107,20 +108,20 @@ describe('MemoryRateLimitStore bound', () => {
   });
 
   it('agrees with a plain model over random hits, ticks and evictions (seeded)', () => {
-    const seed = Date.now() >>> 0;
-    const random = mulberry32(seed);
+    const random = seededRandom();
+    const seed = random.seed;
     const clock = new TestClock(0);
     const maxEntries = 8;
     const windowMs = 1_000;
     const store = new MemoryRateLimitStore(clock.now, { maxEntries });
     const model = new WindowModel(maxEntries);
     for (let step = 0; step < 20_000; step++) {
-      clock.advance(Math.floor(random() * 120));
-      const key = `k${Math.floor(random() * 20)}`;
+      clock.advance(random.below(120));
+      const key = `k${random.below(20)}`;
       const want = model.hit(key, windowMs, clock.ms);
       const got = store.hit(key, windowMs);
-      assert.deepEqual(got, want, `seed ${seed}, step ${step}, key ${key}`);
-      assert.ok(store.size <= maxEntries, `seed ${seed}, step ${step}: size ${store.size}`);
+      assert.deepEqual(got, want, `TEST_SEED=${seed}, step ${step}, key ${key}`);
+      assert.ok(store.size <= maxEntries, `TEST_SEED=${seed}, step ${step}: size ${store.size}`);
     }
   });
 });
@@ -144,16 +145,4 @@ class WindowModel {
     this.open.push({ key, count: 1, resetAt: now + windowMs });
     return { count: 1, resetAt: now + windowMs };
   }
-}
-
-/** A small seeded generator (mulberry32), so a failure can be replayed from its seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
