@@ -83,40 +83,23 @@ describe('lingering close: an early refusal of a streamed body is readable', () 
   after(() => service.close());
 
   const json = { 'content-type': 'application/json' };
-  const cases = [
-    {
-      name: '413 PAYLOAD_TOO_LARGE on POST /mcp (declared length)',
-      method: 'POST',
-      path: '/mcp',
-      headers: { ...json, 'content-length': String(16 * MIB) },
-      want: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
-    },
-    {
-      name: '413 PAYLOAD_TOO_LARGE on POST /mcp (chunked, found while reading)',
-      method: 'POST',
-      path: '/mcp',
-      headers: json,
-      want: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
-    },
-    {
-      name: '415 UNSUPPORTED_MEDIA_TYPE on POST /mcp',
-      method: 'POST',
-      path: '/mcp',
-      headers: { 'content-type': 'text/plain' },
-      want: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
-    },
-    {
-      name: '405 METHOD_NOT_ALLOWED on POST to a GET route',
-      method: 'POST',
-      path: '/ip/8.8.8.8',
-      headers: json,
-      want: { status: 405, code: 'METHOD_NOT_ALLOWED' },
-    },
+  // [what, path, request headers, status, code]; every request is a POST streaming 16 MiB
+  const cases: [string, string, Record<string, string>, number, string][] = [
+    [
+      'declared length',
+      '/mcp',
+      { ...json, 'content-length': String(16 * MIB) },
+      413,
+      'PAYLOAD_TOO_LARGE',
+    ],
+    ['chunked, found while reading', '/mcp', json, 413, 'PAYLOAD_TOO_LARGE'],
+    ['not JSON', '/mcp', { 'content-type': 'text/plain' }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['POST to a GET route', '/ip/8.8.8.8', json, 405, 'METHOD_NOT_ALLOWED'],
   ];
-  for (const c of cases) {
-    it(`${c.name}: the status arrives, no EPIPE`, async () => {
-      const got = await stream(service.port, c.method, c.path, c.headers, 16);
-      assert.deepEqual(got, { ...c.want, connection: 'close', error: null });
+  for (const [what, path, headers, status, code] of cases) {
+    it(`${status} ${code} (${what}): the status arrives, no EPIPE`, async () => {
+      const got = await stream(service.port, 'POST', path, headers, 16);
+      assert.deepEqual(got, { status, code, connection: 'close', error: null });
     });
   }
 
