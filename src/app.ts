@@ -19,6 +19,7 @@ import type { Config } from './config.js';
 import { AppError, toErrorResponse } from './errors.js';
 import type { AccessLog } from './http/access-log.js';
 import { clientIp } from './http/client-ip.js';
+import { isLingering } from './http/linger.js';
 import { Exchange } from './http/exchange.js';
 import { decide, rateLimitKey } from './http/rate-limit.js';
 import { readJsonBody } from './http/request-body.js';
@@ -354,7 +355,8 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     serve(req, res);
   if (config.maxConnections > 0) server.maxConnections = config.maxConnections;
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
-    if (!socket.writable) return socket.destroy();
+    // an answer is already out on a lingering socket: nothing more may be written
+    if (!socket.writable || isLingering(socket)) return socket.destroy();
     const refusal = clientErrorAnswer(error.code, config);
     const body = errorBody(refusal.code, refusal.message);
     socket.end(

@@ -9,6 +9,7 @@
 // the connection — once the rest of the body has been read and thrown away,
 // or a bound is reached: LINGER_MAX_BYTES more bytes or LINGER_MAX_MS.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 /** Bytes of a refused body read and discarded before the connection is closed anyway. */
 export const LINGER_MAX_BYTES = 64 * 1024 * 1024;
@@ -21,6 +22,17 @@ export interface LingerBounds {
 }
 
 const DEFAULT_BOUNDS: LingerBounds = { maxBytes: LINGER_MAX_BYTES, maxMs: LINGER_MAX_MS };
+
+/** Sockets whose answer is out while their request body is still read and discarded. */
+const lingering = new WeakSet<Socket>();
+
+/**
+ * True while `socket` lingers: a parser error or a request timeout on it now
+ * (a broken or slow rest of the body) must close it, not write a second answer.
+ */
+export function isLingering(socket: Socket): boolean {
+  return lingering.has(socket);
+}
 
 /**
  * True while the request's body is still on its way: the parser has not seen
@@ -45,6 +57,8 @@ export function sendLingering(
   bounds: LingerBounds = DEFAULT_BOUNDS,
 ): void {
   if (body !== undefined) res.write(body);
+  const socket = req.socket;
+  lingering.add(socket);
   let discarded = 0;
   let closed = false;
   const close = (): void => {
@@ -54,7 +68,8 @@ export function sendLingering(
     req.off('data', discard);
     req.off('end', close);
     req.off('error', close);
-    req.socket.off('close', close);
+    socket.off('close', close);
+    lingering.delete(socket);
     res.end();
   };
   const discard = (chunk: Buffer): void => {
@@ -65,6 +80,6 @@ export function sendLingering(
   req.on('data', discard);
   req.once('end', close);
   req.once('error', close);
-  req.socket.once('close', close);
+  socket.once('close', close);
   req.resume();
 }

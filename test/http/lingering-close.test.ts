@@ -168,3 +168,37 @@ describe('lingering close: bounded', () => {
     }
   });
 });
+
+describe('lingering close: a timeout while lingering writes no second answer', () => {
+  it('a body dripping past REQUEST_TIMEOUT_MS after a 413 gets the 413 alone', async () => {
+    const service = await startService({
+      env: { HEADERS_TIMEOUT_MS: '300', REQUEST_TIMEOUT_MS: '600' },
+    });
+    try {
+      const answer = await new Promise<string>((resolve) => {
+        let text = '';
+        let timer: NodeJS.Timeout | undefined;
+        const socket = connect(service.port, '127.0.0.1', () => {
+          socket.write(
+            `POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${16 * MIB}\r\n\r\n`,
+          );
+          const drip = (): void => {
+            socket.write(Buffer.alloc(1024, 0x20));
+            timer = setTimeout(drip, 100);
+          };
+          drip();
+        });
+        socket.setEncoding('latin1');
+        socket.on('data', (chunk: string) => (text += chunk));
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          clearTimeout(timer);
+          resolve(text);
+        });
+      });
+      assert.deepEqual(answer.match(/HTTP\/1\.1 \d{3}/g), ['HTTP/1.1 413']);
+    } finally {
+      await service.close();
+    }
+  });
+});
