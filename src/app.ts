@@ -5,13 +5,7 @@
 // per request, cheaper than any cache), through the lookup cache (an
 // upstream is asked: whois, DNS, reverse DNS, blacklist; X-Cache), or raw
 // (MCP, metrics, OpenAPI). Only src/main.ts touches the process.
-import {
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerOptions,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { CacheResult, LookupCache } from './cache/lookup-cache.js';
@@ -20,6 +14,7 @@ import { AppError, toErrorResponse } from './errors.js';
 import type { AccessLog } from './http/access-log.js';
 import { clientIp } from './http/client-ip.js';
 import { isLingering } from './http/linger.js';
+import { clientErrorAnswer, serverOptions } from './http/server-options.js';
 import { Exchange } from './http/exchange.js';
 import { decide, rateLimitKey } from './http/rate-limit.js';
 import { readJsonBody } from './http/request-body.js';
@@ -364,43 +359,6 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     );
   });
   return { server, router, handle, call };
-}
-
-/**
- * Node's own guards against slow clients (slowloris): the request head and
- * the whole request must arrive in time, idle keep-alive connections close.
- * Node checks the first two every connectionsCheckingInterval, so that is
- * kept to a fraction of the shorter timeout.
- */
-function serverOptions(config: Readonly<Config>): ServerOptions {
-  return {
-    headersTimeout: config.headersTimeoutMs,
-    requestTimeout: config.requestTimeoutMs,
-    keepAliveTimeout: config.keepAliveTimeoutMs,
-    connectionsCheckingInterval: Math.max(50, Math.min(5_000, config.headersTimeoutMs / 4)),
-  };
-}
-
-/** The answer to a request Node's parser refused before the pipeline saw it. */
-function clientErrorAnswer(
-  code: string | undefined,
-  config: Readonly<Config>,
-): { status: string; code: 'BAD_REQUEST' | 'REQUEST_TIMEOUT'; message: string } {
-  if (code === 'HPE_HEADER_OVERFLOW') {
-    return {
-      status: '431 Request Header Fields Too Large',
-      code: 'BAD_REQUEST',
-      message: 'Request headers are too large.',
-    };
-  }
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return {
-      status: '408 Request Timeout',
-      code: 'REQUEST_TIMEOUT',
-      message: `The request did not arrive in time: headers within ${config.headersTimeoutMs} ms, the whole request within ${config.requestTimeoutMs} ms.`,
-    };
-  }
-  return { status: '400 Bad Request', code: 'BAD_REQUEST', message: 'Malformed HTTP request.' };
 }
 
 function serialise(data: unknown): string {
