@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { buildApp, type App } from './app.js';
+import { buildApp, type App, type RawInput } from './app.js';
 import { MemoryCacheStore, type CacheStore } from './cache/cache-store.js';
 import { LookupCache } from './cache/lookup-cache.js';
 import { PROJECT_ROOT, type Config } from './config.js';
@@ -12,7 +12,7 @@ import { silentAccessLog, type AccessLog } from './http/access-log.js';
 import { buildOpenApi } from './http/openapi.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
 import type { RateLimitStore } from './ratelimit/rate-limit-store.js';
-import type { AnyRoute } from './http/route.js';
+import type { AnyRoute, RequestContext } from './http/route.js';
 import { createGeoIpLookup } from './lookups/geoip/geoip.js';
 import { loadGeoData, type DataSetInfo, type GeoData } from './lookups/geoip/load.js';
 import { cidrHandlers } from './routes/cidr-routes.js';
@@ -28,6 +28,9 @@ import { networkHandlers, type NetworkLookups } from './routes/network-routes.js
 import { mcpHandlers } from './mcp/mcp-route.js';
 import { vpnHandlers } from './routes/vpn-routes.js';
 import { routeTable } from './routes/route-table.js';
+import { pageHandlers } from './routes/page-routes.js';
+import { pageAssetSet } from './web/page-assets.js';
+import { ASSET_PREFIX } from './web/assets.js';
 
 export interface ServiceData {
   /** replaced in place by reloadGeoData, so every holder of this object sees the new data */
@@ -203,6 +206,10 @@ export function buildService(
   // once buildApp has returned: the route gets a late-bound reference
   let app: App | null = null;
   let openApi: string | null = null;
+  const callRoute = (path: string, raw: RawInput, ctx: RequestContext): Promise<unknown> => {
+    if (app === null) throw new Error('a route ran another before the app was built');
+    return app.call(path, raw, ctx);
+  };
   routes.push(
     ...routeTable({
       ops: opsHandlers({
@@ -221,8 +228,16 @@ export function buildService(
         metrics,
         dependencies: overrides.dependencies ?? (() => ({})),
         feeds: () => data.vpn.current().feeds,
+        // the API's endpoints: the page's files (renamed by every release) are not
         endpoints: () =>
-          routes.map((r) => ({ method: r.method, path: r.path, summary: r.summary })),
+          routes
+            .filter((r) => !r.path.startsWith(ASSET_PREFIX))
+            .map((r) => ({ method: r.method, path: r.path, summary: r.summary })),
+      }),
+      page: pageHandlers({
+        assets: pageAssetSet,
+        lookup: callRoute,
+        attribution: { geoip: geoipAttribution, vpn: vpnAttribution },
       }),
       geoip: geoipHandlers(geoip, geoipAttribution),
       vpn: vpnHandlers(geoip, data.vpn, vpnAttribution),
@@ -231,10 +246,7 @@ export function buildService(
       mcp: mcpHandlers({
         version: VERSION,
         log,
-        call: (path, raw, ctx) => {
-          if (app === null) throw new Error('the MCP route ran before the app was built');
-          return app.call(path, raw, ctx);
-        },
+        call: callRoute,
       }),
     }),
   );

@@ -47,7 +47,7 @@ export class Exchange {
   }
 
   /** Writes the whole answer: the decided headers plus the ones every answer carries. */
-  send(status: number, body: string, contentType = JSON_TYPE, bytes?: number): number {
+  send(status: number, body: string | Buffer, contentType = JSON_TYPE, bytes?: number): number {
     const headers = this.headers;
     headers['content-type'] = contentType;
     headers['content-length'] = bytes ?? Buffer.byteLength(body);

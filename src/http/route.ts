@@ -39,8 +39,8 @@ export interface RouteInput<P, Q> {
 }
 
 export interface RawBody {
-  /** null: no body at all (e.g. 202 Accepted for a JSON-RPC notification) */
-  body: string | null;
+  /** null: no body at all (e.g. 202 Accepted for a JSON-RPC notification); bytes: a precompressed asset */
+  body: string | Buffer | null;
   contentType: string;
   status?: number;
   headers?: Record<string, string>;

@@ -15,15 +15,19 @@ export interface Handlers {
   network: Record<'dns' | 'reverse' | 'blacklist' | 'whois', AnyHandler>;
   cidr: Record<'calculate', AnyHandler>;
   mcp: Record<'endpoint', AnyHandler>;
+  /** the web page: GET / for browsers over a JSON handler for everyone else, and its files */
+  page: { home: (json: AnyHandler) => AnyHandler; asset: AnyHandler };
 }
 
 const LIMITED = { limited: true } as const;
 const FREE = { limited: false } as const;
 
 export function routeTable(h: Handlers): AnyRoute[] {
-  const { ops, geoip, vpn, network, cidr, mcp } = h;
+  const { ops, geoip, vpn, network, cidr, mcp, page } = h;
   return [
-    route('GET', '/', ops.info, LIMITED),
+    route('GET', '/', page.home(ops.info), LIMITED),
+    // static, immutable and cached by the browser: not counted, like /healthz
+    route('GET', '/assets/:file', page.asset, FREE),
     route('GET', '/healthz', ops.health, FREE),
     route('GET', '/readyz', ops.ready, FREE),
     route('GET', '/metrics', ops.metrics, FREE),

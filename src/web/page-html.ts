@@ -1,0 +1,126 @@
+// The HTML of the web page at GET / (browsers): the caller's address, GeoIP
+// and VPN verdict rendered here, so the first view needs no script; a lookup
+// form that works without script too (GET /?q=…); the offline map; and where
+// to go next (OpenAPI, MCP). web/page.js takes over the form when it runs.
+import { escape } from './html.js';
+import {
+  geoBody,
+  panel,
+  vpnBody,
+  type GeoIpRecord,
+  type PanelHtml,
+  type VpnRecord,
+} from './panels-html.js';
+import type { Attribution } from './html.js';
+import { MAP_SCALE, MAP_VIEW_BOX, project } from './world-map.js';
+
+export interface PageAssets {
+  css: string;
+  js: string;
+  map: string;
+  icon: string;
+}
+
+export interface CallerView {
+  geo: GeoIpRecord;
+  vpn: VpnRecord;
+  /** the special-purpose range of a bogon caller, e.g. "loopback (RFC 1122)" */
+  bogonPurpose: string | null;
+  geoAttributions: readonly Attribution[];
+  vpnAttributions: readonly Attribution[];
+}
+
+export interface PageView {
+  /** scheme://host of this request, for the curl commands */
+  origin: string;
+  assets: PageAssets;
+  caller: CallerView;
+  /** the `q` of /?q=…, '' when none */
+  query: string;
+  /** the query's panels rendered here (in-memory lookups); others are left to the script */
+  panels: readonly PanelHtml[];
+  /** a note under the panels, e.g. that DNS lookups need the script */
+  note: string | null;
+  /** the record whose coordinates the marker shows */
+  located: GeoIpRecord | null;
+}
+
+function marker(located: GeoIpRecord | null): { attrs: string; caption: string } {
+  if (located === null || located.latitude === null || located.longitude === null) {
+    return {
+      attrs: 'cx="0" cy="0" class="marker" visibility="hidden"',
+      caption: 'No location to show.',
+    };
+  }
+  const { x, y } = project(located.longitude, located.latitude);
+  const place = [located.city, located.country].filter((p) => p !== null).join(', ');
+  return {
+    attrs: `cx="${x}" cy="${y}" class="marker"`,
+    caption: `Marker: ${located.ip}${place === '' ? '' : ` — ${place}`} (${located.latitude}, ${located.longitude})`,
+  };
+}
+
+function callerSection(view: PageView): string {
+  const { geo, vpn, bogonPurpose } = view.caller;
+  const panels = [
+    panel(
+      {
+        lookup: 'geoip',
+        title: 'Location and network',
+        body: geoBody(geo, bogonPurpose),
+        path: '/ip',
+        attributions: view.caller.geoAttributions,
+      },
+      view.origin,
+    ),
+  ];
+  if (!geo.bogon) {
+    panels.push(
+      panel(
+        {
+          lookup: 'vpn',
+          title: 'VPN, proxy or hosting',
+          body: vpnBody(vpn),
+          path: `/ip/${encodeURIComponent(geo.ip)}/vpn`,
+          attributions: view.caller.vpnAttributions,
+        },
+        view.origin,
+      ),
+    );
+  }
+  return `<section id="you" aria-labelledby="you-title"><h2 id="you-title">Your IP address</h2><p class="address" id="caller-ip">${escape(geo.ip)}</p><div class="panels">${panels.join('')}</div></section>`;
+}
+
+function lookupForm(query: string): string {
+  return `<form id="lookup" action="/" method="get" role="search"><label for="q">Look up an IP address, a domain or a CIDR range</label><div class="row"><input id="q" name="q" type="search" value="${escape(query)}" placeholder="8.8.8.8, example.com, 10.0.0.0/8" autocomplete="off" autocapitalize="off" spellcheck="false" required maxlength="253"><button type="submit">Look up</button></div></form>`;
+}
+
+function mapFigure(view: PageView): string {
+  const m = marker(view.located);
+  return `<figure class="map"><svg id="map" viewBox="${MAP_VIEW_BOX}" data-scale="${MAP_SCALE}" role="img" aria-labelledby="map-caption"><use href="${escape(view.assets.map)}#land"/><circle id="marker" r="9" ${m.attrs}/></svg><figcaption><span id="map-caption">${escape(m.caption)}</span> <span class="credit">Map: <a href="https://www.naturalearthdata.com/">Natural Earth</a> (public domain), drawn by this service.</span></figcaption></figure>`;
+}
+
+function results(view: PageView): string {
+  const panels = view.panels.map((p) => panel(p, view.origin)).join('');
+  const note = view.note === null ? '' : `<p class="note">${escape(view.note)}</p>`;
+  const heading =
+    view.query === '' ? '' : `<h2 id="results-title">Lookups of ${escape(view.query)}</h2>`;
+  return `<section id="results" aria-live="polite" data-query="${escape(view.query)}">${heading}<div class="panels">${panels}</div>${note}</section>`;
+}
+
+function usage(origin: string): string {
+  const mcp = escape(JSON.stringify({ mcpServers: { ipintel: { url: `${origin}/mcp` } } }));
+  return `<section id="use" aria-labelledby="use-title"><h2 id="use-title">Use it from code</h2><p>Every panel shows its <code>curl</code> command. The whole JSON API is described by <a href="/openapi.json">the OpenAPI document</a>; the rate limit counts this page's lookups like any client's.</p><h3 id="mcp">AI assistants (MCP)</h3><p>The Model Context Protocol endpoint is <code>${escape(origin)}/mcp</code> (Streamable HTTP). A client configuration:</p><pre><code>${mcp}</code></pre><p>Desktop clients that start a local process use <code>npm run mcp</code> (stdio): see the README, section “MCP”.</p></section>`;
+}
+
+export function renderPage(view: PageView): string {
+  const { assets } = view;
+  const title = view.query === '' ? 'ipintel: your IP address' : `${view.query} — ipintel`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><title>${escape(title)}</title><link rel="icon" href="${escape(assets.icon)}" type="image/svg+xml"><link rel="stylesheet" href="${escape(assets.css)}"><script type="module" src="${escape(assets.js)}"></script></head>
+<body><header><h1><a href="/">ipintel</a></h1><nav aria-label="Documentation"><a href="/openapi.json">API (OpenAPI)</a> <a href="#mcp">MCP</a></nav></header>
+<main>${callerSection(view)}${lookupForm(view.query)}${mapFigure(view)}${results(view)}${usage(view.origin)}</main>
+<footer><p>IP geolocation by <a href="https://db-ip.com">DB-IP</a> (CC BY 4.0). Served by your own ipintel: nothing on this page is fetched from anywhere else.</p></footer>
+</body></html>
+`;
+}

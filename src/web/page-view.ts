@@ -1,0 +1,131 @@
+// What the server puts into the page before any script runs: the caller's
+// records, and for /?q=… the lookups answered from memory (GeoIP and VPN of
+// an address, CIDR math of a range), each fetched through the same route
+// handlers as the API (App.call), so the page says what the API says.
+import type { RawInput } from '../app.js';
+import { AppError } from '../errors.js';
+import type { RequestContext } from '../http/route.js';
+import { bogonRangeOf } from '../net/special-purpose.js';
+import type { Attribution } from './html.js';
+import type { CallerView } from './page-html.js';
+import {
+  cidrBody,
+  errorBody,
+  geoBody,
+  vpnBody,
+  type CidrRecord,
+  type GeoIpRecord,
+  type PanelHtml,
+  type VpnRecord,
+} from './panels-html.js';
+import { parseIp } from '../net/ip.js';
+
+export type Lookup = (path: string, raw: RawInput, ctx: RequestContext) => Promise<unknown>;
+
+export interface Attributions {
+  geo: readonly Attribution[];
+  vpn: readonly Attribution[];
+}
+
+export type QueryKind = 'ip' | 'cidr' | 'domain';
+
+/** What a query is taken for; the page script (web/page.js) decides the same way. */
+export function queryKind(query: string): QueryKind {
+  if (query.includes('/')) return 'cidr';
+  if (query.includes(':') || /^[\d.]+$/.test(query)) return 'ip';
+  return 'domain';
+}
+
+/** A path segment as the page writes it in URLs and curl commands (":" of IPv6 kept readable). */
+export function segment(text: string): string {
+  return encodeURIComponent(text).replace(/%3A/gi, ':');
+}
+
+export async function callerView(
+  lookup: Lookup,
+  ctx: RequestContext,
+  attributions: Attributions,
+): Promise<CallerView> {
+  const ip = ctx.clientIp;
+  const [geo, vpn] = await Promise.all([
+    lookup('/ip', {}, ctx) as Promise<GeoIpRecord>,
+    lookup('/ip/:ip/vpn', { params: { ip: ip.text } }, ctx) as Promise<VpnRecord>,
+  ]);
+  return {
+    geo,
+    vpn,
+    bogonPurpose: bogonRangeOf(ip)?.purpose ?? null,
+    geoAttributions: geo.bogon ? [] : attributions.geo,
+    vpnAttributions: attributions.vpn,
+  };
+}
+
+export interface QueryView {
+  panels: PanelHtml[];
+  note: string | null;
+  located: GeoIpRecord | null;
+}
+
+const SCRIPT_NOTE =
+  'lookups that ask other servers (registry, reverse DNS, blacklists, DNS records) run in the page’s script; without it, use the curl commands.';
+
+/** The API's message of a refused lookup; anything else is a bug and propagates. */
+async function attempt<T>(run: () => Promise<T>): Promise<T | AppError> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+}
+
+export async function queryView(
+  lookup: Lookup,
+  query: string,
+  ctx: RequestContext,
+  attributions: Attributions,
+): Promise<QueryView> {
+  if (query === '') return { panels: [], note: null, located: null };
+  const kind = queryKind(query);
+  if (kind === 'domain') {
+    return { panels: [], note: `DNS records of ${query}: ${SCRIPT_NOTE}`, located: null };
+  }
+  if (kind === 'cidr') {
+    const path = `/cidr?range=${encodeURIComponent(query)}`;
+    const cidr = await attempt(
+      () => lookup('/cidr', { query: { range: query } }, ctx) as Promise<CidrRecord>,
+    );
+    const body = cidr instanceof AppError ? errorBody(cidr.message) : cidrBody(cidr);
+    return {
+      panels: [{ lookup: 'cidr', title: 'CIDR range', body, path }],
+      note: null,
+      located: null,
+    };
+  }
+  const raw = { params: { ip: query } };
+  const [geo, vpn] = await Promise.all([
+    attempt(() => lookup('/ip/:ip', raw, ctx) as Promise<GeoIpRecord>),
+    attempt(() => lookup('/ip/:ip/vpn', raw, ctx) as Promise<VpnRecord>),
+  ]);
+  const ip = parseIp(query);
+  const bogonPurpose = ip === null ? null : (bogonRangeOf(ip)?.purpose ?? null);
+  const base = `/ip/${segment(query)}`;
+  const panels: PanelHtml[] = [
+    {
+      lookup: 'geoip',
+      title: 'Location and network',
+      body: geo instanceof AppError ? errorBody(geo.message) : geoBody(geo, bogonPurpose),
+      path: base,
+      attributions: geo instanceof AppError || geo.bogon ? [] : attributions.geo,
+    },
+    {
+      lookup: 'vpn',
+      title: 'VPN, proxy or hosting',
+      body: vpn instanceof AppError ? errorBody(vpn.message) : vpnBody(vpn),
+      path: `${base}/vpn`,
+      attributions: vpn instanceof AppError ? [] : attributions.vpn,
+    },
+  ];
+  const located = geo instanceof AppError ? null : geo;
+  return { panels, note: geo instanceof AppError ? null : `Other ${SCRIPT_NOTE}`, located };
+}

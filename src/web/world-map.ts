@@ -1,0 +1,106 @@
+// The offline world map of the web page: Natural Earth's country shapes
+// (world-atlas, 1:110m) drawn once into one SVG asset, in the plate carrée
+// projection — x = (longitude + 180) × SCALE, y = (90 − latitude) × SCALE — so
+// the page places its marker with the same two lines of arithmetic and no
+// geography library in the browser. d3-geo does the spherical work (cutting
+// Russia and Fiji at the antimeridian); the path data is written as relative
+// integer moves, half the size of d3's absolute decimal form (README, "The
+// web page").
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { geoEquirectangular, geoPath, type GeoContext } from 'd3-geo';
+import type { Topology, GeometryCollection } from 'topojson-specification';
+import { feature } from 'topojson-client';
+
+/** map units per degree: 0.25° (~28 km at the equator) per unit, finer than the 1:110m data */
+export const MAP_SCALE = 4;
+/** latitudes drawn: Antarctica and the high Arctic are left out */
+export const MAP_NORTH = 84;
+export const MAP_SOUTH = -58;
+const ANTARCTICA = '010';
+
+export interface MapPoint {
+  x: number;
+  y: number;
+}
+
+/** The map position of a coordinate: the page script does the same sum (web/page.js). */
+export function project(longitude: number, latitude: number): MapPoint {
+  return {
+    x: Math.round((longitude + 180) * MAP_SCALE * 10) / 10,
+    y: Math.round((90 - latitude) * MAP_SCALE * 10) / 10,
+  };
+}
+
+/** The SVG viewBox of the drawn latitudes, shared by the asset and the page. */
+export const MAP_VIEW_BOX = `0 ${(90 - MAP_NORTH) * MAP_SCALE} ${360 * MAP_SCALE} ${(MAP_NORTH - MAP_SOUTH) * MAP_SCALE}`;
+
+/** A d3-geo path context writing SVG path data as relative integer moves. */
+class CompactPath implements GeoContext {
+  private out = '';
+  private x = 0;
+  private y = 0;
+
+  beginPath(): void {
+    // each ring starts with moveTo
+  }
+
+  moveTo(x: number, y: number): void {
+    this.x = Math.round(x);
+    this.y = Math.round(y);
+    this.out += `M${this.x} ${this.y}`;
+  }
+
+  lineTo(x: number, y: number): void {
+    const nx = Math.round(x);
+    const ny = Math.round(y);
+    if (nx === this.x && ny === this.y) return;
+    // "l3-2" needs no space before a minus sign
+    this.out += `l${nx - this.x}${ny - this.y < 0 ? '' : ' '}${ny - this.y}`;
+    this.x = nx;
+    this.y = ny;
+  }
+
+  closePath(): void {
+    this.out += 'z';
+  }
+
+  arc(): void {
+    // points are not drawn: countries are polygons
+  }
+
+  take(): string {
+    const d = this.out;
+    this.out = '';
+    return d;
+  }
+}
+
+/**
+ * The SVG document of the world's countries: one <g id="land"> (the page
+ * draws it with <use>), each country a path whose id is its ISO 3166-1
+ * numeric code ("n840" is the United States).
+ */
+export function renderWorldMap(topology: Topology): string {
+  const countries = topology.objects['countries'] as GeometryCollection;
+  const projection = geoEquirectangular()
+    .scale((180 / Math.PI) * MAP_SCALE)
+    .translate([180 * MAP_SCALE, 90 * MAP_SCALE]);
+  const context = new CompactPath();
+  const path = geoPath(projection, context);
+  const paths: string[] = [];
+  for (const country of feature(topology, countries).features) {
+    const id = String(country.id ?? '');
+    if (id === ANTARCTICA) continue;
+    path(country);
+    const d = context.take();
+    if (d !== '') paths.push(`<path id="n${id}" d="${d}"/>`);
+  }
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="${MAP_VIEW_BOX}"><g id="land">${paths.join('')}</g></svg>`;
+}
+
+/** The installed world-atlas file (Natural Earth 1:110m countries, public domain). */
+export function loadWorldTopology(): Topology {
+  const file = createRequire(import.meta.url).resolve('world-atlas/countries-110m.json');
+  return JSON.parse(readFileSync(file, 'utf8')) as Topology;
+}

@@ -1,0 +1,210 @@
+// @ts-check
+// The web page's script (served as is: no bundler, no build; typed by JSDoc
+// and checked by `tsc -p web`). It takes over the lookup form: every lookup
+// that applies to the query is asked from the JSON API of this same service,
+// each answer shown in its own panel as it arrives, with its curl command;
+// the URL follows the query (/?q=…) and the back button works. Without it the
+// form still works: the server renders /?q=… (src/web/page-html.ts).
+import { el, errorPanel, renderers } from './render.js';
+
+const form = /** @type {HTMLFormElement} */ (document.getElementById('lookup'));
+const input = /** @type {HTMLInputElement} */ (document.getElementById('q'));
+const results = /** @type {HTMLElement} */ (document.getElementById('results'));
+const map = /** @type {SVGSVGElement & HTMLOrSVGElement} */ (
+  /** @type {unknown} */ (document.getElementById('map'))
+);
+const marker = /** @type {SVGCircleElement} */ (
+  /** @type {unknown} */ (document.getElementById('marker'))
+);
+const caption = /** @type {HTMLElement} */ (document.getElementById('map-caption'));
+const scale = Number(map.dataset['scale'] ?? '4');
+const callerMarker = {
+  cx: marker.getAttribute('cx'),
+  cy: marker.getAttribute('cy'),
+  hidden: marker.getAttribute('visibility'),
+  caption: caption.textContent,
+};
+
+/** @param {string} query @returns {'ip' | 'cidr' | 'domain'} the same rule as the server's queryKind */
+function kindOf(query) {
+  if (query.includes('/')) return 'cidr';
+  if (query.includes(':') || /^[\d.]+$/.test(query)) return 'ip';
+  return 'domain';
+}
+
+/** @param {string} text */
+const segment = (text) => encodeURIComponent(text).replace(/%3A/gi, ':');
+
+/**
+ * @typedef {{ lookup: string, title: string, path: string, render: keyof typeof renderers }} Lookup
+ * @param {string} query
+ * @returns {Lookup[]}
+ */
+function lookupsOf(query) {
+  const kind = kindOf(query);
+  if (kind === 'cidr')
+    return [
+      {
+        lookup: 'cidr',
+        title: 'CIDR range',
+        path: `/cidr?range=${encodeURIComponent(query)}`,
+        render: 'cidr',
+      },
+    ];
+  if (kind === 'domain') {
+    return ['A', 'AAAA', 'MX', 'TXT', 'NS', 'CNAME'].map((type) => ({
+      lookup: `dns-${type}`,
+      title: `DNS ${type} records`,
+      path: `/dns/${segment(query)}?type=${type}`,
+      render: 'dns',
+    }));
+  }
+  const ip = `/${segment(query)}`;
+  /** @type {Lookup[]} */
+  const list = [
+    { lookup: 'geoip', title: 'Location and network', path: `/ip${ip}`, render: 'geoip' },
+    { lookup: 'vpn', title: 'VPN, proxy or hosting', path: `/ip${ip}/vpn`, render: 'vpn' },
+    { lookup: 'whois', title: 'Registry (RDAP/whois)', path: `/whois${ip}`, render: 'whois' },
+    { lookup: 'reverse', title: 'Reverse DNS', path: `/dns${ip}/reverse`, render: 'reverse' },
+  ];
+  // DNSBLs list IPv4 addresses only
+  if (!query.includes(':'))
+    list.push({
+      lookup: 'blacklist',
+      title: 'Blacklists (DNSBL)',
+      path: `/blacklist${ip}`,
+      render: 'blacklist',
+    });
+  return list;
+}
+
+/** @param {Lookup} l */
+function newPanel(l) {
+  const curl = el('p', { class: 'curl' }, [el('code', {}, [`curl '${location.origin}${l.path}'`])]);
+  const body = el('p', { class: 'loading' }, ['Looking up…']);
+  const section = el('section', { class: 'panel', 'data-lookup': l.lookup, 'aria-busy': 'true' }, [
+    el('h3', {}, [l.title]),
+    body,
+    curl,
+  ]);
+  return { section, body };
+}
+
+/**
+ * Asks the API; a refusal becomes an Error carrying the API's own message and code.
+ * @param {string} path @param {AbortSignal} signal
+ */
+async function ask(path, signal) {
+  const response = await fetch(path, { headers: { accept: 'application/json' }, signal });
+  /** @type {{ data?: unknown, error?: { code?: string, message?: string } } | null} */
+  const body = await response.json().then(
+    (/** @type {unknown} */ json) => /** @type {typeof body} */ (json),
+    () => null,
+  );
+  if (!response.ok || body === null || !('data' in body)) {
+    const error = new Error(body?.error?.message ?? `HTTP ${response.status}`);
+    error.name = body?.error?.code ?? 'HTTP_ERROR';
+    throw error;
+  }
+  return { data: body.data, attribution: response.headers.get('x-data-attribution') };
+}
+
+/** @param {unknown} data the GeoIP record of the query */
+function placeMarker(data) {
+  const geo = /** @type {import('./api').GeoIpRecord} */ (data);
+  if (geo.latitude === null || geo.longitude === null) {
+    marker.setAttribute('visibility', 'hidden');
+    caption.textContent = `No location for ${geo.ip}.`;
+    return;
+  }
+  // plate carrée, as the server drew the map (src/web/world-map.ts)
+  marker.setAttribute('cx', String(Math.round((geo.longitude + 180) * scale * 10) / 10));
+  marker.setAttribute('cy', String(Math.round((90 - geo.latitude) * scale * 10) / 10));
+  marker.removeAttribute('visibility');
+  const place = [geo.city, geo.country].filter((p) => p !== null).join(', ');
+  caption.textContent = `Marker: ${geo.ip}${place === '' ? '' : ` — ${place}`} (${geo.latitude}, ${geo.longitude})`;
+}
+
+function restoreCallerMarker() {
+  marker.setAttribute('cx', callerMarker.cx ?? '0');
+  marker.setAttribute('cy', callerMarker.cy ?? '0');
+  if (callerMarker.hidden === null) marker.removeAttribute('visibility');
+  else marker.setAttribute('visibility', callerMarker.hidden);
+  caption.textContent = callerMarker.caption;
+}
+
+/** @type {AbortController | null} */
+let running = null;
+
+/**
+ * Runs every lookup of `query` into fresh panels; lookups the server already
+ * rendered for this query (`keep`) are left as they are.
+ * @param {string} query @param {Set<string>} keep
+ */
+async function show(query, keep = new Set()) {
+  running?.abort();
+  const controller = new AbortController();
+  running = controller;
+  const panels = /** @type {HTMLElement} */ (results.querySelector('.panels'));
+  for (const old of [...panels.children])
+    if (!keep.has(old.getAttribute('data-lookup') ?? '')) old.remove();
+  results.querySelector('.note')?.remove();
+  results.querySelector('h2')?.remove();
+  if (query === '') return restoreCallerMarker();
+  results.prepend(el('h2', { id: 'results-title' }, [`Lookups of ${query}`]));
+  const lookups = lookupsOf(query).filter((l) => !keep.has(l.lookup));
+  const run = async (/** @type {Lookup} */ l) => {
+    const { section, body } = newPanel(l);
+    panels.append(section);
+    try {
+      const answer = await ask(l.path, controller.signal);
+      body.replaceWith(...renderers[l.render](answer.data, answer.attribution));
+      if (l.render === 'geoip') placeMarker(answer.data);
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      body.replaceWith(errorPanel(/** @type {Error} */ (error).message));
+      if (l.render === 'geoip') marker.setAttribute('visibility', 'hidden');
+      throw error;
+    } finally {
+      section.removeAttribute('aria-busy');
+    }
+  };
+  const [first, ...rest] = lookups;
+  if (first === undefined) return;
+  if (first.render === 'dns') {
+    // a misspelt or missing domain answers the same for every type: ask once
+    const ok = await run(first).then(
+      () => true,
+      (/** @type {Error} */ e) => !/^(INVALID_DOMAIN|NXDOMAIN)$/.test(e.name),
+    );
+    if (!ok || controller.signal.aborted) return;
+    await Promise.allSettled(rest.map(run));
+  } else {
+    await Promise.allSettled([first, ...rest].map(run));
+  }
+}
+
+form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const query = input.value.trim();
+  if (query === '') return;
+  history.pushState({ query }, '', `/?q=${encodeURIComponent(query)}`);
+  document.title = `${query} — ipintel`;
+  void show(query);
+});
+
+window.addEventListener('popstate', () => {
+  const query = new URLSearchParams(location.search).get('q')?.trim() ?? '';
+  input.value = query;
+  document.title = query === '' ? 'ipintel: your IP address' : `${query} — ipintel`;
+  void show(query);
+});
+
+// /?q=… opened directly: the server rendered what it answers from memory; ask the rest
+const initial = new URLSearchParams(location.search).get('q')?.trim() ?? '';
+if (initial !== '' && results.dataset['query'] === initial) {
+  const rendered = [...results.querySelectorAll('.panel')].map(
+    (p) => p.getAttribute('data-lookup') ?? '',
+  );
+  void show(initial, new Set(rendered));
+}
