@@ -76,6 +76,7 @@ export function pageHandlers(options: PageOptions) {
       assets: pageAssetUrls(options.assets()),
       caller,
       query,
+      attributions: geoAttributions,
       ...asked,
       located: asked.located ?? (query === '' ? caller.geo : null),
     });

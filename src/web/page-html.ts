@@ -2,7 +2,7 @@
 // and VPN verdict rendered here, so the first view needs no script; a lookup
 // form that works without script too (GET /?q=…); the offline map; and where
 // to go next (OpenAPI, MCP). web/page.js takes over the form when it runs.
-import { escape } from './html.js';
+import { attributionLine, escape } from './html.js';
 import {
   geoBody,
   panel,
@@ -41,6 +41,8 @@ export interface PageView {
   panels: readonly PanelHtml[];
   /** a note under the panels, e.g. that DNS lookups need the script */
   note: string | null;
+  /** the current data's attribution (DB-IP's CC BY 4.0 link), for the footer */
+  attributions: readonly Attribution[];
   /** the record whose coordinates the marker shows */
   located: GeoIpRecord | null;
 }
@@ -120,7 +122,7 @@ export function renderPage(view: PageView): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><title>${escape(title)}</title><link rel="icon" href="${escape(assets.icon)}" type="image/svg+xml"><link rel="stylesheet" href="${escape(assets.css)}"><script type="module" src="${escape(assets.js)}"></script></head>
 <body><header><h1><a href="/">ipintel</a></h1><nav aria-label="Documentation"><a href="/openapi.json">API (OpenAPI)</a> <a href="#mcp">MCP</a></nav></header>
 <main>${callerSection(view)}${lookupForm(view.query)}${mapFigure(view)}${results(view)}${usage(view.origin)}</main>
-<footer><p>IP geolocation by <a href="https://db-ip.com">DB-IP</a> (CC BY 4.0). Served by your own ipintel: nothing on this page is fetched from anywhere else.</p></footer>
+<footer>${attributionLine(view.attributions)}<p>Served by your own ipintel: nothing on this page comes from anywhere else.</p></footer>
 </body></html>
 `;
 }

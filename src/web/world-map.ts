@@ -94,7 +94,8 @@ export function renderWorldMap(topology: Topology): string {
     if (id === ANTARCTICA) continue;
     path(country);
     const d = context.take();
-    if (d !== '') paths.push(`<path id="n${id}" d="${d}"/>`);
+    // a few disputed areas (Kosovo, N. Cyprus, Somaliland) have no ISO code
+    if (d !== '') paths.push(id === '' ? `<path d="${d}"/>` : `<path id="n${id}" d="${d}"/>`);
   }
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="${MAP_VIEW_BOX}"><g id="land">${paths.join('')}</g></svg>`;
 }

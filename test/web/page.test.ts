@@ -168,6 +168,9 @@ describe('the web page in Chromium', () => {
     const inside = await page.evaluate<MarkerCheck>(MARKER_IN_US);
     assert.deepEqual(inside, { us: true, hidden: null, atlantic: false });
     assert.match(await page.innerText('#map-caption'), /Mountain View, US/);
+    // PAGE_SCREENSHOT=docs/page.png refreshes the README's picture
+    const screenshot = process.env['PAGE_SCREENSHOT'];
+    if (screenshot !== undefined) await page.screenshot({ path: screenshot, fullPage: true });
     await context.close();
   });
 
