@@ -146,6 +146,8 @@ describe('the page’s assets', () => {
       '/assets/page.*.js',
       '/assets/world.*.svg',
     ]);
+    const gzipped = await send(service, '/', { accept: CHROME_ACCEPT, 'accept-encoding': 'gzip' });
+    let weight = gzipped.body.length;
     for (const url of urls) {
       const plain = await send(service, url);
       assert.equal(plain.status, 200, url);
@@ -160,6 +162,7 @@ describe('the page’s assets', () => {
       assert.deepEqual(brotliDecompressSync(br.body), plain.body);
       const gz = await send(service, url, { 'accept-encoding': 'gzip' });
       assert.deepEqual(gunzipSync(gz.body), plain.body);
+      weight += gz.body.length;
     }
     // the script's import names its module by hash too
     const script = (
@@ -170,7 +173,11 @@ describe('the page’s assets', () => {
     ).body.toString();
     const imported = /from '\.\/(render\.[0-9a-f]{12}\.js)'/.exec(script)?.[1];
     assert.ok(imported !== undefined, 'page.js imports render.<hash>.js');
-    assert.equal((await send(service, `/assets/${imported}`)).status, 200);
+    const module = await send(service, `/assets/${imported}`, { 'accept-encoding': 'gzip' });
+    assert.equal(module.status, 200);
+    weight += module.body.length;
+    // the issue's budget for HTML + JS + CSS + map data, compressed (README: ~23 KB)
+    assert.ok(weight < 300_000, `${weight} bytes gzipped`);
     const missing = await send(service, '/assets/page.000000000000.js');
     assert.equal(missing.status, 404);
     assert.match(missing.body.toString(), /"code":"NOT_FOUND"/);
