@@ -211,6 +211,39 @@ describe('the web page in Chromium', () => {
     await page.goBack();
     await page.waitForURL(/\?q=10\.0\.0\.0(%2F|\/)8$/);
     assert.match(await panelText(page, 'cidr'), /Usable hosts\s+16777214/);
+    await page.goForward();
+    await page.waitForURL('**/?q=8.8.8');
+    assert.ok((await panelText(page, 'geoip')).includes(message));
+    await context.close();
+  });
+
+  it('at phone width, dark, keyboard only: the labelled box is reached by Tab, nothing overflows', async () => {
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      colorScheme: 'dark',
+    });
+    const page = await context.newPage();
+    page.on('request', (request) => requests.push(request.url()));
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    await page.goto(`${service.baseUrl}/`);
+    // the box is found by its label, as a screen reader announces it
+    const box = page.getByLabel('Look up an IP address, a domain or a CIDR range');
+    assert.equal(await box.getAttribute('id'), 'q');
+    let tabs = 0;
+    while ((await page.evaluate('document.activeElement?.id')) !== 'q') {
+      assert.ok(++tabs <= 5, 'the lookup box is among the first five stops');
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.type('1.1.1.1');
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/?q=1.1.1.1');
+    await panelText(page, 'geoip');
+    await panelText(page, 'blacklist');
+    const layout = await page.evaluate(
+      `({ overflow: document.documentElement.scrollWidth - innerWidth,
+          background: getComputedStyle(document.body).backgroundColor })`,
+    );
+    assert.deepEqual(layout, { overflow: 0, background: 'rgb(13, 17, 23)' });
     await context.close();
   });
 
