@@ -32,7 +32,7 @@ export const PAGE_CSP =
 const ASSET_CACHE = 'public, max-age=31536000, immutable';
 
 export interface PageOptions {
-  assets: () => AssetSet;
+  assets: () => Promise<AssetSet>;
   /** runs another GET route in this process (App.call): the records the page shows */
   lookup: (path: string, raw: RawInput, ctx: RequestContext) => Promise<unknown>;
   /** the X-Data-Attribution headers of GeoIP and VPN answers, read per request */
@@ -67,13 +67,14 @@ export function pageHandlers(options: PageOptions) {
     const geoAttributions = parseAttribution(options.attribution.geoip()?.['x-data-attribution']);
     const vpnAttributions = parseAttribution(options.attribution.vpn()?.['x-data-attribution']);
     const attributions = { geo: geoAttributions, vpn: vpnAttributions };
-    const [caller, asked] = await Promise.all([
+    const [caller, asked, assets] = await Promise.all([
       callerView(options.lookup, ctx, attributions),
       queryView(options.lookup, query, ctx, attributions),
+      options.assets(),
     ]);
     const html = renderPage({
       origin: originOf(ctx),
-      assets: pageAssetUrls(options.assets()),
+      assets: pageAssetUrls(assets),
       caller,
       query,
       attributions: geoAttributions,
@@ -106,8 +107,8 @@ export function pageHandlers(options: PageOptions) {
       response: z.string(),
       errors: [],
       raw: true,
-      handle: ({ params, ctx }: RouteInput<{ file: string }, unknown>): RawBody => {
-        const asset = options.assets().get(params.file);
+      handle: async ({ params, ctx }: RouteInput<{ file: string }, unknown>): Promise<RawBody> => {
+        const asset = (await options.assets()).get(params.file);
         if (asset === undefined) {
           throw new AppError(
             'NOT_FOUND',

@@ -4,7 +4,8 @@
 // when the set is built (brotli at its best quality, gzip), and the smallest
 // variant the client accepts is sent: no per-request compression.
 import { createHash } from 'node:crypto';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { ContentEncoding } from './negotiate.js';
 
 export const ASSET_PREFIX = '/assets/';
@@ -38,17 +39,21 @@ function hashedName(name: string, body: Buffer): string {
   return `${name.slice(0, dot)}.${hash}${name.slice(dot)}`;
 }
 
-export function compressVariants(body: Buffer): Record<ContentEncoding, Buffer> {
-  return {
-    identity: body,
-    gzip: gzipSync(body, { level: 9 }),
-    br: brotliCompressSync(body, {
+const brotliAsync = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
+/** The compressed forms, made on libuv's thread pool: the event loop keeps answering meanwhile. */
+export async function compressVariants(body: Buffer): Promise<Record<ContentEncoding, Buffer>> {
+  const [br, gz] = await Promise.all([
+    brotliAsync(body, {
       params: {
         [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
         [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
       },
     }),
-  };
+    gzipAsync(body, { level: 9 }),
+  ]);
+  return { identity: body, gzip: gz, br };
 }
 
 /**
@@ -66,7 +71,7 @@ function linked(source: AssetSource, earlier: ReadonlyMap<string, Asset>): Buffe
   return Buffer.from(text);
 }
 
-export function buildAssetSet(sources: readonly AssetSource[]): AssetSet {
+export async function buildAssetSet(sources: readonly AssetSource[]): Promise<AssetSet> {
   const byName = new Map<string, Asset>();
   const byFile = new Map<string, Asset>();
   for (const source of sources) {
@@ -74,7 +79,7 @@ export function buildAssetSet(sources: readonly AssetSource[]): AssetSet {
     const asset: Asset = {
       file: hashedName(source.name, body),
       contentType: source.contentType,
-      variants: compressVariants(body),
+      variants: await compressVariants(body),
     };
     byName.set(source.name, asset);
     byFile.set(asset.file, asset);

@@ -1,23 +1,33 @@
-// The files of the web page: the script, style sheet and icon from web/ (the
-// browser runs them as they are in the repository: no bundler, no build
-// step) and the world map drawn from world-atlas. Built on the first page
-// or asset request, once per process.
+// The files of the web page: the script modules, style sheet and icon from
+// web/ (the browser runs them as they are in the repository: no bundler, no
+// build step) and the world map drawn from world-atlas. Built once per
+// process, on the first page or asset request — not at start-up: the map's
+// libraries are imported then, and the compression runs on the thread pool.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../config.js';
 import { buildAssetSet, type AssetSet } from './assets.js';
 import type { PageAssets } from './page-html.js';
-import { loadWorldTopology, renderWorldMap } from './world-map.js';
 
 const WEB_DIR = join(PROJECT_ROOT, 'web');
+const SCRIPT = 'text/javascript; charset=utf-8';
 
-let built: AssetSet | null = null;
+let built: Promise<AssetSet> | null = null;
 
-export function pageAssetSet(): AssetSet {
+export function pageAssetSet(): Promise<AssetSet> {
+  built ??= buildPageAssets().catch((error: unknown) => {
+    built = null; // the next request tries again
+    throw error;
+  });
+  return built;
+}
+
+async function buildPageAssets(): Promise<AssetSet> {
+  const { loadWorldTopology, renderWorldMap } = await import('./world-map.js');
   // modules after the modules they import (see buildAssetSet)
-  built ??= buildAssetSet([
-    { name: 'render.js', contentType: 'text/javascript; charset=utf-8', body: read('render.js') },
-    { name: 'page.js', contentType: 'text/javascript; charset=utf-8', body: read('page.js') },
+  return buildAssetSet([
+    { name: 'render.js', contentType: SCRIPT, body: read('render.js') },
+    { name: 'page.js', contentType: SCRIPT, body: read('page.js') },
     { name: 'page.css', contentType: 'text/css; charset=utf-8', body: read('page.css') },
     { name: 'icon.svg', contentType: 'image/svg+xml', body: read('icon.svg') },
     {
@@ -26,7 +36,6 @@ export function pageAssetSet(): AssetSet {
       body: Buffer.from(renderWorldMap(loadWorldTopology())),
     },
   ]);
-  return built;
 }
 
 export function pageAssetUrls(set: AssetSet): PageAssets {

@@ -12,7 +12,7 @@ import {
   type VpnRecord,
 } from './panels-html.js';
 import type { Attribution } from './html.js';
-import { MAP_SCALE, MAP_VIEW_BOX, project } from './world-map.js';
+import { MAP_SCALE, MAP_VIEW_BOX, project } from './projection.js';
 
 export interface PageAssets {
   css: string;

@@ -11,29 +11,9 @@ import { createRequire } from 'node:module';
 import { geoEquirectangular, geoPath, type GeoContext } from 'd3-geo';
 import type { Topology, GeometryCollection } from 'topojson-specification';
 import { feature } from 'topojson-client';
+import { MAP_SCALE, MAP_VIEW_BOX } from './projection.js';
 
-/** map units per degree: 0.25° (~28 km at the equator) per unit, finer than the 1:110m data */
-export const MAP_SCALE = 4;
-/** latitudes drawn: Antarctica and the high Arctic are left out */
-export const MAP_NORTH = 84;
-export const MAP_SOUTH = -58;
 const ANTARCTICA = '010';
-
-export interface MapPoint {
-  x: number;
-  y: number;
-}
-
-/** The map position of a coordinate: the page script does the same sum (web/page.js). */
-export function project(longitude: number, latitude: number): MapPoint {
-  return {
-    x: Math.round((longitude + 180) * MAP_SCALE * 10) / 10,
-    y: Math.round((90 - latitude) * MAP_SCALE * 10) / 10,
-  };
-}
-
-/** The SVG viewBox of the drawn latitudes, shared by the asset and the page. */
-export const MAP_VIEW_BOX = `0 ${(90 - MAP_NORTH) * MAP_SCALE} ${360 * MAP_SCALE} ${(MAP_NORTH - MAP_SOUTH) * MAP_SCALE}`;
 
 /** A d3-geo path context writing SVG path data as relative integer moves. */
 class CompactPath implements GeoContext {

@@ -4,13 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { escape, parseAttribution } from '../../src/web/html.js';
-import {
-  loadWorldTopology,
-  MAP_SCALE,
-  MAP_VIEW_BOX,
-  project,
-  renderWorldMap,
-} from '../../src/web/world-map.js';
+import { MAP_SCALE, MAP_VIEW_BOX, project } from '../../src/web/projection.js';
+import { loadWorldTopology, renderWorldMap } from '../../src/web/world-map.js';
 
 /** The x extent of every subpath (M…z) of the relative path data `d`. */
 function subpathWidths(d: string): number[] {
