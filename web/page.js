@@ -171,17 +171,14 @@ async function show(query, keep = new Set()) {
   };
   const [first, ...rest] = lookups;
   if (first === undefined) return;
-  if (first.render === 'dns') {
-    // a misspelt or missing domain answers the same for every type: ask once
-    const ok = await run(first).then(
-      () => true,
-      (/** @type {Error} */ e) => !/^(INVALID_DOMAIN|NXDOMAIN)$/.test(e.name),
-    );
-    if (!ok || controller.signal.aborted) return;
-    await Promise.allSettled(rest.map(run));
-  } else {
-    await Promise.allSettled([first, ...rest].map(run));
-  }
+  // a malformed address or domain, or one that does not exist, is refused
+  // alike by every lookup: the first one says it, the others are not asked
+  const go = await run(first).then(
+    () => true,
+    (/** @type {Error} */ e) => !/^(INVALID_IP|INVALID_DOMAIN|NXDOMAIN)$/.test(e.name),
+  );
+  if (!go || controller.signal.aborted) return;
+  await Promise.allSettled(rest.map(run));
 }
 
 form.addEventListener('submit', (event) => {
@@ -206,5 +203,8 @@ if (initial !== '' && results.dataset['query'] === initial) {
   const rendered = [...results.querySelectorAll('.panel')].map(
     (p) => p.getAttribute('data-lookup') ?? '',
   );
-  void show(initial, new Set(rendered));
+  // a query the server found malformed needs no more asking
+  if (results.querySelector('.panel .error') === null) void show(initial, new Set(rendered));
+} else if (initial !== '') {
+  void show(initial);
 }

@@ -126,6 +126,9 @@ export async function queryView(
       attributions: vpn instanceof AppError ? [] : attributions.vpn,
     },
   ];
-  const located = geo instanceof AppError ? null : geo;
-  return { panels, note: geo instanceof AppError ? null : `Other ${SCRIPT_NOTE}`, located };
+  if (geo instanceof AppError) {
+    // a malformed address: every lookup would say the same
+    return { panels: panels.slice(0, 1), note: null, located: null };
+  }
+  return { panels, note: `Other ${SCRIPT_NOTE}`, located: geo };
 }

@@ -133,6 +133,9 @@ describe('GET / by content negotiation', () => {
       ).body.toString();
       for (const pattern of want) assert.match(html, pattern, q);
     }
+    // a malformed address: one panel with the API's message, not one per lookup
+    const malformed = await send(service, '/?q=8.8.8', { accept: CHROME_ACCEPT });
+    assert.equal(malformed.body.toString().split('class="error"').length - 1, 1);
   });
 });
 

@@ -198,6 +198,8 @@ describe('the web page in Chromium', () => {
     const message = (api.body as { error: { message: string } }).error.message;
     assert.match(message, /not an IPv4 or IPv6 address/);
     assert.ok((await panelText(page, 'geoip')).includes(message));
+    // one panel for a malformed address, not five saying the same
+    assert.equal(await page.locator('#results .panel').count(), 1);
     await lookUp(page, 'bad_domain!');
     const dnsApi = await get(service.baseUrl, '/dns/bad_domain!?type=A');
     const dnsMessage = (dnsApi.body as { error: { message: string } }).error.message;
