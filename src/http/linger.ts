@@ -53,7 +53,7 @@ export function bodyStillArriving(req: IncomingMessage): boolean {
 export function sendLingering(
   req: IncomingMessage,
   res: ServerResponse,
-  body: string | undefined,
+  body: string | Buffer | undefined,
   bounds: LingerBounds = DEFAULT_BOUNDS,
 ): void {
   if (body !== undefined) res.write(body);
