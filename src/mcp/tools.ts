@@ -264,11 +264,13 @@ export const TOOLS: readonly McpTool[] = [
     name: 'cidr_calculate',
     title: 'CIDR calculator',
     description:
-      'Calculate an IPv4 subnet from CIDR notation: network and broadcast address, subnet and wildcard masks, first and last usable host, total and usable host counts. Host bits may be set (192.168.1.77/24 reports the 192.168.1.0/24 network); /31 and /32 follow RFC 3021 (every address usable). Pure arithmetic, no network access.',
+      'Calculate an IPv4 or IPv6 subnet from CIDR notation: network and broadcast address, subnet and wildcard masks, first and last usable host, total and usable host counts. Host bits may be set (192.168.1.77/24 reports the 192.168.1.0/24 network); IPv4 /31 and /32 follow RFC 3021 (every address usable). IPv6 has no broadcast (null), counts above 2^53 − 1 are decimal strings, and the network address (Subnet-Router anycast, RFC 4291) is not counted as usable except in a /127 or /128. Pure arithmetic, no network access.',
     input: {
       range: z
         .string()
-        .describe('An IPv4 range as <address>/<prefix length 0–32>, e.g. "10.0.0.0/8".'),
+        .describe(
+          'An IPv4 range as <address>/<prefix length 0–32>, e.g. "10.0.0.0/8", or an IPv6 range as <address>/<prefix length 0–128>, e.g. "2001:db8::/32".',
+        ),
     },
     output: cidrRecordSchema,
     network: false,
