@@ -38,21 +38,16 @@ export const geoIpRecordSchema = z
 
 /** A host count: a JSON number, or a decimal string when it exceeds 2^53 − 1 (IPv6 only). */
 const hostCount = (description: string) =>
-  z
-    .union([z.number().int(), z.string().regex(/^\d+$/)])
-    .meta({
-      description: `${description} A number, or a decimal string above 2^53 − 1 (IPv6 ranges shorter than /76).`,
-    });
+  z.union([z.number().int(), z.string().regex(/^\d+$/)]).meta({
+    description: `${description} A number, or a decimal string above 2^53 − 1 (IPv6 ranges shorter than /76).`,
+  });
 
 export const cidrRecordSchema = z
   .object({
     network: z.string().meta({ description: 'Network address: the first address of the range.' }),
-    broadcast: z
-      .string()
-      .nullable()
-      .meta({
-        description: 'Last address of an IPv4 range; null for IPv6, which has no broadcast.',
-      }),
+    broadcast: z.string().nullable().meta({
+      description: 'Last address of an IPv4 range; null for IPv6, which has no broadcast.',
+    }),
     subnetMask: z
       .string()
       .meta({ description: 'Subnet mask: dotted for IPv4, IPv6 notation for IPv6.' }),

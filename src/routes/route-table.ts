@@ -15,13 +15,14 @@ export interface Handlers {
   network: Record<'dns' | 'reverse' | 'blacklist' | 'whois', AnyHandler>;
   cidr: Record<'calculate', AnyHandler>;
   mcp: Record<'endpoint', AnyHandler>;
+  batch: Record<'lookup', AnyHandler>;
 }
 
 const LIMITED = { limited: true } as const;
 const FREE = { limited: false } as const;
 
 export function routeTable(h: Handlers): AnyRoute[] {
-  const { ops, geoip, vpn, network, cidr, mcp } = h;
+  const { ops, geoip, vpn, network, cidr, mcp, batch } = h;
   return [
     route('GET', '/', ops.info, LIMITED),
     route('GET', '/healthz', ops.health, FREE),
@@ -42,5 +43,7 @@ export function routeTable(h: Handlers): AnyRoute[] {
     route('GET', '/whois/:ip', network.whois, { ...LIMITED, cache: NETWORK_CACHE.whois }),
     route('GET', '/cidr', cidr.calculate, LIMITED),
     route('POST', '/mcp', mcp.endpoint, LIMITED),
+    // GeoIP/VPN of many addresses: one rate-limit unit per request (local lookups)
+    route('POST', '/batch', batch.lookup, LIMITED),
   ];
 }
