@@ -9,6 +9,7 @@ import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import {
+  batchSchema,
   blacklistSchema,
   dnsRecordsSchema,
   reverseDnsSchema,
@@ -277,6 +278,41 @@ export const TOOLS: readonly McpTool[] = [
     lookup: ({ range }) => ({ route: '/cidr', query: { range } }),
     render: (r) =>
       `${r.cidr}: network ${r.network}, broadcast ${r.broadcast}, mask ${r.subnetMask} (wildcard ${r.wildcardMask}), hosts ${r.firstHost} – ${r.lastHost}, ${r.usableHosts} usable of ${r.totalHosts}`,
+  }),
+  defineTool({
+    name: 'geoip_batch',
+    title: 'GeoIP (and VPN detection) of many addresses',
+    description:
+      'Locate many IP addresses in one call (up to 1,000 by default, the server’s BATCH_MAX_ITEMS): for each address the same record as geoip_lookup and, with vpn: true, the vpn_detect record as `vpn`. Results come in the order given, one per address, duplicates included; an entry that is not an address gets its own INVALID_IP error in `results` while the others still answer. Offline, from the embedded data. Use it instead of many geoip_lookup calls, e.g. for the addresses of a log excerpt.',
+    input: {
+      ips: z
+        .array(z.string())
+        .describe(
+          'The addresses, e.g. ["8.8.8.8", "2606:4700:4700::1111"]: IPv4 dotted quads without leading zeros or IPv6 without a zone.',
+        ),
+      vpn: z
+        .boolean()
+        .default(false)
+        .describe('true: each record also holds `vpn`, the VPN/proxy/hosting detection record.'),
+    },
+    output: batchSchema,
+    network: false,
+    lookup: ({ ips, vpn }) => ({
+      route: '/batch',
+      body: JSON.stringify(ips),
+      query: vpn ? { include: 'vpn' } : {},
+    }),
+    render: (r) =>
+      r.results
+        .map((item) =>
+          'error' in item
+            ? `${JSON.stringify(item.query)}: ${item.error.code} ${item.error.message}`
+            : renderGeoIp(item.data) +
+              (item.data.vpn === undefined
+                ? ''
+                : `; VPN ${yesNo(item.data.vpn.isVpn)}, proxy ${yesNo(item.data.vpn.isProxy)}, hosting ${yesNo(item.data.vpn.isHosting)}`),
+        )
+        .join('\n') || 'No addresses given.',
   }),
   defineTool({
     name: 'my_ip',
