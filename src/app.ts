@@ -30,7 +30,7 @@ import {
   type RouteInput,
 } from './http/route.js';
 import { Router, type Match } from './http/router.js';
-import { validate } from './http/validate.js';
+import { checkInput } from './http/validate.js';
 import { after, type MaybePromise } from './maybe-promise.js';
 import type { Metrics } from './metrics.js';
 import type { Ip } from './net/ip.js';
@@ -219,21 +219,6 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     return data instanceof JsonBody
       ? x.send(200, data.body, undefined, data.bytes)
       : x.send(200, `{"data":${serialise(data)}}`);
-  }
-
-  function checkInput(
-    route: AnyRoute,
-    raw: RawInput,
-    ctx: RequestContext,
-  ): RouteInput<unknown, unknown> {
-    const errorCode = route.errors[0];
-    return {
-      params: route.params
-        ? validate(route.params, raw.params ?? {}, errorCode ?? 'NOT_FOUND')
-        : (raw.params ?? {}),
-      query: route.query ? validate(route.query, raw.query ?? {}, errorCode ?? 'BAD_REQUEST') : {},
-      ctx,
-    };
   }
 
   /** The answer of a raw route, or of one through the lookup cache. */

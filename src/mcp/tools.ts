@@ -62,12 +62,15 @@ export interface McpTool {
   readonly name: string;
   readonly network: boolean;
   register(server: McpServer, deps: ToolDeps): void;
+  /** the plain-text rendering of a record (also the `ipintel` CLI's readable output) */
+  render(record: unknown, args: Record<string, unknown>): string;
 }
 
 function defineTool<I extends z.ZodRawShape, O extends z.ZodObject>(spec: ToolSpec<I, O>): McpTool {
   return {
     name: spec.name,
     network: spec.network,
+    render: (record, args) => spec.render(record as z.output<O>, args as z.output<z.ZodObject<I>>),
     register(server, deps) {
       const handler = async (
         args: z.output<z.ZodObject<I>>,
@@ -277,7 +280,7 @@ export const TOOLS: readonly McpTool[] = [
     network: false,
     lookup: ({ range }) => ({ route: '/cidr', query: { range } }),
     render: (r) =>
-      `${r.cidr}: network ${r.network}, broadcast ${r.broadcast}, mask ${r.subnetMask} (wildcard ${r.wildcardMask}), hosts ${r.firstHost} – ${r.lastHost}, ${r.usableHosts} usable of ${r.totalHosts}`,
+      `${r.cidr}: network ${r.network}, broadcast ${r.broadcast ?? 'none (IPv6)'}, mask ${r.subnetMask} (wildcard ${r.wildcardMask}), hosts ${r.firstHost} – ${r.lastHost}, ${r.usableHosts} usable of ${r.totalHosts}`,
   }),
   defineTool({
     name: 'geoip_batch',

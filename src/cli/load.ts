@@ -1,0 +1,30 @@
+// The in-memory data of the CLI's GeoIP and VPN subcommands (`ipintel <ip>`,
+// `vpn`, `enrich`): the same tables and feeds the service loads, through the
+// same configuration (GEOIP_DB, ASN_DB, DATA_DIR); the feeds only when asked.
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { feedsDir } from '../deps.js';
+import { createGeoIpLookup, type GeoIpLookup } from '../lookups/geoip/geoip.js';
+import { loadGeoData } from '../lookups/geoip/load.js';
+import { DetectionIndexHolder } from '../lookups/vpn/detection-index.js';
+import { createVpnJson, type VpnJson } from '../lookups/vpn/record-json.js';
+
+export interface LoadedGeo {
+  geoip: GeoIpLookup;
+  /** with `vpn` only */
+  holder: DetectionIndexHolder | null;
+  vpnJson: VpnJson | null;
+}
+
+export async function loadGeo(
+  config: Readonly<Config>,
+  log: Logger,
+  vpn: boolean,
+): Promise<LoadedGeo> {
+  const [geo, holder] = await Promise.all([
+    loadGeoData({ geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir }, log),
+    vpn ? DetectionIndexHolder.open({ dataDir: feedsDir(config) }) : null,
+  ]);
+  const geoip = createGeoIpLookup(geo);
+  return { geoip, holder, vpnJson: holder === null ? null : createVpnJson(geoip, holder) };
+}
