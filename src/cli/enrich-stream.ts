@@ -1,12 +1,13 @@
-// The I/O of `ipintel enrich`: input read in large chunks and split into
-// lines by hand, output gathered into ~1 MiB strings before each write (one
-// write call per thousands of lines), so memory stays bounded whatever the
+// The I/O of `ipintel enrich`: input read in 64 KiB chunks and split into
+// lines by hand, output gathered into ~64 KiB strings before each write (one
+// write call per few hundred lines), so memory stays bounded whatever the
 // input size: one input chunk, one output buffer, one unfinished line.
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import type { Enricher } from './enrich.js';
 
-const FLUSH_AT = 1 << 20;
+/** output gathered up to 64 KiB a write: large enough that writes are few, small enough to die young (GC) */
+const FLUSH_AT = 1 << 16;
 /** A line longer than this (no line break in 1 MiB) is cut there, so memory stays bounded. */
 export const MAX_LINE = 1 << 20;
 

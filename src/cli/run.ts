@@ -162,7 +162,7 @@ async function enrich(args: string[], io: CliIo): Promise<CliOutcome> {
   }
   if (positionals.length > 1) throw new UsageError('enrich reads one FILE (or standard input)');
   const file = positionals[0];
-  const input = file === undefined ? io.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
+  const input = file === undefined ? io.stdin : createReadStream(file, { highWaterMark: 1 << 16 });
   const { config, log } = configOf(io);
   const vpn = values['vpn'] === true;
   const [{ loadGeo }, { createEnricher }, { enrichStream }] = await Promise.all([
@@ -170,7 +170,7 @@ async function enrich(args: string[], io: CliIo): Promise<CliOutcome> {
     import('./enrich.js'),
     import('./enrich-stream.js'),
   ]);
-  const { geoip, vpnJson } = await loadGeo(config, log, vpn);
+  const { geoip, vpnJson } = await loadGeo(config, log, vpn, true);
   const enricher = createEnricher(format, {
     geoip: (ip) => geoip.json(ip),
     ...(vpnJson === null ? {} : { vpn: (ip) => vpnJson.record(ip) }),
