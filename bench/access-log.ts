@@ -42,7 +42,7 @@ export function accessLog(count: number, seed = 12): string {
   const lines = publicAddresses(count, seed).map((ip, i) => {
     const r = next();
     const second = String(i % 60).padStart(2, '0');
-    return `${ip} - - [26/Nov/2026:10:${String((i / 60) % 60 | 0).padStart(2, '0')}:${second} +0000] "GET ${PATHS[r % PATHS.length]!} HTTP/1.1" ${r % 17 === 0 ? 404 : 200} ${r % 50_000} "-" "${AGENTS[r % AGENTS.length]!}"`;
+    return `${ip} - - [26/Nov/2026:10:${String(((i / 60) % 60) | 0).padStart(2, '0')}:${second} +0000] "GET ${PATHS[r % PATHS.length]!} HTTP/1.1" ${r % 17 === 0 ? 404 : 200} ${r % 50_000} "-" "${AGENTS[r % AGENTS.length]!}"`;
   });
   return `${lines.join('\n')}\n`;
 }
