@@ -2,6 +2,8 @@
 // the line, its GeoIP record (and VPN record with --vpn), and the line itself.
 // JSONL splices the lookups' prebuilt JSON texts around the line (no parse,
 // no stringify of the record); CSV (RFC 4180) reads the record's fields.
+import { geoIpRecordSchema } from '../api/schemas.js';
+import type { GeoIpRecord } from '../lookups/geoip/geoip.js';
 import { findAddress } from './find-address.js';
 import type { Ip } from '../net/ip.js';
 
@@ -21,19 +23,8 @@ export interface Enricher {
   line(text: string): string;
 }
 
-export const GEOIP_FIELDS = [
-  'ip',
-  'country',
-  'city',
-  'region',
-  'timezone',
-  'latitude',
-  'longitude',
-  'isp',
-  'asn',
-  'org',
-  'bogon',
-] as const;
+/** The GeoIP record's fields in its own order (the schema's, which the record follows). */
+export const GEOIP_FIELDS = Object.keys(geoIpRecordSchema.shape) as (keyof GeoIpRecord)[];
 
 const VPN_FIELDS = ['isVpn', 'isProxy', 'isHosting', 'isMobile', 'isTor', 'confidence'] as const;
 
