@@ -1,7 +1,7 @@
 // Response schemas of the network lookups and VPN detection (see schemas.ts
 // for the GeoIP and CIDR records and the rules these follow).
 import { z } from 'zod';
-import { geoIpRecordSchema, orNull } from './schemas.js';
+import { geoIpRecordSchema } from './schemas.js';
 
 const d = (description: string) => ({ description });
 
@@ -100,8 +100,8 @@ export const vpnRecordSchema = z
           'high: inside a published range or list; medium: the operator’s ASN is classified; low: an organisation-name rule only, or no signal.',
         ),
       ),
-    asn: orNull(z.string(), 'The AS announcing the address, as AS<number>.'),
-    org: orNull(z.string(), 'Organisation holding that AS.'),
+    asn: z.string().nullable(),
+    org: z.string().nullable(),
     reasons: z.array(z.string()).meta(d('Machine-readable evidence, e.g. "aws-published-range".')),
   })
   .meta({ id: 'VpnRecord' });

@@ -5,16 +5,7 @@
 import { z } from 'zod';
 import { ERROR_STATUS } from '../errors.js';
 
-/**
- * `T or null`, written as `anyOf: [T, {type: null}]` in every JSON Schema it
- * becomes: zod writes a bare nullable as `type: [T, "null"]`, which strict MCP
- * clients warn about, unless the inner schema carries a keyword of its own
- * (here the description).
- */
-export const orNull = <T extends z.ZodType>(schema: T, description: string) =>
-  schema.meta({ description }).nullable().meta({ description });
-
-const nullableString = (description: string) => orNull(z.string(), description);
+const nullableString = (description: string) => z.string().nullable().meta({ description });
 
 export const geoIpRecordSchema = z
   .object({
@@ -27,8 +18,8 @@ export const geoIpRecordSchema = z
     city: nullableString('City name (English).'),
     region: nullableString('First-level subdivision (state, province, region).'),
     timezone: nullableString('IANA time zone name, from the location’s coordinates.'),
-    latitude: orNull(z.number(), 'Latitude in degrees (WGS 84).'),
-    longitude: orNull(z.number(), 'Longitude in degrees (WGS 84).'),
+    latitude: z.number().nullable().meta({ description: 'Latitude in degrees (WGS 84).' }),
+    longitude: z.number().nullable().meta({ description: 'Longitude in degrees (WGS 84).' }),
     isp: nullableString(
       'Internet service provider; the AS organisation unless an ISP database is configured.',
     ),

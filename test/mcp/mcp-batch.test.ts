@@ -2,7 +2,7 @@
 // answer as POST /batch for the same addresses, per-item errors inside
 // structuredContent (valid against the tool's output schema), the limit as a
 // tool error, and a schema without `type: [T, "null"]` (portable to strict
-// clients: nullable written as anyOf).
+// clients: nullable written as anyOf, by src/mcp/portable-schema.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
