@@ -41,7 +41,7 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/main.ts', 'src/config.ts'],
+    ignores: ['src/main.ts', 'src/config.ts', 'src/cli/main.ts'],
     rules: {
       'no-console': 'error',
       'no-restricted-properties': [
@@ -55,7 +55,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/main.ts', 'src/config.ts'],
+    files: ['src/main.ts', 'src/config.ts', 'src/cli/main.ts'],
     rules: { 'no-console': 'error' },
   },
 );

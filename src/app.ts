@@ -30,7 +30,7 @@ import {
   type RouteInput,
 } from './http/route.js';
 import { Router, type Match } from './http/router.js';
-import { validate } from './http/validate.js';
+import { checkInput } from './http/validate.js';
 import { after, type MaybePromise } from './maybe-promise.js';
 import type { Metrics } from './metrics.js';
 import type { Ip } from './net/ip.js';
@@ -50,6 +50,8 @@ export interface AppDeps {
 export interface RawInput {
   params?: Record<string, string>;
   query?: Record<string, string | string[]>;
+  /** the JSON request body of a POST route (POST /batch) */
+  body?: string;
 }
 
 export interface App {
@@ -57,7 +59,7 @@ export interface App {
   router: Router;
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
   /**
-   * Runs a GET route from inside the service (the MCP tools) by its path
+   * Runs a GET route (or POST /batch) from inside the service (the MCP tools) by its path
    * pattern: the same validation, lookups, cache and errors as over HTTP,
    * without the rate limit (the request carrying the call was counted), and
    * answers the record itself.
@@ -73,7 +75,10 @@ const UNKNOWN_CLIENT: Ip = { version: 4, text: '0.0.0.0', value: 0 };
 
 export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
   const router = new Router(deps.routes);
-  const byPath = new Map(deps.routes.filter((r) => r.method === 'GET').map((r) => [r.path, r]));
+  // the lookups by path: the GET routes, and POST routes with a JSON body that answer data
+  const byPath = new Map(
+    deps.routes.filter((r) => r.method === 'GET' || (r.body && !r.raw)).map((r) => [r.path, r]),
+  );
   const windowMs = config.rateLimitWindowSeconds * 1000;
   const { log, now, cache, metrics } = deps;
   // parsed socket peers, per connection (keep-alive clients send many requests)
@@ -216,21 +221,6 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       : x.send(200, `{"data":${serialise(data)}}`);
   }
 
-  function checkInput(
-    route: AnyRoute,
-    raw: RawInput,
-    ctx: RequestContext,
-  ): RouteInput<unknown, unknown> {
-    const errorCode = route.errors[0];
-    return {
-      params: route.params
-        ? validate(route.params, raw.params ?? {}, errorCode ?? 'NOT_FOUND')
-        : (raw.params ?? {}),
-      query: route.query ? validate(route.query, raw.query ?? {}, errorCode ?? 'BAD_REQUEST') : {},
-      ctx,
-    };
-  }
-
   /** The answer of a raw route, or of one through the lookup cache. */
   function answer(route: AnyRoute, input: RouteInput<unknown, unknown>): MaybePromise<Answer> {
     if (route.raw) {
@@ -323,7 +313,11 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     const route = byPath.get(path);
     if (route === undefined || route.raw)
       throw new AppError('NOT_FOUND', `No lookup at ${clip(path)}.`);
-    const input = checkInput(route, raw, ctx);
+    const input = checkInput(
+      route,
+      raw,
+      raw.body === undefined ? ctx : { ...ctx, bodyText: raw.body },
+    );
     if (route.cache === undefined) {
       return route.record !== undefined ? route.record(input) : route.handle(input);
     }

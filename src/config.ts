@@ -63,6 +63,8 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** open connections per process; more are closed on accept. 0: no bound */
   maxConnections: number;
+  /** the most addresses one POST /batch may hold */
+  batchMaxItems: number;
 }
 
 /** The IANA RDAP bootstrap (RFC 9224), refreshed like a feed. */
@@ -196,6 +198,8 @@ const envSchema = z.object({
   REQUEST_TIMEOUT_MS: integer(100, 3_600_000).default(30_000),
   KEEP_ALIVE_TIMEOUT_MS: integer(100, 3_600_000).default(65_000),
   MAX_CONNECTIONS: integer(0, 10_000_000).default(10_000),
+  // a body is at most 1 MiB, ~100,000 short IPv4 addresses: more could never arrive
+  BATCH_MAX_ITEMS: integer(1, 100_000).default(1000),
   WORKERS: z
     .string()
     .trim()
@@ -269,6 +273,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     maxConnections: e.MAX_CONNECTIONS,
+    batchMaxItems: e.BATCH_MAX_ITEMS,
   });
 }
 

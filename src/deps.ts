@@ -15,6 +15,7 @@ import type { RateLimitStore } from './ratelimit/rate-limit-store.js';
 import type { AnyRoute, RequestContext } from './http/route.js';
 import { createGeoIpLookup } from './lookups/geoip/geoip.js';
 import { loadGeoData, type DataSetInfo, type GeoData } from './lookups/geoip/load.js';
+import { batchHandlers } from './routes/batch-routes.js';
 import { cidrHandlers } from './routes/cidr-routes.js';
 import { geoipHandlers } from './routes/geoip-routes.js';
 import { opsHandlers } from './routes/ops-routes.js';
@@ -24,6 +25,7 @@ import { createDnsClient } from './lookups/dns/index.js';
 import { createBlacklistChecker } from './lookups/dnsbl/index.js';
 import { BOOTSTRAP_FILE, createWhoisClient, readBootstrapFile } from './lookups/rdap/index.js';
 import { DetectionIndexHolder } from './lookups/vpn/index.js';
+import { createVpnJson } from './lookups/vpn/record-json.js';
 import { networkHandlers, type NetworkLookups } from './routes/network-routes.js';
 import { mcpHandlers } from './mcp/mcp-route.js';
 import { vpnHandlers } from './routes/vpn-routes.js';
@@ -183,6 +185,7 @@ export function buildService(
 ): App {
   const now = overrides.now ?? Date.now;
   const geoip = createGeoIpLookup(data.geo);
+  const vpnJson = createVpnJson(geoip, data.vpn);
   // DB-IP's CC BY 4.0 asks for a visible link wherever its data answers: the
   // GeoIP record (location and network) and the VPN record (its network)
   const geoipAttribution = attributionOf(data.geo, ['geoip', 'asn']);
@@ -240,9 +243,15 @@ export function buildService(
         attribution: { geoip: geoipAttribution, vpn: vpnAttribution },
       }),
       geoip: geoipHandlers(geoip, geoipAttribution),
-      vpn: vpnHandlers(geoip, data.vpn, vpnAttribution),
+      vpn: vpnHandlers(geoip, data.vpn, vpnJson, vpnAttribution),
       network: networkHandlers(instrumented(overrides.network ?? networkLookups(config), metrics)),
       cidr: cidrHandlers(),
+      batch: batchHandlers({
+        geoip,
+        vpnJson,
+        maxItems: config.batchMaxItems,
+        attribution: geoipAttribution,
+      }),
       mcp: mcpHandlers({
         version: VERSION,
         log,

@@ -1,6 +1,7 @@
 // Response schemas of the network lookups and VPN detection (see schemas.ts
 // for the GeoIP and CIDR records and the rules these follow).
 import { z } from 'zod';
+import { geoIpRecordSchema } from './schemas.js';
 
 const d = (description: string) => ({ description });
 
@@ -104,3 +105,27 @@ export const vpnRecordSchema = z
     reasons: z.array(z.string()).meta(d('Machine-readable evidence, e.g. "aws-published-range".')),
   })
   .meta({ id: 'VpnRecord' });
+
+/** One result of POST /batch (and the MCP batch tool): the record(s), or why the query is not an address. */
+export const batchResultSchema = z.union([
+  z.object({
+    query: z.string().meta(d('The string as sent.')),
+    data: geoIpRecordSchema.extend({
+      vpn: vpnRecordSchema
+        .optional()
+        .meta(d('The record of GET /ip/:ip/vpn, with ?include=vpn (MCP: vpn: true).')),
+    }),
+  }),
+  z.object({
+    query: z.string().meta(d('The string as sent.')),
+    error: z.object({ code: z.literal('INVALID_IP'), message: z.string() }),
+  }),
+]);
+
+export const batchSchema = z
+  .object({
+    results: z.array(batchResultSchema).meta(d('One result per query, in the order sent.')),
+    count: z.number().int().meta(d('Number of results (= queries sent).')),
+    errors: z.number().int().meta(d('Results that are errors.')),
+  })
+  .meta({ id: 'BatchResults' });

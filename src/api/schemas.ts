@@ -36,20 +36,31 @@ export const geoIpRecordSchema = z
   })
   .meta({ id: 'GeoIpRecord' });
 
+/** A host count: a JSON number, or a decimal string when it exceeds 2^53 − 1 (IPv6 only). */
+const hostCount = (description: string) =>
+  z.union([z.number().int(), z.string().regex(/^\d+$/)]).meta({
+    description: `${description} A number, or a decimal string above 2^53 − 1 (IPv6 ranges shorter than /76).`,
+  });
+
 export const cidrRecordSchema = z
   .object({
-    network: z.string().meta({ description: 'Network address.' }),
-    broadcast: z.string().meta({ description: 'Last address of the range.' }),
-    subnetMask: z.string().meta({ description: 'Dotted subnet mask.' }),
-    totalHosts: z.number().int().meta({ description: 'Number of addresses in the range.' }),
-    usableHosts: z.number().int().meta({
-      description:
-        'Addresses usable by hosts: total minus network and broadcast; all of a /31 or /32 (RFC 3021).',
+    network: z.string().meta({ description: 'Network address: the first address of the range.' }),
+    broadcast: z.string().nullable().meta({
+      description: 'Last address of an IPv4 range; null for IPv6, which has no broadcast.',
     }),
+    subnetMask: z
+      .string()
+      .meta({ description: 'Subnet mask: dotted for IPv4, IPv6 notation for IPv6.' }),
+    totalHosts: hostCount('Number of addresses in the range.'),
+    usableHosts: hostCount(
+      'Addresses usable by hosts. IPv4: total minus network and broadcast, all of a /31 or /32 (RFC 3021). IPv6: total minus the Subnet-Router anycast address (RFC 4291 §2.6.1), all of a /127 (RFC 6164) or /128.',
+    ),
     firstHost: z.string().meta({ description: 'First usable address.' }),
-    lastHost: z.string().meta({ description: 'Last usable address.' }),
+    lastHost: z
+      .string()
+      .meta({ description: 'Last usable address (IPv6: the last address of the range).' }),
     cidr: z.string().meta({ description: 'The range in canonical network/prefix form.' }),
-    prefixLength: z.number().int().min(0).max(32),
+    prefixLength: z.number().int().min(0).max(128),
     wildcardMask: z.string().meta({ description: 'Inverse of the subnet mask.' }),
   })
   .meta({ id: 'CidrRecord' });

@@ -92,10 +92,31 @@ export function buildOpenApi(
         ...parameters(collector, route.params, 'path'),
         ...parameters(collector, route.query, 'query'),
       ],
+      ...(route.requestBody === undefined
+        ? {}
+        : {
+            requestBody: {
+              required: true,
+              description: route.requestBody.description,
+              content: {
+                'application/json': {
+                  schema: collector.toJson(route.requestBody.schema, 'input'),
+                  example: route.requestBody.example,
+                },
+              },
+            },
+          }),
       responses: {
         '200': {
           description: 'Success',
-          content: { 'application/json': { schema: collector.toJson(body, 'output') } },
+          content: {
+            'application/json': {
+              schema: collector.toJson(body, 'output'),
+              ...(route.responseExample === undefined
+                ? {}
+                : { example: route.raw ? route.responseExample : { data: route.responseExample } }),
+            },
+          },
         },
         ...errorResponses(codes),
       },

@@ -69,6 +69,10 @@ export interface Route<P = unknown, Q = unknown, D = unknown> {
   raw?: boolean;
   /** a JSON request body is read (bounded, Content-Type checked) into ctx.bodyText */
   body?: boolean;
+  /** the request body's schema and an example, for the OpenAPI document */
+  requestBody?: { schema: z.ZodType; description: string; example: unknown };
+  /** an example of `data`, for the OpenAPI document */
+  responseExample?: unknown;
   /** headers of every successful answer (the data's attribution), read per request */
   headers?: () => Readonly<Record<string, string>> | null;
   /** the HTTP answer: the record, or its serialised form (RawJson, JsonBody) */

@@ -124,7 +124,7 @@ export function mcpHandlers(deps: McpRouteDeps) {
     endpoint: defineHandler({
       summary: 'Model Context Protocol endpoint (Streamable HTTP, stateless)',
       description:
-        'JSON-RPC 2.0 over HTTP for MCP clients: initialize, ping, tools/list and tools/call with one tool per lookup (geoip_lookup, vpn_detect, whois_lookup, dns_lookup, reverse_dns, blacklist_check, cidr_calculate, my_ip). No session and no initialize needed: a lone tools/list or tools/call works. Answers application/json unless the client accepts only text/event-stream. Protocol errors are JSON-RPC errors (-32700 and -32600 with HTTP 400, others with 200); tool failures are results with isError and the REST error code. GET and DELETE answer 405.',
+        'JSON-RPC 2.0 over HTTP for MCP clients: initialize, ping, tools/list and tools/call with one tool per lookup (geoip_lookup, geoip_batch, vpn_detect, whois_lookup, dns_lookup, reverse_dns, blacklist_check, cidr_calculate, my_ip). No session and no initialize needed: a lone tools/list or tools/call works. Answers application/json unless the client accepts only text/event-stream. Protocol errors are JSON-RPC errors (-32700 and -32600 with HTTP 400, others with 200); tool failures are results with isError and the REST error code. GET and DELETE answer 405.',
       tags: ['MCP'],
       response: jsonRpcResponseSchema,
       errors: ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],

@@ -20,7 +20,7 @@ import { TOOLS, type ToolDeps } from './tools.js';
 export const SERVER_NAME = 'ipintel';
 
 const INSTRUCTIONS =
-  'ipintel answers questions about IP addresses and domain names: where an address is (geoip_lookup), whether it is a VPN, proxy, Tor exit or hosting network (vpn_detect), who it is registered to (whois_lookup), its host names (reverse_dns), whether it is on spam blacklists (blacklist_check), DNS records of a domain (dns_lookup), subnet arithmetic (cidr_calculate) and the client’s own address (my_ip). Every tool is read-only. A failed call returns isError with "CODE: message" (e.g. INVALID_IP, NXDOMAIN, UPSTREAM_TIMEOUT); fix the input or retry later as the message says.';
+  'ipintel answers questions about IP addresses and domain names: where an address is (geoip_lookup; many at once with geoip_batch), whether it is a VPN, proxy, Tor exit or hosting network (vpn_detect), who it is registered to (whois_lookup), its host names (reverse_dns), whether it is on spam blacklists (blacklist_check), DNS records of a domain (dns_lookup), subnet arithmetic (cidr_calculate) and the client’s own address (my_ip). Every tool is read-only. A failed call returns isError with "CODE: message" (e.g. INVALID_IP, NXDOMAIN, UPSTREAM_TIMEOUT); fix the input or retry later as the message says.';
 
 export function createMcpServer(version: string, deps: ToolDeps): McpServer {
   const server = new McpServer(

@@ -9,6 +9,7 @@ import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import {
+  batchSchema,
   blacklistSchema,
   dnsRecordsSchema,
   reverseDnsSchema,
@@ -61,12 +62,15 @@ export interface McpTool {
   readonly name: string;
   readonly network: boolean;
   register(server: McpServer, deps: ToolDeps): void;
+  /** the plain-text rendering of a record (also the `ipintel` CLI's readable output) */
+  render(record: unknown, args: Record<string, unknown>): string;
 }
 
 function defineTool<I extends z.ZodRawShape, O extends z.ZodObject>(spec: ToolSpec<I, O>): McpTool {
   return {
     name: spec.name,
     network: spec.network,
+    render: (record, args) => spec.render(record as z.output<O>, args as z.output<z.ZodObject<I>>),
     register(server, deps) {
       const handler = async (
         args: z.output<z.ZodObject<I>>,
@@ -264,17 +268,54 @@ export const TOOLS: readonly McpTool[] = [
     name: 'cidr_calculate',
     title: 'CIDR calculator',
     description:
-      'Calculate an IPv4 subnet from CIDR notation: network and broadcast address, subnet and wildcard masks, first and last usable host, total and usable host counts. Host bits may be set (192.168.1.77/24 reports the 192.168.1.0/24 network); /31 and /32 follow RFC 3021 (every address usable). Pure arithmetic, no network access.',
+      'Calculate an IPv4 or IPv6 subnet from CIDR notation: network and broadcast address, subnet and wildcard masks, first and last usable host, total and usable host counts. Host bits may be set (192.168.1.77/24 reports the 192.168.1.0/24 network); IPv4 /31 and /32 follow RFC 3021 (every address usable). IPv6 has no broadcast (null), counts above 2^53 − 1 are decimal strings, and the network address (Subnet-Router anycast, RFC 4291) is not counted as usable except in a /127 or /128. Pure arithmetic, no network access.',
     input: {
       range: z
         .string()
-        .describe('An IPv4 range as <address>/<prefix length 0–32>, e.g. "10.0.0.0/8".'),
+        .describe(
+          'An IPv4 range as <address>/<prefix length 0–32>, e.g. "10.0.0.0/8", or an IPv6 range as <address>/<prefix length 0–128>, e.g. "2001:db8::/32".',
+        ),
     },
     output: cidrRecordSchema,
     network: false,
     lookup: ({ range }) => ({ route: '/cidr', query: { range } }),
     render: (r) =>
-      `${r.cidr}: network ${r.network}, broadcast ${r.broadcast}, mask ${r.subnetMask} (wildcard ${r.wildcardMask}), hosts ${r.firstHost} – ${r.lastHost}, ${r.usableHosts} usable of ${r.totalHosts}`,
+      `${r.cidr}: network ${r.network}, broadcast ${r.broadcast ?? 'none (IPv6)'}, mask ${r.subnetMask} (wildcard ${r.wildcardMask}), hosts ${r.firstHost} – ${r.lastHost}, ${r.usableHosts} usable of ${r.totalHosts}`,
+  }),
+  defineTool({
+    name: 'geoip_batch',
+    title: 'GeoIP (and VPN detection) of many addresses',
+    description:
+      'Locate many IP addresses in one call (up to 1,000 by default, the server’s BATCH_MAX_ITEMS): for each address the same record as geoip_lookup and, with vpn: true, the vpn_detect record as `vpn`. Results come in the order given, one per address, duplicates included; an entry that is not an address gets its own INVALID_IP error in `results` while the others still answer. Offline, from the embedded data. Use it instead of many geoip_lookup calls, e.g. for the addresses of a log excerpt.',
+    input: {
+      ips: z
+        .array(z.string())
+        .describe(
+          'The addresses, e.g. ["8.8.8.8", "2606:4700:4700::1111"]: IPv4 dotted quads without leading zeros or IPv6 without a zone.',
+        ),
+      vpn: z
+        .boolean()
+        .default(false)
+        .describe('true: each record also holds `vpn`, the VPN/proxy/hosting detection record.'),
+    },
+    output: batchSchema,
+    network: false,
+    lookup: ({ ips, vpn }) => ({
+      route: '/batch',
+      body: JSON.stringify(ips),
+      query: vpn ? { include: 'vpn' } : {},
+    }),
+    render: (r) =>
+      r.results
+        .map((item) =>
+          'error' in item
+            ? `${JSON.stringify(item.query)}: ${item.error.code} ${item.error.message}`
+            : renderGeoIp(item.data) +
+              (item.data.vpn === undefined
+                ? ''
+                : `; VPN ${yesNo(item.data.vpn.isVpn)}, proxy ${yesNo(item.data.vpn.isProxy)}, hosting ${yesNo(item.data.vpn.isHosting)}`),
+        )
+        .join('\n') || 'No addresses given.',
   }),
   defineTool({
     name: 'my_ip',

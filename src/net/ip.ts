@@ -75,7 +75,7 @@ function hexDigit(c: number): number {
  * for at least one zero group, and an IPv4 dotted quad only as the very last
  * piece (form 3).
  */
-function parseIpv6Groups(text: string): number[] | null {
+export function parseIpv6Groups(text: string): number[] | null {
   const length = text.length;
   if (length < 2 || length > 45) return null;
   const groups: number[] = [];

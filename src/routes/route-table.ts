@@ -15,6 +15,7 @@ export interface Handlers {
   network: Record<'dns' | 'reverse' | 'blacklist' | 'whois', AnyHandler>;
   cidr: Record<'calculate', AnyHandler>;
   mcp: Record<'endpoint', AnyHandler>;
+  batch: Record<'lookup', AnyHandler>;
   /** the web page: GET / for browsers over a JSON handler for everyone else, and its files */
   page: { home: (json: AnyHandler) => AnyHandler; asset: AnyHandler };
 }
@@ -23,7 +24,7 @@ const LIMITED = { limited: true } as const;
 const FREE = { limited: false } as const;
 
 export function routeTable(h: Handlers): AnyRoute[] {
-  const { ops, geoip, vpn, network, cidr, mcp, page } = h;
+  const { ops, geoip, vpn, network, cidr, mcp, batch, page } = h;
   return [
     route('GET', '/', page.home(ops.info), LIMITED),
     // static, immutable and cached by the browser: not counted, like /healthz
@@ -46,5 +47,7 @@ export function routeTable(h: Handlers): AnyRoute[] {
     route('GET', '/whois/:ip', network.whois, { ...LIMITED, cache: NETWORK_CACHE.whois }),
     route('GET', '/cidr', cidr.calculate, LIMITED),
     route('POST', '/mcp', mcp.endpoint, LIMITED),
+    // GeoIP/VPN of many addresses: one rate-limit unit per request (local lookups)
+    route('POST', '/batch', batch.lookup, LIMITED),
   ];
 }

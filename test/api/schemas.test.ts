@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import type { z } from 'zod';
 import { cidrRecordSchema, errorBodySchema, geoIpRecordSchema } from '../../src/api/schemas.js';
 import { ERROR_STATUS } from '../../src/errors.js';
-import { calculateCidr, type CidrRecord } from '../../src/lookups/cidr.js';
+import { calculateCidr, type Cidr6Record, type CidrRecord } from '../../src/lookups/cidr.js';
 import type { GeoIpRecord } from '../../src/lookups/geoip/geoip.js';
 
 type Equal<A, B> =
@@ -13,7 +13,14 @@ type Equal<A, B> =
 
 // compile-time: a failing check is a type error under `tsc --noEmit`
 const geoIpMatches: Equal<GeoIpRecord, z.output<typeof geoIpRecordSchema>> = true;
-const cidrMatches: Equal<CidrRecord, z.output<typeof cidrRecordSchema>> = true;
+// the schema is one object for both families: each record type must fit it,
+// and it must have no key that neither has
+type Fits<A, B> = A extends B ? true : false;
+type CidrSchema = z.output<typeof cidrRecordSchema>;
+const cidr4Fits: Fits<CidrRecord, CidrSchema> = true;
+const cidr6Fits: Fits<Cidr6Record, CidrSchema> = true;
+const cidrKeys: Equal<keyof CidrSchema, keyof CidrRecord | keyof Cidr6Record> = true;
+const cidrMatches = cidr4Fits && cidr6Fits && cidrKeys;
 
 describe('schemas and records agree', () => {
   it('the types are equal (compile time)', () => {
@@ -21,9 +28,10 @@ describe('schemas and records agree', () => {
   });
 
   it('a computed CIDR record passes its schema, without extra keys', () => {
-    const record = calculateCidr('10.1.2.3/13');
-    const parsed = cidrRecordSchema.strict().safeParse(record);
-    assert.ok(parsed.success);
+    for (const range of ['10.1.2.3/13', '2001:db8::1/3', '2001:db8::1/100']) {
+      const parsed = cidrRecordSchema.strict().safeParse(calculateCidr(range));
+      assert.ok(parsed.success, range);
+    }
   });
 
   it('the GeoIP schema refuses made-up values', () => {

@@ -125,7 +125,8 @@ describe('GET /cidr → 400 INVALID_RANGE', () => {
     { target: '/cidr?range=10.0.0.0/08', why: '/08' },
     { target: '/cidr?range=010.0.0.0/8', why: 'leading zero in the address' },
     { target: '/cidr?range=10.0.0/8', why: 'three octets' },
-    { target: '/cidr?range=2001:db8::/32', why: 'IPv6 range' },
+    { target: '/cidr?range=2001:db8::/129', why: 'IPv6 /129' },
+    { target: '/cidr?range=2001:db8::g/32', why: 'not hex' },
     { target: '/cidr?range=10.0.0.0/8&range=10.0.0.0/8', why: 'two range params' },
     { target: '/cidr?range=10.0.0.0%20/8', why: 'a space before the slash' },
     { target: '/cidr?range=10.0.0.0/+8', why: 'a plus (a space) in the prefix' },
@@ -159,4 +160,32 @@ describe('GET /cidr → 400 INVALID_RANGE', () => {
       assert.equal(errorCode(res.body), 'INVALID_RANGE');
     });
   }
+});
+
+describe('GET /cidr of IPv6 ranges', () => {
+  it('answers the IPv6 record: broadcast null, IPv6 masks, big counts as strings', async () => {
+    const res = await get(service.baseUrl, '/cidr?range=2001:db8:abcd:12::1/64');
+    assert.equal(res.status, 200);
+    assert.deepEqual(dataOf(res.body), {
+      network: '2001:db8:abcd:12::',
+      broadcast: null,
+      subnetMask: 'ffff:ffff:ffff:ffff::',
+      totalHosts: '18446744073709551616',
+      usableHosts: '18446744073709551615',
+      firstHost: '2001:db8:abcd:12::1',
+      lastHost: '2001:db8:abcd:12:ffff:ffff:ffff:ffff',
+      cidr: '2001:db8:abcd:12::/64',
+      prefixLength: 64,
+      wildcardMask: '::ffff:ffff:ffff:ffff',
+    });
+    assert.ok(cidrRecordSchema.safeParse(dataOf(res.body)).success);
+  });
+
+  it('an IPv4 answer is byte for byte what it was before IPv6', async () => {
+    const res = await get(service.baseUrl, '/cidr?range=192.168.1.77/24');
+    assert.equal(
+      res.text,
+      '{"data":{"network":"192.168.1.0","broadcast":"192.168.1.255","subnetMask":"255.255.255.0","totalHosts":256,"usableHosts":254,"firstHost":"192.168.1.1","lastHost":"192.168.1.254","cidr":"192.168.1.0/24","prefixLength":24,"wildcardMask":"0.0.0.255"}}',
+    );
+  });
 });

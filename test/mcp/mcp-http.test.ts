@@ -53,7 +53,7 @@ describe('MCP over Streamable HTTP (SDK client)', () => {
     assert.deepEqual(await client.ping(), {});
   });
 
-  it('lists the eight tools with descriptions, schemas and annotations', async () => {
+  it('lists the nine tools with descriptions, schemas and annotations', async () => {
     await assertToolList(client);
   });
 

@@ -157,6 +157,7 @@ export const ERROR_CASES: {
 
 export const TOOL_NAMES = [
   'geoip_lookup',
+  'geoip_batch',
   'vpn_detect',
   'whois_lookup',
   'dns_lookup',

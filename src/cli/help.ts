@@ -1,0 +1,103 @@
+// The `--help` texts of `ipintel` and each of its subcommands.
+
+const ENVIRONMENT = `Configuration comes from the same environment variables as the service
+(GEOIP_DB, ASN_DB, DATA_DIR, DNS_SERVERS, RDAP_BASE_URL, WHOIS_SERVER,
+DNSBL_ZONES, ...; see the README).`;
+
+const EXIT = `Exit status: 0 success; 1 the lookup failed (no record, NXDOMAIN, an
+upstream error or timeout, unreadable data or input file); 2 usage (unknown
+command or option, missing argument, or a value that is not an address,
+domain, record type or range).`;
+
+export const MAIN_HELP = `ipintel: IP intelligence from the command line, offline where the data is local.
+
+Usage:
+  ipintel [--json] <ip>...           GeoIP of addresses (readable summary, or JSON)
+  ipintel vpn [--json] <ip>...       VPN / proxy / hosting / mobile detection
+  ipintel whois [--json] <ip>...     registry (RDAP, whois fallback) record
+  ipintel dns [--json] [--type T] <name>...  DNS records (A, AAAA, MX, TXT, NS, CNAME)
+  ipintel reverse [--json] <ip>...   reverse DNS (PTR)
+  ipintel blacklist [--json] <ip>... DNSBL check (IPv4)
+  ipintel cidr [--json] <range>...   IPv4 or IPv6 CIDR calculation
+  ipintel enrich [--vpn] [--format jsonl|csv] [FILE]
+                                     the first address of each line, with its GeoIP record
+  ipintel serve                      start the HTTP service (as npm start)
+  ipintel update-data [--only id,id] fetch the VPN/hosting/Tor feeds and the RDAP bootstrap
+
+Options:
+  --json       print the record as JSON (one line per argument)
+  -h, --help   this help, or a subcommand's: ipintel enrich --help
+  --version    the version
+
+${ENVIRONMENT}
+
+${EXIT}
+`;
+
+const LOOKUP_HELP: Record<string, string> = {
+  ip: `Usage: ipintel [ip] [--json] <ip>...
+
+GeoIP of each address from the local tables: country, region, city,
+coordinates, time zone, AS number and organisation. --json prints the record
+of GET /ip/:ip, one per line.`,
+  vpn: `Usage: ipintel vpn [--json] <ip>...
+
+VPN, proxy, Tor, hosting and mobile flags with confidence and evidence, from
+the ASN classification and the feeds in DATA_DIR (ipintel update-data).
+--json prints the record of GET /ip/:ip/vpn.`,
+  whois: `Usage: ipintel whois [--json] <ip>...
+
+The registry record of the block holding each address (RDAP, port-43 whois
+as the fallback). Asks the registry over the network (RDAP_BASE_URL,
+WHOIS_SERVER). --json prints the record of GET /whois/:ip.`,
+  dns: `Usage: ipintel dns [--json] [--type A|AAAA|MX|TXT|NS|CNAME] <name>...
+
+DNS records of each name (default type A), from DNS_SERVERS or the system's
+resolvers. --json prints the record of GET /dns/:domain.`,
+  reverse: `Usage: ipintel reverse [--json] <ip>...
+
+PTR names of each address. --json prints the record of GET /dns/:ip/reverse.`,
+  blacklist: `Usage: ipintel blacklist [--json] <ipv4>...
+
+Each IPv4 address checked against the DNSBL_ZONES lists.
+--json prints the record of GET /blacklist/:ip.`,
+  cidr: `Usage: ipintel cidr [--json] <range>...
+
+Network, masks and host counts of an IPv4 or IPv6 range (pure arithmetic, no
+data loaded). --json prints the record of GET /cidr?range=.`,
+};
+
+export const ENRICH_HELP = `Usage: ipintel enrich [--vpn] [--format jsonl|csv] [FILE]
+
+Reads FILE (or standard input) line by line, finds the first IPv4 or IPv6
+address in each line (an access log, a CSV, a bare list) and writes one record
+per input line to standard output, in input order:
+
+  jsonl (default)  {"ip":…,<the GeoIP fields>,"line":"<the input line>"};
+                   a line without an address gives "ip":null and null fields
+  csv              a header, then ip,country,…,bogon,line (RFC 4180 quoting)
+
+  --vpn            add the VPN record ("vpn":{…} in JSONL; isVpn, isProxy,
+                   isHosting, isMobile, isTor, vpnConfidence columns in CSV)
+
+Streams with bounded memory; shows a progress line on standard error when it
+is a terminal. An address stands alone as a word: "x1.2.3.4" is not one,
+"1.2.3.4:8080", "[2001:db8::1]:443" and "fe80::1%eth0" (the zone dropped) are.
+
+${EXIT}`;
+
+export const SERVE_HELP = `Usage: ipintel serve
+
+Starts the HTTP API (and MCP at /mcp) as npm start does, configured by the
+environment (PORT, HOST, RATE_LIMIT_MAX, REDIS_URL, WORKERS, ...; see the
+README). Stops on SIGTERM or SIGINT.`;
+
+export const UPDATE_HELP = `Usage: ipintel update-data [--data-dir DIR] [--only id,id]
+
+Downloads the VPN, hosting and Tor feeds into DATA_DIR/feeds and refreshes the
+IANA RDAP bootstrap, as npm run update-data does. Exit status 0 when at least
+one feed was stored, 1 when every feed failed, 2 on bad arguments.`;
+
+export function lookupHelp(name: string): string {
+  return `${LOOKUP_HELP[name] ?? ''}\n\n${ENVIRONMENT}\n\n${EXIT}\n`;
+}

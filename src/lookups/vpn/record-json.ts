@@ -1,0 +1,61 @@
+// The VPN detection record as JSON text, fast: an address outside every
+// published range gets the verdict of its AS record alone, so that answer
+// (all but the address) is serialised once per AS record and feed snapshot —
+// a memo bounded by the data, not by the traffic. Shared by GET /ip/:ip/vpn,
+// POST /batch and `ipintel enrich --vpn`.
+import { NONE } from '../../data/range-table.js';
+import type { Ip } from '../../net/ip.js';
+import { isBogon } from '../geoip/bogons.js';
+import type { GeoIpLookup } from '../geoip/geoip.js';
+import { detect } from './detect.js';
+import type { DetectionIndexHolder } from './detection-index.js';
+
+export interface VpnJson {
+  /** JSON.stringify(detect(ip, …)), byte for byte */
+  record(ip: Ip): string;
+  /**
+   * The record's members after `"ip":"…",` up to its closing brace, for an
+   * address only its AS speaks for; null when the address is a bogon or in a
+   * published range (then `record` builds the whole record).
+   */
+  verdict(ip: Ip): string | null;
+}
+
+export function createVpnJson(geoip: GeoIpLookup, holder: DetectionIndexHolder): VpnJson {
+  const asnOf = (ip: Ip) => geoip.network(ip);
+  let memoOf: { feeds: object; asn: object } | null = null;
+  let byRecord: (string | undefined)[] = [];
+  let noRecord: string | undefined;
+
+  const verdict = (ip: Ip): string | null => {
+    const feeds = holder.current();
+    if (isBogon(ip) || feeds.matchFeeds(ip).length > 0) return null;
+    const asn = geoip.tables.asn;
+    if (memoOf === null || memoOf.feeds !== feeds || memoOf.asn !== asn) {
+      memoOf = { feeds, asn };
+      byRecord = [];
+      noRecord = undefined;
+    }
+    const record = geoip.networkIndex(ip);
+    let text = record === NONE ? noRecord : byRecord[record];
+    if (text === undefined) {
+      const json = JSON.stringify(detect(ip, asnOf, feeds));
+      // {"ip":"<ip>", … }: keep what follows the address
+      text = json.slice(json.indexOf('",') + 2, -1);
+      if (record === NONE) noRecord = text;
+      else byRecord[record] = text;
+    }
+    return text;
+  };
+
+  return {
+    verdict,
+    record(ip) {
+      const members = verdict(ip);
+      // ip.text is canonical: nothing to escape
+      return members === null
+        ? JSON.stringify(detect(ip, asnOf, holder.current()))
+        : `{"ip":"${ip.text}",${members}}`;
+    },
+  };
+}
