@@ -13,6 +13,7 @@ import type { CompiledSet, DataSetKind, Manifest } from '../compiled-set.js';
 import { readTableManifest } from '../table-file.js';
 import { compileInWorker } from './compile-worker.js';
 import { fetchRelease, type ReleaseFetch } from './fetch-release.js';
+import { withFileUrls } from './file-fetch.js';
 import { DEFAULT_MIN_RATIO, baselineOf } from './sanity.js';
 import { releasesFor, type Artifact, type Release, type SourceSettings } from './sources.js';
 import { recordOutcome, type UpdateOutcome } from './update-status.js';
@@ -142,7 +143,7 @@ async function firstAvailable(
   options: GeoUpdateOptions,
 ): Promise<{ release: Release; fetched: ReleaseFetch }> {
   const limits = {
-    fetch: options.fetch ?? ((url: string, init: RequestInit) => fetch(url, init)),
+    fetch: withFileUrls(options.fetch ?? ((url: string, init: RequestInit) => fetch(url, init))),
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes,
     onBytes: (bytes: number, total: number | null) =>

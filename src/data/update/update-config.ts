@@ -48,8 +48,9 @@ export const SOURCES: readonly DataSourceName[] = ['ip-location-db', 'dbip', 'ma
 export const ASN_SETS: readonly AsnSetName[] = ['origin-asn', 'iptoasn-asn', 'dbip-asn'];
 const RELEASES = 'https://github.com/sapics/ip-location-db/releases/download';
 
+/** http(s), or file:// for a folder of release files carried into an air-gapped site */
 const url = z
-  .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+  .url({ protocol: /^(https?|file)$/, error: 'must be an http://, https:// or file:// URL' })
   .transform((u) => u.replace(/\/+$/, ''));
 const whole = (min: number, max: number, fallback: number) =>
   z

@@ -28,7 +28,7 @@ export function statusPath(dataDir: string): string {
 export function readStatus(dataDir: string): UpdateStatus {
   try {
     const doc = JSON.parse(readFileSync(statusPath(dataDir), 'utf8')) as unknown;
-    return typeof doc === 'object' && doc !== null ? (doc) : {};
+    return typeof doc === 'object' && doc !== null ? doc : {};
   } catch {
     return {};
   }

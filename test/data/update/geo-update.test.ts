@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import type { DataSetKind } from '../../../src/data/compiled-set.js';
@@ -174,6 +175,26 @@ describe('updating GeoIP and ASN from ip-location-db', () => {
     assert.match(result!.error ?? '', /tables cannot be written \((EEXIST|ENOTDIR)\)/);
     assert.deepEqual(await answer(service), ['London', 'GB', 'AS20712']);
     assert.equal(readStatus(dir).geoip?.outcome, 'failed');
+  });
+});
+
+describe('updating from a folder (air-gapped)', () => {
+  it('file:// base URLs: the same checks, no server; a missing file fails as a 404', async (t) => {
+    const dir = await tempDir(t);
+    const release = await tempDir(t);
+    const city = flatCity('Paris', 'FR');
+    for (const name of ['dbip-city-ipv4.mmdb', 'dbip-city-ipv6.mmdb']) {
+      await writeFile(join(release, name), city);
+      await writeFile(join(release, `${name}.sha256`), `${sha256(city)}\n`);
+    }
+    const base = pathToFileURL(release).href;
+    const settings = loopbackSettings(server, { baseUrl: base, checksumBaseUrl: base });
+    const [ok] = await update(dir, { settings, kinds: ['geoip'] });
+    assert.equal(ok!.outcome, 'updated', ok!.error ?? '');
+    assert.equal(ok!.manifest?.source.update?.artifacts[0]?.url, `${base}/dbip-city-ipv4.mmdb`);
+    const [missing] = await update(dir, { settings, kinds: ['asn'] });
+    assert.equal(missing!.outcome, 'failed');
+    assert.match(missing!.error ?? '', /origin-asn-ipv4\.csv\.sha256: HTTP 404/);
   });
 });
 
