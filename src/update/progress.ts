@@ -25,7 +25,7 @@ const REDRAW_MS = 100;
 
 export function geoReporter(out: Output, width: number, now = () => performance.now()) {
   const tty = out.isTTY === true;
-  let lastDraw = 0;
+  let lastDraw = -Infinity;
   let file = '';
   return (event: GeoProgress): void => {
     const name = event.kind.padEnd(width);
@@ -39,12 +39,16 @@ export function geoReporter(out: Output, width: number, now = () => performance.
         file = event.file;
         line(`fetching ${event.url}`);
         break;
-      case 'bytes':
-        if (tty && now() - lastDraw >= REDRAW_MS) {
-          lastDraw = now();
+      case 'bytes': {
+        if (!tty) break;
+        const at = now();
+        // at most every 100 ms, and always the last chunk (100 %)
+        if (at - lastDraw >= REDRAW_MS || event.bytes === event.total) {
+          lastDraw = at;
           line(`downloading ${file}  ${bytesLine(event.bytes, event.total)}`);
         }
         break;
+      }
       case 'compile':
         line('verified; compiling and checking the new tables…');
         break;
