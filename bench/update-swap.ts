@@ -148,6 +148,7 @@ async function main(): Promise<number> {
   const t0 = performance.now();
   await new Promise((r) => setTimeout(r, 3000));
   const t1 = performance.now();
+  const phases: string[] = [];
   const results = await updateGeoData({
     dataDir: config.dataDir,
     settings: sourceSettings(config.dataUpdate),
@@ -155,6 +156,12 @@ async function main(): Promise<number> {
     current: (kind) => data.geo.tables[kind],
     timeoutMs: config.dataUpdate.timeoutMs,
     maxBytes: config.dataUpdate.maxBytes,
+    onProgress: (event) => {
+      if (event.phase !== 'bytes')
+        phases.push(
+          `${event.kind} ${event.phase} at +${((performance.now() - t1) / 1000).toFixed(1)} s`,
+        );
+    },
   });
   const t2 = performance.now();
   await reloadGeoData(config, data, log);
@@ -183,6 +190,7 @@ async function main(): Promise<number> {
     .sort((a, b) => b.ms - a.ms)
     .slice(0, 5)
     .map((s) => `${s.ms.toFixed(0)} ms at +${((s.at - t1) / 1000).toFixed(1)} s`);
+  line(`phases: ${phases.join(', ')}`);
   line(`slowest during the update: ${slowest.join(', ')}`);
   const cityOf = (body: string) =>
     (JSON.parse(body) as { data: { city: string | null } }).data.city;

@@ -6,12 +6,13 @@ import type { Config } from '../config.js';
 import { feedsDir, type ServiceData } from '../deps.js';
 import { updateGeoData } from '../data/update/geo-updater.js';
 import { sourceSettings } from '../data/update/update-config.js';
+import { loadGeoData } from '../lookups/geoip/load.js';
 import { updateFeeds } from '../lookups/vpn/index.js';
 
 /**
  * One scheduled run. `data` is the data answering in this process (the
  * sanity checks compare with it); null in a cluster primary, which serves
- * nothing and compares the new data only with itself.
+ * nothing and loads what its workers answer from for the run only.
  */
 export async function runScheduledUpdate(
   config: Readonly<Config>,
@@ -31,11 +32,17 @@ export async function runScheduledUpdate(
   }
   const update = config.dataUpdate;
   if (update.kinds.length === 0) return;
+  const geo =
+    data?.geo ??
+    (await loadGeoData(
+      { geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir },
+      log,
+    ).catch(() => null));
   const results = await updateGeoData({
     dataDir: config.dataDir,
     settings: sourceSettings(update),
     kinds: update.kinds,
-    current: (kind) => data?.geo.tables[kind] ?? null,
+    current: (kind) => geo?.tables[kind] ?? null,
     timeoutMs: update.timeoutMs,
     maxBytes: update.maxBytes,
   });
