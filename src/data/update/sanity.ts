@@ -18,24 +18,27 @@ export const DEFAULT_MIN_RATIO = 0.5;
 /** share of the probes the new data must answer (addresses do move out of a data set) */
 const MIN_ANSWERED = 0.9;
 const PROBES_PER_FAMILY = 32;
+/** entries scanned from each step for an answered one */
+const SCAN_LIMIT = 4096;
 
 export function rangesOf(counts: Manifest['counts']): number {
   return counts.v4Ranges + counts.v6Ranges + counts.v6SubRanges;
 }
 
-/** Up to 32 IPv4 and 32 IPv6 range starts, evenly spread, that the table answers. */
+/**
+ * Up to 32 IPv4 and 32 IPv6 range starts the table answers, spread evenly:
+ * from 32 evenly spaced positions, the next answered range. Runs on the
+ * main thread of a serving process, so it touches a few hundred entries,
+ * never all 8 million.
+ */
 export function sampleProbes(table: RangeTable): Probe[] {
   const probes: Probe[] = [];
   const { v4, v6 } = table;
-  const answered4: number[] = [];
-  for (let i = 0; i < v4.values.length; i++) if (v4.values[i] !== NONE) answered4.push(i);
-  for (const i of spread(answered4)) probes.push({ v: 4, value: v4.keys[i]! });
-  const answered6: number[] = [];
-  for (let i = 0; i < v6.values.length; i++) {
-    const value = v6.values[i]!;
-    if (value !== NONE && (value & (SPLIT | ALIAS)) === 0) answered6.push(i);
+  for (const i of spread(v4.values, (value) => value !== NONE)) {
+    probes.push({ v: 4, value: v4.keys[i]! });
   }
-  for (const i of spread(answered6)) {
+  const plain = (value: number) => value !== NONE && (value & (SPLIT | ALIAS)) === 0;
+  for (const i of spread(v6.values, plain)) {
     const high = v6.keys[2 * i]!;
     const low = v6.keys[2 * i + 1]!;
     probes.push({
@@ -46,10 +49,21 @@ export function sampleProbes(table: RangeTable): Probe[] {
   return probes;
 }
 
-function spread(indexes: number[]): number[] {
-  if (indexes.length <= PROBES_PER_FAMILY) return indexes;
-  const step = indexes.length / PROBES_PER_FAMILY;
-  return Array.from({ length: PROBES_PER_FAMILY }, (_, k) => indexes[Math.floor(k * step)]!);
+/** Indexes of answered entries: the first one at or after each of 32 even steps (a bounded scan). */
+function spread(values: Uint32Array, answered: (value: number) => boolean): number[] {
+  const found = new Set<number>();
+  const step = Math.max(1, values.length / PROBES_PER_FAMILY);
+  for (let k = 0; k < PROBES_PER_FAMILY && k * step < values.length; k++) {
+    const from = Math.floor(k * step);
+    const to = Math.min(values.length, from + SCAN_LIMIT);
+    for (let i = from; i < to; i++) {
+      if (answered(values[i]!)) {
+        found.add(i);
+        break;
+      }
+    }
+  }
+  return [...found];
 }
 
 export function baselineOf(set: CompiledSet): Baseline {
@@ -62,8 +76,8 @@ export function sanityProblem(
   baseline: Baseline | null,
   minRatio = DEFAULT_MIN_RATIO,
 ): string | null {
+  if (fresh.counts.records === 0) return 'the new data holds no records';
   const ranges = rangesOf(fresh.counts);
-  if (ranges === 0) return 'the new data holds no ranges';
   if (baseline === null) return null;
   if (ranges < baseline.ranges * minRatio) {
     return `the new data has ${ranges} ranges, far fewer than the ${baseline.ranges} of the current data (at least ${Math.ceil(baseline.ranges * minRatio)} expected)`;
