@@ -225,6 +225,23 @@ describe('updating from DB-IP and MaxMind', () => {
     assert.equal((await stat(updateTablesPath(dir, 'geoip'))).isFile(), true, 'October stays');
   });
 
+  it('dbip: a file the server gave an ETag is asked for again with If-None-Match; 304 is unchanged', async (t) => {
+    const dir = await tempDir(t);
+    const path = '/dbip/dbip-asn-lite-2026-11.mmdb.gz';
+    const asn = buildMmdb({
+      databaseType: 'DBIP-ASN-Lite (compat=GeoLite2-ASN)',
+      networks: [{ network: '81.2.69.0/24', data: { autonomous_system_number: 20712 } }],
+    });
+    server.route(path, { body: gzipSync(asn), headers: { etag: '"v1"' } });
+    const settings = loopbackSettings(server, { source: 'dbip' });
+    const run = () => update(dir, { settings, kinds: ['asn'], now });
+    assert.equal((await run())[0]!.outcome, 'updated');
+    server.route(path, { status: 304, body: '' });
+    const [again] = await run();
+    assert.equal(again!.outcome, 'unchanged', again!.error ?? '');
+    assert.equal(server.requestHeaders.get(path)?.['if-none-match'], '"v1"');
+  });
+
   it('maxmind: the tar.gz with basic auth and its .sha256; the licence key is in no message', async (t) => {
     const dir = await tempDir(t);
     const key = 'SECRET-licence-key-42';
