@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { parseCidr, type Cidr } from './net/cidr-match.js';
 import { feedOverridesFromEnv, resolveFeeds } from './lookups/vpn/default-feeds.js';
 import type { FeedSpec } from './lookups/vpn/feed-updater.js';
+import { dataUpdateFromEnv, type DataUpdateConfig } from './data/update/update-config.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -51,8 +52,10 @@ export interface Config {
   feeds: readonly FeedSpec[];
   feedTimeoutMs: number;
   feedMaxBytes: number;
-  /** 0: feeds are updated only by `npm run update-data` */
+  /** 0: feeds and GeoIP/ASN data are updated only by `npm run update-data` */
   feedUpdateIntervalHours: number;
+  /** the GeoIP/ASN updates: source, URLs, MaxMind credentials, bounds, max age */
+  dataUpdate: DataUpdateConfig;
   /** where `npm run update-data` refreshes the RDAP bootstrap (ipv4.json, ipv6.json); null: not refreshed */
   rdapBootstrapUrl: string | null;
   /** a client's whole request head must arrive within this (slowloris) */
@@ -70,6 +73,8 @@ export interface Config {
 /** The IANA RDAP bootstrap (RFC 9224), refreshed like a feed. */
 const IANA_RDAP_BOOTSTRAP = 'https://data.iana.org/rdap/';
 const BOOTSTRAP_FEED_ID = 'rdap-bootstrap';
+/** FEEDS_DISABLED also names these data sets, which are not VPN feeds */
+const NOT_FEEDS = [BOOTSTRAP_FEED_ID, 'geoip', 'asn'];
 
 export const PROJECT_ROOT = findProjectRoot();
 
@@ -225,12 +230,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
   let feeds: FeedSpec[] = [];
   const disabled = (env['FEEDS_DISABLED'] ?? '').split(',').map((id) => id.trim());
   const bootstrapUrl = parseBootstrapUrl(env['FEED_URL_RDAP_BOOTSTRAP'], problems);
+  const dataUpdate = dataUpdateFromEnv(withoutEmpty(env), disabled, problems);
   try {
     // FEED_URL_<ID> (empty disables that feed) and FEEDS_DISABLED; the RDAP
     // bootstrap is one more data set that these variables switch off
     const overrides = feedOverridesFromEnv({
       ...env,
-      FEEDS_DISABLED: disabled.filter((id) => id !== BOOTSTRAP_FEED_ID).join(','),
+      FEEDS_DISABLED: disabled.filter((id) => !NOT_FEEDS.includes(id)).join(','),
     });
     feeds = resolveFeeds(overrides);
   } catch (error) {
@@ -241,7 +247,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
   if (result.success && result.data.HEADERS_TIMEOUT_MS > result.data.REQUEST_TIMEOUT_MS) {
     problems.push('HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS');
   }
-  if (!result.success || problems.length > 0) throw new ConfigError(problems);
+  if (!result.success || problems.length > 0 || dataUpdate === null) {
+    throw new ConfigError(problems);
+  }
   const e = result.data;
   return Object.freeze({
     port: e.PORT,
@@ -268,6 +276,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     feedTimeoutMs: e.FEED_TIMEOUT_MS,
     feedMaxBytes: e.FEED_MAX_BYTES,
     feedUpdateIntervalHours: e.FEED_UPDATE_INTERVAL_HOURS,
+    dataUpdate,
     rdapBootstrapUrl: disabled.includes(BOOTSTRAP_FEED_ID) ? null : bootstrapUrl,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,

@@ -14,7 +14,14 @@ import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
 import type { RateLimitStore } from './ratelimit/rate-limit-store.js';
 import type { AnyRoute, RequestContext } from './http/route.js';
 import { createGeoIpLookup } from './lookups/geoip/geoip.js';
-import { loadGeoData, type DataSetInfo, type GeoData } from './lookups/geoip/load.js';
+import {
+  dataDate,
+  loadGeoData,
+  updateSignature,
+  type DataSetInfo,
+  type GeoData,
+} from './lookups/geoip/load.js';
+import { latestStatus, statusReader, type UpdateStatus } from './data/update/update-status.js';
 import { batchHandlers } from './routes/batch-routes.js';
 import { cidrHandlers } from './routes/cidr-routes.js';
 import { geoipHandlers } from './routes/geoip-routes.js';
@@ -38,6 +45,10 @@ export interface ServiceData {
   /** replaced in place by reloadGeoData, so every holder of this object sees the new data */
   geo: GeoData;
   vpn: DetectionIndexHolder;
+  /** the update tables' modification times when the data was loaded (load.ts updateSignature) */
+  geoSignature: string;
+  /** GeoIP/ASN updates run by this process (merged with DATA_DIR's status file for /metrics) */
+  updateStatus: UpdateStatus;
 }
 
 export function feedsDir(config: Readonly<Config>): string {
@@ -45,12 +56,13 @@ export function feedsDir(config: Readonly<Config>): string {
 }
 
 export async function loadServiceData(config: Readonly<Config>, log: Logger): Promise<ServiceData> {
+  const geoSignature = updateSignature(config.dataDir);
   const [geo, vpn] = await Promise.all([
     loadGeoData({ geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir }, log),
     DetectionIndexHolder.open({ dataDir: feedsDir(config) }),
   ]);
   for (const problem of vpn.current().problems) log.warn({ problem }, 'feed file skipped');
-  return { geo, vpn };
+  return { geo, vpn, geoSignature, updateStatus: {} };
 }
 
 /**
@@ -63,6 +75,8 @@ export async function reloadGeoData(
   data: ServiceData,
   log: Logger,
 ): Promise<void> {
+  // taken first: a file renamed in while this load runs is seen by the next check
+  data.geoSignature = updateSignature(config.dataDir);
   const fresh = await loadGeoData(
     { geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir },
     log,
@@ -193,17 +207,30 @@ export function buildService(
   const metrics = overrides.metrics ?? createMetrics(now);
   metrics.dependencies(overrides.dependencies ?? (() => ({})));
   metrics.dataSetAges(() => [
-    ...data.geo.dataSets.map((d) => ({
-      name: d.name,
-      kind: d.kind,
-      at: Date.parse(d.builtAt ?? d.compiledAt),
-    })),
+    ...data.geo.dataSets.map((d) => ({ name: d.name, kind: d.kind, at: dataDate(d) })),
     ...data.vpn.current().feeds.map((f) => ({
       name: f.feed,
       kind: `feed:${f.kind}`,
       at: Date.parse(f.fetchedAt),
     })),
   ]);
+  const updateStatus = statusReader(config.dataDir);
+  metrics.dataUpdates(() => {
+    const status = latestStatus(updateStatus(), data.updateStatus);
+    return (['geoip', 'asn'] as const).flatMap((kind) => {
+      const s = status[kind];
+      return s === undefined
+        ? []
+        : [
+            {
+              kind,
+              outcome: s.outcome,
+              checkedAt: Date.parse(s.checkedAt),
+              succeededAt: s.succeededAt === null ? null : Date.parse(s.succeededAt),
+            },
+          ];
+    });
+  });
   const routes: AnyRoute[] = [];
   // the MCP tools run the other routes through App.call, which exists only
   // once buildApp has returned: the route gets a late-bound reference
@@ -218,6 +245,8 @@ export function buildService(
       ops: opsHandlers({
         version: VERSION,
         dataSets: () => data.geo.dataSets,
+        maxAgeDays: config.dataUpdate.maxAgeDays,
+        now,
         isReady: overrides.isReady ?? (() => true),
         openApi: () =>
           (openApi ??= JSON.stringify(

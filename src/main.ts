@@ -3,14 +3,9 @@
 import cluster from 'node:cluster';
 import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import {
-  buildService,
-  feedsDir,
-  loadServiceData,
-  reloadGeoData,
-  type ServiceData,
-} from './deps.js';
-import { updateFeeds } from './lookups/vpn/index.js';
+import { buildService, loadServiceData, reloadGeoData, type ServiceData } from './deps.js';
+import { updateSignature } from './lookups/geoip/load.js';
+import { runScheduledUpdate } from './update/scheduled.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
 import { IpcRateLimitStore } from './ratelimit/ipc-rate-limit-store.js';
 import { RedisRateLimitStore } from './ratelimit/redis-rate-limit-store.js';
@@ -53,7 +48,7 @@ async function main(): Promise<void> {
   if (cluster.isPrimary) {
     log.info({ workers: config.workers, rateLimit }, 'starting workers');
     // the feeds are fetched once per machine, here; the workers reload them on SIGHUP
-    scheduleFeedUpdates(config, log, () => signalWorkers('SIGHUP'));
+    scheduleUpdates(config, log, null, () => signalWorkers('SIGHUP'));
   }
   await runCluster(config.workers, () => serve(config, log, accessLog, started, rateLimit), log, {
     shutdownGraceMs: SHUTDOWN_GRACE_MS + 2_000,
@@ -130,19 +125,31 @@ async function serve(
         log.error({ err: error }, 'feed reload failed; keeping the old index'),
       );
   };
-  setInterval(() => reloadFeeds('timer'), 60_000).unref();
-  // SIGHUP also re-reads the GeoIP/ASN files (e.g. GEOIP_DB replaced on disk)
-  process.on('SIGHUP', () => {
-    reloadFeeds('SIGHUP');
+  const reloadGeo = (reason: string): void => {
     reloadGeoData(config, data, log)
       .then(() =>
-        log.info({ data: data.geo.dataSets.map((d) => d.name) }, 'GeoIP/ASN data reloaded'),
+        log.info({ reason, data: data.geo.dataSets.map((d) => d.name) }, 'GeoIP/ASN data reloaded'),
       )
       .catch((error: unknown) =>
         log.error({ err: error }, 'GeoIP/ASN reload failed; keeping the old data'),
       );
+  };
+  setInterval(() => {
+    reloadFeeds('timer');
+    // new tables renamed into DATA_DIR/tables by `npm run update-data` or the schedule
+    if (updateSignature(config.dataDir) !== data.geoSignature) reloadGeo('timer');
+  }, 60_000).unref();
+  // SIGHUP also re-reads the GeoIP/ASN files (e.g. GEOIP_DB replaced on disk)
+  process.on('SIGHUP', () => {
+    reloadFeeds('SIGHUP');
+    reloadGeo('SIGHUP');
   });
-  if (!cluster.isWorker) scheduleFeedUpdates(config, log, () => reloadFeeds('update'));
+  if (!cluster.isWorker) {
+    scheduleUpdates(config, log, data, () => {
+      reloadFeeds('update');
+      if (updateSignature(config.dataDir) !== data.geoSignature) reloadGeo('update');
+    });
+  }
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
@@ -194,20 +201,18 @@ async function openRedis(url: string, log: Logger): Promise<RedisStores> {
   };
 }
 
-function scheduleFeedUpdates(config: Readonly<Config>, log: Logger, onUpdated: () => void): void {
+/** FEED_UPDATE_INTERVAL_HOURS: the feeds and the GeoIP/ASN data, then `onUpdated`. */
+function scheduleUpdates(
+  config: Readonly<Config>,
+  log: Logger,
+  data: ServiceData | null,
+  onUpdated: () => void,
+): void {
   if (config.feedUpdateIntervalHours === 0) return;
   const update = (): void => {
-    updateFeeds({
-      dataDir: feedsDir(config),
-      feeds: [...config.feeds],
-      timeoutMs: config.feedTimeoutMs,
-      maxBytes: config.feedMaxBytes,
-    })
-      .then((results) => {
-        log.info({ results: results.map((r) => ({ feed: r.feed, ok: r.ok })) }, 'feeds updated');
-        onUpdated();
-      })
-      .catch((error: unknown) => log.error({ err: error }, 'feed update failed'));
+    runScheduledUpdate(config, log, data)
+      .then(onUpdated)
+      .catch((error: unknown) => log.error({ err: error }, 'scheduled update failed'));
   };
   setInterval(update, config.feedUpdateIntervalHours * 3_600_000).unref();
 }

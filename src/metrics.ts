@@ -10,6 +10,14 @@ import {
   type HistogramSeries,
 } from './request-stats.js';
 
+export interface DataUpdateSample {
+  kind: string;
+  outcome: 'updated' | 'unchanged' | 'failed';
+  /** epoch ms of the last run, and of the last run that ended with current data */
+  checkedAt: number;
+  succeededAt: number | null;
+}
+
 export type UpstreamKind = 'dns' | 'dnsbl' | 'rdap' | 'whois';
 
 export interface Metrics {
@@ -22,6 +30,8 @@ export interface Metrics {
   dependencies(read: () => Readonly<Record<string, string>>): void;
   /** data set name → when it was built or fetched (epoch ms), read at scrape time */
   dataSetAges(read: () => readonly { name: string; kind: string; at: number | null }[]): void;
+  /** the last GeoIP/ASN update per kind (outcome, when it ran), read at scrape time */
+  dataUpdates(read: () => readonly DataUpdateSample[]): void;
   render(): Promise<string>;
 }
 
@@ -73,6 +83,36 @@ export function createMetrics(now: () => number = Date.now): Metrics {
       ages.reset();
       for (const d of readAges()) {
         if (d.at !== null) ages.labels(d.name, d.kind).set(Math.max(0, (now() - d.at) / 1000));
+      }
+    },
+  });
+
+  let readUpdates: () => readonly DataUpdateSample[] = () => [];
+  const updateOutcome: Gauge<'kind' | 'outcome'> = new Gauge({
+    name: 'ipintel_data_update_last_outcome',
+    help: 'Outcome of the last GeoIP/ASN update per data set kind: 1 for the outcome it had (updated, unchanged, failed), 0 for the others',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [registry],
+    collect() {
+      updateOutcome.reset();
+      for (const u of readUpdates()) {
+        for (const outcome of ['updated', 'unchanged', 'failed'] as const) {
+          updateOutcome.labels(u.kind, outcome).set(u.outcome === outcome ? 1 : 0);
+        }
+      }
+    },
+  });
+  const updateTimes: Gauge<'kind' | 'event'> = new Gauge({
+    name: 'ipintel_data_update_timestamp_seconds',
+    help: 'When the last GeoIP/ASN update ran (event="checked") and last ended with current data (event="succeeded"), per kind',
+    labelNames: ['kind', 'event'] as const,
+    registers: [registry],
+    collect() {
+      updateTimes.reset();
+      for (const u of readUpdates()) {
+        updateTimes.labels(u.kind, 'checked').set(u.checkedAt / 1000);
+        if (u.succeededAt !== null)
+          updateTimes.labels(u.kind, 'succeeded').set(u.succeededAt / 1000);
       }
     },
   });
@@ -141,6 +181,9 @@ export function createMetrics(now: () => number = Date.now): Metrics {
     },
     dataSetAges(read) {
       readAges = read;
+    },
+    dataUpdates(read) {
+      readUpdates = read;
     },
     render: () => registry.metrics(),
   };

@@ -88,8 +88,14 @@ export const readinessSchema = z.object({
       kind: z.string(),
       source: z.string(),
       builtAt: z.string().nullable(),
+      fetchedAt: z.string().nullable(),
+      ageDays: z.number().int(),
     }),
   ),
+  warnings: z.array(z.string()).meta({
+    description:
+      'Things an operator should act on that do not stop the service, e.g. a data set older than DATA_MAX_AGE_DAYS.',
+  }),
 });
 
 export const serviceInfoSchema = z.object({
@@ -101,6 +107,24 @@ export const serviceInfoSchema = z.object({
     z.object({
       name: z.string(),
       kind: z.string(),
+      source: z.enum(['embedded', 'file', 'update']).meta({
+        description:
+          'embedded with the installation, a file the operator named (GEOIP_DB/ASN_DB), or fetched by an update',
+      }),
+      publisher: z
+        .string()
+        .nullable()
+        .meta({ description: 'ip-location-db, dbip or maxmind for fetched data' }),
+      version: z.string().nullable(),
+      builtAt: z
+        .string()
+        .nullable()
+        .meta({ description: "the data's own build date, when it says" }),
+      fetchedAt: z.string().nullable().meta({ description: 'when an update fetched it' }),
+      ageDays: z
+        .number()
+        .int()
+        .meta({ description: 'days since the build date, else the fetch date' }),
       licence: z.string(),
       attribution: z.object({ text: z.string(), url: z.string() }).nullable(),
     }),

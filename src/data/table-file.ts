@@ -4,7 +4,8 @@
 //
 // Layout: "IPINTEL-TABLES\n", uint32 LE format version, uint32 LE header
 // length, the header (UTF-8 JSON), zero padding to 8, the sections.
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { closeSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
 
 const MAGIC = 'IPINTEL-TABLES\n';
 export const TABLE_FORMAT = 1;
@@ -75,7 +76,15 @@ export interface TableFile<M> {
 
 /** Reads a table file: the manifest, and views of its sections over one buffer. */
 export function readTableFile<M>(path: string): TableFile<M> {
-  const file = readFileSync(path);
+  return parseTableFile(path, readFileSync(path));
+}
+
+/** As readTableFile, the bytes read off the main thread (a hot swap while serving). */
+export async function readTableFileAsync<M>(path: string): Promise<TableFile<M>> {
+  return parseTableFile(path, await readFile(path));
+}
+
+function parseTableFile<M>(path: string, file: Buffer): TableFile<M> {
   if (file.length < MAGIC.length + 8 || file.toString('latin1', 0, MAGIC.length) !== MAGIC) {
     throw new TableFileError(path, 'not a compiled table file');
   }
@@ -117,4 +126,29 @@ export function readTableFile<M>(path: string): TableFile<M> {
       return Buffer.from(body.buffer, body.byteOffset + s.offset, s.length);
     },
   };
+}
+
+/** Only the manifest of a table file (a few kilobytes read), or null when it is not one. */
+export function readTableManifest<M>(path: string): M | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const head = Buffer.alloc(MAGIC.length + 8);
+    if (readSync(fd, head, 0, head.length, 0) < head.length) return null;
+    if (head.toString('latin1', 0, MAGIC.length) !== MAGIC) return null;
+    if (head.readUInt32LE(MAGIC.length) !== TABLE_FORMAT) return null;
+    const length = head.readUInt32LE(MAGIC.length + 4);
+    if (length > 16 * 1024 * 1024) return null;
+    const header = Buffer.alloc(length);
+    if (readSync(fd, header, 0, length, head.length) < length) return null;
+    return (JSON.parse(header.toString('utf8')) as FileHeader<M>).manifest;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -5,13 +5,16 @@ import { z } from 'zod';
 import { healthSchema, readinessSchema, serviceInfoSchema } from '../api/schemas.js';
 import { AppError } from '../errors.js';
 import { defineHandler } from '../http/route.js';
-import type { DataSetInfo } from '../lookups/geoip/load.js';
+import { dataDate, type DataSetInfo } from '../lookups/geoip/load.js';
 import type { Metrics } from '../metrics.js';
 
 export interface OpsOptions {
   version: string;
   /** read per request: a data reload changes them */
   dataSets: () => readonly DataSetInfo[];
+  /** /readyz warns (without failing) about a data set older than this */
+  maxAgeDays: number;
+  now: () => number;
   isReady: () => boolean;
   /** built lazily: it needs the whole route table, this list included */
   openApi: () => string;
@@ -35,10 +38,20 @@ export interface FeedInUse {
 }
 
 export function opsHandlers(options: OpsOptions) {
+  const DAY_MS = 86_400_000;
+  const ageDays = (d: DataSetInfo) =>
+    Math.max(0, Math.floor((options.now() - dataDate(d)) / DAY_MS));
+  // where each data set came from and how old it is: an answer is only as good as its data
   const dataSources = () =>
     options.dataSets().map((d) => ({
       name: d.name,
       kind: d.kind,
+      source: d.source,
+      publisher: d.publisher,
+      version: d.version,
+      builtAt: d.builtAt,
+      fetchedAt: d.fetchedAt,
+      ageDays: ageDays(d),
       licence: d.licence,
       attribution: d.attribution,
     }));
@@ -48,7 +61,17 @@ export function opsHandlers(options: OpsOptions) {
       kind: d.kind,
       source: d.source,
       builtAt: d.builtAt,
+      fetchedAt: d.fetchedAt,
+      ageDays: ageDays(d),
     }));
+  const warnings = () =>
+    options
+      .dataSets()
+      .filter((d) => ageDays(d) > options.maxAgeDays)
+      .map(
+        (d) =>
+          `${d.kind} data "${d.name}" is ${ageDays(d)} days old (more than ${options.maxAgeDays}): run \`npm run update-data\` or set FEED_UPDATE_INTERVAL_HOURS`,
+      );
   return {
     info: defineHandler({
       summary: 'Service information, endpoints and data attribution',
@@ -90,6 +113,7 @@ export function opsHandlers(options: OpsOptions) {
         return {
           status: 'ready' as const,
           dataSets: brief(),
+          warnings: warnings(),
           dependencies: options.dependencies(),
         };
       },

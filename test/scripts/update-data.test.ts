@@ -13,7 +13,7 @@ import { parseIp } from '../../src/net/ip.js';
 import { startRdapServer, type RdapServer } from '../helpers/rdap-server.js';
 
 const ALL_FEEDS_OFF =
-  'aws,gcp,azure,oracle,cloudflare-v4,cloudflare-v6,digitalocean,linode,vultr,tor-exits,tor-exit-addresses,x4b-vpn,x4b-vpn-v6';
+  'aws,gcp,azure,oracle,cloudflare-v4,cloudflare-v6,digitalocean,linode,vultr,tor-exits,tor-exit-addresses,x4b-vpn,x4b-vpn-v6,geoip,asn';
 
 function run(env: Record<string, string>) {
   return new Promise<{ status: number | null; stderr: string }>((resolve) => {

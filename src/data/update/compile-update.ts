@@ -1,0 +1,107 @@
+// A downloaded release into compiled tables: the same compiler as the
+// embedded data (src/data/compile.ts), then the sanity checks, then the
+// tables written to the path the job names. Runs in a worker thread
+// (compile-worker.ts) so the service keeps answering while it works.
+import { readFileSync } from 'node:fs';
+import { parseAsnCsv } from '../../lookups/geoip/asn-csv.js';
+import { dbipMapper, maxmindMapper } from '../../lookups/geoip/record-map.js';
+import { createTimezoneResolver } from '../../lookups/geoip/timezone.js';
+import { LocationSink, NetworkSink, compileAsnRanges, compileMmdb } from '../compile.js';
+import {
+  DataError,
+  builtAt,
+  installedTimezones,
+  manifest,
+  mmdbReader,
+  sha256File,
+} from '../compile-sources.js';
+import {
+  countsOf,
+  saveCompiledSet,
+  type CompiledSet,
+  type DataSetKind,
+  type Manifest,
+  type UpdateProvenance,
+} from '../compiled-set.js';
+import { sanityProblem, type Baseline } from './sanity.js';
+
+export type UpdateLayout = 'dbip-flat' | 'maxmind-city' | 'maxmind-asn' | 'asn-csv';
+
+export interface CompileJob {
+  kind: DataSetKind;
+  layout: UpdateLayout;
+  /** unpacked local files: [IPv4, IPv6] for per-family releases, [one] for a file holding both */
+  files: string[];
+  name: string;
+  version: string | null;
+  licence: string;
+  attribution: { text: string; url: string } | null;
+  update: UpdateProvenance;
+  /** where the tables are written (the caller renames them into place) */
+  output: string;
+  baseline: Baseline | null;
+  minRatio: number;
+}
+
+async function compileFiles(job: CompileJob): Promise<{
+  compiled: Omit<CompiledSet, 'manifest'>;
+  builtAt: string | null;
+}> {
+  if (job.layout === 'asn-csv') {
+    const parsed = job.files.map((f) => parseAsnCsv(readFileSync(f, 'utf8')));
+    const rows = parsed.flatMap((p) => p.rows);
+    if (rows.length === 0) throw new DataError('the ASN CSV holds no valid row');
+    return { compiled: compileAsnRanges(rows), builtAt: null };
+  }
+  const readers = [];
+  for (const file of job.files) {
+    try {
+      readers.push(await mmdbReader(readFileSync(file)));
+    } catch (cause) {
+      throw new DataError(`${file.split('/').pop()} is not a readable MMDB file`, { cause });
+    }
+  }
+  const v4 = readers[0]!;
+  const v6 = readers[1] ?? v4;
+  const type = v4.metadata.databaseType;
+  const wantsAsn = job.kind === 'asn';
+  if (wantsAsn !== /ASN|ISP/i.test(type)) {
+    throw new DataError(
+      `database type "${type}" is not ${wantsAsn ? 'an ASN' : 'a City'} database`,
+    );
+  }
+  let sink;
+  if (wantsAsn) sink = new NetworkSink();
+  else {
+    // DB-IP Lite carries no time zone: the install-time index fills it, as for the embedded data
+    const resolver = createTimezoneResolver(installedTimezones());
+    sink = new LocationSink((job.layout === 'dbip-flat' ? dbipMapper : maxmindMapper)(resolver));
+  }
+  return { compiled: compileMmdb(v4, v6, sink), builtAt: builtAt(v4) };
+}
+
+/** Compiles, checks and writes the job's tables; throws DataError saying why not. */
+export async function compileUpdate(job: CompileJob): Promise<Manifest> {
+  const { compiled, builtAt: built } = await compileFiles(job);
+  const counts = countsOf(compiled.table, compiled);
+  const problem = sanityProblem({ table: compiled.table, counts }, job.baseline, job.minRatio);
+  if (problem !== null) throw new DataError(problem);
+  const set: CompiledSet = {
+    ...compiled,
+    manifest: manifest(job.kind, compiled, {
+      name: job.name,
+      source: {
+        origin: 'update',
+        layout: job.layout,
+        version: job.version,
+        builtAt: built,
+        files: job.files.map((f) => sha256File(f)),
+        update: job.update,
+      },
+      licence: job.licence,
+      attribution: job.attribution,
+    }),
+  };
+  saveCompiledSet(job.output, set);
+  return set.manifest;
+}

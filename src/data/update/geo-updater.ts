@@ -1,0 +1,168 @@
+// The update path for the GeoIP and ASN data sets: for each kind, fetch the
+// configured source's release (skipped when its checksum says nothing
+// changed), verify, compile in a worker thread with the sanity checks, and
+// rename the tables into DATA_DIR/tables/<kind>.update.tables, which the
+// service prefers over the embedded data (src/lookups/geoip/load.ts). Any
+// failure leaves the previous tables in place; the outcome of every run is
+// kept in DATA_DIR/tables/update-status.json for /metrics.
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FetchLike } from '../../lookups/vpn/feed-download.js';
+import type { CompiledSet, DataSetKind, Manifest } from '../compiled-set.js';
+import { readTableManifest } from '../table-file.js';
+import { compileInWorker } from './compile-worker.js';
+import { fetchRelease, type ReleaseFetch } from './fetch-release.js';
+import { withFileUrls } from './file-fetch.js';
+import { DEFAULT_MIN_RATIO, baselineOf } from './sanity.js';
+import { releasesFor, type Artifact, type Release, type SourceSettings } from './sources.js';
+import { recordOutcome, type UpdateOutcome } from './update-status.js';
+
+export const DATA_KINDS: readonly DataSetKind[] = ['geoip', 'asn'];
+
+export function updateTablesPath(dataDir: string, kind: DataSetKind): string {
+  return join(dataDir, 'tables', `${kind}.update.tables`);
+}
+
+export type GeoProgress =
+  | { kind: DataSetKind; phase: 'check'; source: string }
+  | { kind: DataSetKind; phase: 'download'; file: string; url: string }
+  | { kind: DataSetKind; phase: 'bytes'; bytes: number; total: number | null }
+  | { kind: DataSetKind; phase: 'compile' }
+  | {
+      kind: DataSetKind;
+      phase: 'done';
+      outcome: 'updated' | 'unchanged';
+      name: string;
+      seconds: number;
+    }
+  | { kind: DataSetKind; phase: 'failed'; error: string; seconds: number };
+
+export interface GeoUpdateOptions {
+  dataDir: string;
+  settings: SourceSettings;
+  kinds: readonly DataSetKind[];
+  /** the data answering now: the sanity checks compare the new data with it */
+  current: (kind: DataSetKind) => CompiledSet | null;
+  fetch?: FetchLike;
+  timeoutMs: number;
+  maxBytes: number;
+  now?: () => Date;
+  /** the new data must have at least this share of the current data's ranges (default 0.5) */
+  minRatio?: number;
+  onProgress?: (event: GeoProgress) => void;
+}
+
+export interface GeoUpdateResult {
+  kind: DataSetKind;
+  outcome: UpdateOutcome;
+  error: string | null;
+  manifest: Manifest | null;
+}
+
+/** Kinds run one after the other: memory stays at one compile. */
+export async function updateGeoData(options: GeoUpdateOptions): Promise<GeoUpdateResult[]> {
+  const results: GeoUpdateResult[] = [];
+  for (const kind of options.kinds) {
+    const result = await updateKind(kind, options);
+    results.push(result);
+    await recordOutcome(options.dataDir, result, (options.now ?? (() => new Date()))());
+  }
+  return results;
+}
+
+async function updateKind(kind: DataSetKind, options: GeoUpdateOptions): Promise<GeoUpdateResult> {
+  const started = performance.now();
+  const seconds = () => Math.round((performance.now() - started) / 100) / 10;
+  const progress = options.onProgress ?? (() => undefined);
+  const tablesDir = join(options.dataDir, 'tables');
+  const target = updateTablesPath(options.dataDir, kind);
+  let workDir: string | null = null;
+  try {
+    const now = (options.now ?? (() => new Date()))();
+    const releases = releasesFor(kind, options.settings, now);
+    progress({ kind, phase: 'check', source: options.settings.source });
+    try {
+      await mkdir(tablesDir, { recursive: true });
+      workDir = await mkdtemp(join(tablesDir, `.work-${kind}-`));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      throw new Error(`${tablesDir} cannot be written (${code})`, { cause: error });
+    }
+    const previous = readTableManifest<Manifest>(target);
+    const { release, fetched } = await firstAvailable(releases, kind, workDir, previous, options);
+    if (fetched.status === 'unchanged') {
+      progress({
+        kind,
+        phase: 'done',
+        outcome: 'unchanged',
+        name: release.name,
+        seconds: seconds(),
+      });
+      return { kind, outcome: 'unchanged', error: null, manifest: previous };
+    }
+    progress({ kind, phase: 'compile' });
+    const current = options.current(kind);
+    const output = join(tablesDir, `.${kind}.tables-${randomBytes(4).toString('hex')}`);
+    const manifest = await compileInWorker({
+      kind,
+      layout: release.layout,
+      files: fetched.files,
+      name: release.name,
+      version: release.version,
+      licence: release.licence,
+      attribution: release.attribution,
+      update: {
+        publisher: release.publisher,
+        fetchedAt: now.toISOString(),
+        artifacts: fetched.artifacts,
+      },
+      output,
+      baseline: current === null ? null : baselineOf(current),
+      minRatio: options.minRatio ?? DEFAULT_MIN_RATIO,
+    });
+    await rename(output, target);
+    progress({ kind, phase: 'done', outcome: 'updated', name: release.name, seconds: seconds() });
+    return { kind, outcome: 'updated', error: null, manifest };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    progress({ kind, phase: 'failed', error: message, seconds: seconds() });
+    return { kind, outcome: 'failed', error: message, manifest: null };
+  } finally {
+    if (workDir !== null)
+      await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** The first release that exists: a 404 moves on to the next (DB-IP's previous month). */
+async function firstAvailable(
+  releases: Release[],
+  kind: DataSetKind,
+  workDir: string,
+  previous: Manifest | null,
+  options: GeoUpdateOptions,
+): Promise<{ release: Release; fetched: ReleaseFetch }> {
+  const limits = {
+    fetch: withFileUrls(options.fetch ?? ((url: string, init: RequestInit) => fetch(url, init))),
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes,
+    onBytes: (bytes: number, total: number | null) =>
+      options.onProgress?.({ kind, phase: 'bytes', bytes, total }),
+  };
+  for (const [i, release] of releases.entries()) {
+    try {
+      const fetched = await fetchRelease(release, {
+        limits,
+        previous,
+        workDir,
+        onArtifact: (a: Artifact) =>
+          options.onProgress?.({ kind, phase: 'download', file: a.name, url: a.url }),
+      });
+      return { release, fetched };
+    } catch (error) {
+      const missing = /: HTTP 404$/.test((error as Error).message);
+      if (!missing || i === releases.length - 1) throw error;
+    }
+  }
+  throw new Error('no release to fetch');
+}

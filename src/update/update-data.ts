@@ -1,0 +1,142 @@
+// `npm run update-data` (and the CLI's `update-data`): refreshes everything
+// the service reads from DATA_DIR — the VPN/hosting/Tor feeds, the IANA RDAP
+// bootstrap, and the GeoIP and ASN data sets — one status line per data set.
+// Returns the exit status: 0 when at least one data set is current (updated
+// or unchanged), 1 when every one failed (the previous data is kept either way).
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { DataSetKind } from '../data/compiled-set.js';
+import { updateGeoData } from '../data/update/geo-updater.js';
+import { sourceSettings } from '../data/update/update-config.js';
+import { loadGeoData } from '../lookups/geoip/load.js';
+import { BOOTSTRAP_FILE, refreshBootstrap, writeBootstrapFile } from '../lookups/rdap/index.js';
+import { updateFeeds, type FeedProgress, type FeedSpec } from '../lookups/vpn/feed-updater.js';
+import { geoReporter, size, type Output } from './progress.js';
+
+export interface UpdateDataOptions {
+  config: Readonly<Config>;
+  dataDir: string;
+  /** ids to update (feed ids, rdap-bootstrap, geoip, asn); all enabled when absent */
+  only: ReadonlySet<string> | null;
+  out: Output;
+  /** for the data load the sanity checks compare with (warnings only) */
+  log: Logger;
+}
+
+export class UsageError extends Error {}
+
+function feedReporter(out: Output, width: number) {
+  return (event: FeedProgress): void => {
+    const name = event.feed.padEnd(width);
+    if (event.phase === 'start') out.write(`${name}  fetching ${event.url}\n`);
+    if (event.phase === 'done') {
+      out.write(`${name}  ok      ${size(event.bytes).padStart(10)}  ${event.prefixes} prefixes\n`);
+    }
+    if (event.phase === 'failed') {
+      out.write(
+        `${name}  FAILED  ${size(event.bytes).padStart(10)}  ${event.error} (previous file kept)\n`,
+      );
+    }
+  };
+}
+
+/** What to update: throws UsageError for an unknown or disabled id, or when nothing is left. */
+function selection(options: UpdateDataOptions) {
+  const { config, only } = options;
+  const bootstrap = config.rdapBootstrapUrl === null ? [] : ['rdap-bootstrap'];
+  const known = [...config.feeds.map((f) => f.id), ...bootstrap, ...config.dataUpdate.kinds];
+  if (only !== null) {
+    const unknown = [...only].filter((id) => !known.includes(id));
+    if (unknown.length > 0) {
+      throw new UsageError(`--only: unknown or disabled data set(s): ${unknown.join(', ')}`);
+    }
+  }
+  const wanted = (id: string) => only === null || only.has(id);
+  const feeds: FeedSpec[] = config.feeds.filter((f) => wanted(f.id));
+  const kinds: DataSetKind[] = config.dataUpdate.kinds.filter(wanted);
+  const withBootstrap = bootstrap.length > 0 && wanted('rdap-bootstrap');
+  if (feeds.length === 0 && kinds.length === 0 && !withBootstrap) {
+    throw new UsageError('nothing to update (all disabled?)');
+  }
+  return { feeds, kinds, withBootstrap };
+}
+
+export async function runUpdateData(options: UpdateDataOptions): Promise<number> {
+  const { config, dataDir, out } = options;
+  const { feeds, kinds, withBootstrap } = selection(options);
+  const width = Math.max('rdap-bootstrap'.length, ...feeds.map((f) => f.id.length));
+  let current = 0;
+  let attempted = 0;
+  if (feeds.length > 0) {
+    const feedDir = join(dataDir, 'feeds');
+    out.write(`updating ${feeds.length} feed(s) into ${feedDir}\n`);
+    const results = await updateFeeds({
+      dataDir: feedDir,
+      feeds,
+      timeoutMs: config.feedTimeoutMs,
+      maxBytes: config.feedMaxBytes,
+      onProgress: feedReporter(out, width),
+    });
+    current += results.filter((r) => r.ok).length;
+    attempted += results.length;
+  }
+  if (withBootstrap && config.rdapBootstrapUrl !== null) {
+    attempted++;
+    if (await updateBootstrap(config.rdapBootstrapUrl, config.feedTimeoutMs, dataDir, out, width)) {
+      current++;
+    }
+  }
+  if (kinds.length > 0) {
+    const update = config.dataUpdate;
+    out.write(
+      `updating ${kinds.join(' and ')} from ${update.settings.source} into ${join(dataDir, 'tables')}\n`,
+    );
+    // the data answering now, for the sanity checks: what the service would load
+    const geo = await loadGeoData(
+      { geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir },
+      options.log,
+    );
+    const results = await updateGeoData({
+      dataDir,
+      settings: sourceSettings(update),
+      kinds,
+      current: (kind) => geo.tables[kind],
+      timeoutMs: update.timeoutMs,
+      maxBytes: update.maxBytes,
+      onProgress: geoReporter(out, width),
+    });
+    current += results.filter((r) => r.outcome !== 'failed').length;
+    attempted += results.length;
+    if (results.some((r) => r.outcome === 'updated')) {
+      out.write('a running service loads the new data within a minute, or at once on SIGHUP\n');
+    }
+  }
+  out.write(`${current} of ${attempted} data set(s) current\n`);
+  return current === 0 ? 1 : 0;
+}
+
+/** The IANA RDAP bootstrap, so /whois follows registry moves without a release. */
+async function updateBootstrap(
+  baseUrl: string,
+  timeoutMs: number,
+  dataDir: string,
+  out: Output,
+  width: number,
+): Promise<boolean> {
+  const name = 'rdap-bootstrap'.padEnd(width);
+  try {
+    const urls = { ipv4: `${baseUrl}ipv4.json`, ipv6: `${baseUrl}ipv6.json` };
+    out.write(`${name}  fetching ${urls.ipv4} and ipv6.json\n`);
+    const table = await refreshBootstrap({ fetch, urls, timeoutMs });
+    mkdirSync(dataDir, { recursive: true });
+    writeBootstrapFile(join(dataDir, BOOTSTRAP_FILE), table);
+    out.write(`${name}  ok      ${table.entries.length} prefixes\n`);
+    return true;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    out.write(`${name}  FAILED  ${message} (previous file kept)\n`);
+    return false;
+  }
+}
