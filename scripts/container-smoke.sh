@@ -5,7 +5,8 @@
 #      user, port, volume, health check and labels;
 #   2. Redis and two ipintel replicas on one network sharing it: /ip/8.8.8.8 on
 #      both, and 100 requests spread over both get exactly 60 × 200, 40 × 429;
-#   3. one container on an empty /data volume, as the non-root user;
+#   3. one container on an empty /data volume, as the non-root user, with a
+#      read-only root file system and no capabilities;
 #   4. `docker stop` ends every container with exit code 0 within 10 s.
 # It removes what it started, by id, and stops the dockerd it started.
 #
@@ -285,7 +286,9 @@ empty_volume() {
   local vol id uid owner
   vol=$(docker volume create) || fail "docker volume create failed"
   VOLUMES+=("$vol")
-  run_container -v "$vol:/data" -p 127.0.0.1::8080 "$IMAGE"
+  # as locked down as deploy/kubernetes/ipintel.yaml: read-only root, no capabilities
+  run_container -v "$vol:/data" --read-only --tmpfs /tmp --cap-drop ALL \
+    --security-opt no-new-privileges -p 127.0.0.1::8080 "$IMAGE"
   id=$RUN_ID
   checks ready 90 "$(host_url "$id")" || fail "not ready on an empty /data volume"
   uid=$(docker exec "$id" id -u)
@@ -293,7 +296,7 @@ empty_volume() {
   [ "$uid" != 0 ] || fail "the service runs as root"
   [ "$owner" = ipintel ] || fail "/data belongs to $owner, not ipintel"
   docker exec "$id" sh -c 'touch /data/.write-test && rm /data/.write-test' || fail "/data is not writable"
-  log "empty /data volume: ready, running as uid $uid, /data owned by $owner and writable"
+  log "empty /data volume, read-only root: ready, running as uid $uid, /data owned by $owner and writable"
   stop_checked "$id"
 }
 
