@@ -87,9 +87,9 @@ ensure_engine() {
     command -v apt-get >/dev/null || skip "no Docker engine and no apt-get to install docker.io"
     log "installing docker.io and debootstrap (apt)"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null || skip "apt-get update failed"
-    apt-get install -y -qq --no-install-recommends docker.io debootstrap >/dev/null ||
-      skip "apt-get install docker.io debootstrap failed"
+    apt-get update -qq >"$WORK/apt.log" 2>&1 || skip "apt-get update failed: $(tail -n 3 "$WORK/apt.log")"
+    apt-get install -y -qq --no-install-recommends docker.io debootstrap >"$WORK/apt.log" 2>&1 ||
+      skip "apt-get install docker.io debootstrap failed: $(tail -n 3 "$WORK/apt.log")"
   fi
   log "starting dockerd"
   dockerd >"$WORK/dockerd.log" 2>&1 &
