@@ -25,6 +25,11 @@
 #
 # Where Docker cannot run it says why and exits 0 (CONTAINER_SMOKE_REQUIRED=1
 # makes that a failure); when Docker runs and a check fails it exits 1.
+#
+#   --prepare-only   only the engine and the base images (the slow, cold part:
+#                    .ci/run runs it in the background during `npm test`); the
+#                    dockerd it starts is left running for the next run, which
+#                    adopts it and stops it at the end
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +38,10 @@ readonly DEBIAN_IMAGE=ipintel-smoke/debian:bookworm
 readonly REDIS_IMAGE=ipintel-smoke/redis:bookworm
 readonly IMAGE=ipintel:smoke
 readonly STOP_LIMIT_S=10
+# the pid of a dockerd started by a --prepare-only run, handed to the next run
+readonly HANDOFF=/run/ipintel-container-smoke.dockerd.pid
+PREPARE_ONLY=false
+[ "${1:-}" != --prepare-only ] || PREPARE_ONLY=true
 WORK=$(mktemp -d)
 DOCKERD_PID=""
 RELAY_PID=""
@@ -65,7 +74,10 @@ cleanup() {
   for id in "${NETWORKS[@]}"; do docker network rm "$id" >/dev/null 2>&1; done
   for id in "${VOLUMES[@]}"; do docker volume rm "$id" >/dev/null 2>&1; done
   if [ -n "$RELAY_PID" ]; then kill "$RELAY_PID" 2>/dev/null; fi
-  if [ -n "$DOCKERD_PID" ]; then
+  if [ -n "$DOCKERD_PID" ] && $PREPARE_ONLY && [ "$status" -eq 0 ]; then
+    echo "$DOCKERD_PID" >"$HANDOFF"
+    log "dockerd (pid $DOCKERD_PID) left running for the next run"
+  elif [ -n "$DOCKERD_PID" ]; then
     log "stopping the dockerd it started (pid $DOCKERD_PID)"
     kill "$DOCKERD_PID" 2>/dev/null
     timeout 30 tail --pid="$DOCKERD_PID" -f /dev/null 2>/dev/null || kill -9 "$DOCKERD_PID" 2>/dev/null
@@ -77,9 +89,19 @@ trap cleanup EXIT
 
 # ---- a Docker engine ----
 
+# a dockerd that a --prepare-only run started is this run's to stop
+adopt_prepared_engine() {
+  [ -f "$HANDOFF" ] || return 0
+  local pid
+  pid=$(cat "$HANDOFF")
+  rm -f "$HANDOFF"
+  if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = dockerd ]; then DOCKERD_PID=$pid; fi
+}
+
 ensure_engine() {
+  adopt_prepared_engine
   if command -v docker >/dev/null && timeout 10 docker info >/dev/null 2>&1; then
-    log "using the running Docker engine"
+    log "using the running Docker engine${DOCKERD_PID:+ (started by --prepare-only, pid $DOCKERD_PID)}"
     return
   fi
   [ "$(id -u)" -eq 0 ] || skip "no running Docker engine and not root (needed to install and start one)"
@@ -88,7 +110,8 @@ ensure_engine() {
     log "installing docker.io and debootstrap (apt)"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >"$WORK/apt.log" 2>&1 || skip "apt-get update failed: $(tail -n 3 "$WORK/apt.log")"
-    apt-get install -y -qq --no-install-recommends docker.io debootstrap >"$WORK/apt.log" 2>&1 ||
+    apt-get install -y -qq -o DPkg::Lock::Timeout=300 --no-install-recommends docker.io debootstrap \
+      >"$WORK/apt.log" 2>&1 ||
       skip "apt-get install docker.io debootstrap failed: $(tail -n 3 "$WORK/apt.log")"
   fi
   log "starting dockerd"
@@ -329,11 +352,15 @@ stop_during_startup() {
 }
 
 ensure_engine
-# the relay and the checks run from dist/ (compiled here when stale)
-node scripts/build-if-stale.mjs >/dev/null
 ensure_debian_image
 ensure_node_image
 ensure_redis_image
+if $PREPARE_ONLY; then
+  log "engine and base images ready"
+  exit 0
+fi
+# the relay and the checks run from dist/ (compiled here when stale)
+node scripts/build-if-stale.mjs >/dev/null
 build_ipintel
 replicas
 empty_volume
