@@ -281,8 +281,13 @@ readonly FAST_HEALTH=(--health-interval 2s --health-start-period 60s)
 
 # ---- 2. Redis + two replicas ----
 
+# Redis calls are bounded at 100 ms; past that a replica counts the hit in
+# process (as designed), and the totals are no longer exact. On a loaded
+# machine that can happen once: the step is tried again with fresh containers.
+redis_timed_out() { docker logs "$1" 2>&1 | grep -q 'Redis did not answer within'; }
+
 replicas() {
-  local net redis a b
+  local attempt=${1:-1} net redis a b
   net=$(docker network create "ipintel-smoke-$$") || fail "docker network create failed"
   NETWORKS+=("$net")
   run_container --network "$net" --network-alias redis "$REDIS_IMAGE"
@@ -295,7 +300,15 @@ replicas() {
   b=$RUN_ID
   log "Redis ${redis:0:12} and replicas ${a:0:12}, ${b:0:12} on network ${net:0:12}"
   checks ready 90 --redis "$(host_url "$a")" "$(host_url "$b")" || fail "replicas not ready"
-  checks burst 100 60 40 "$(host_url "$a")" "$(host_url "$b")" || fail "shared rate limit"
+  if ! checks burst 100 60 40 "$(host_url "$a")" "$(host_url "$b")"; then
+    if [ "$attempt" -lt 2 ] && { redis_timed_out "$a" || redis_timed_out "$b"; }; then
+      log "a Redis call took over its 100 ms bound (loaded machine): counted in process; once more"
+      docker rm -f -v "$a" "$b" "$redis" >/dev/null
+      replicas $((attempt + 1))
+      return
+    fi
+    fail "shared rate limit"
+  fi
   wait_healthy "$a"
   wait_healthy "$b"
   log "both replicas healthy (the image's HEALTHCHECK)"
