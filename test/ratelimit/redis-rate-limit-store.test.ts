@@ -13,7 +13,8 @@ import { openRedisStores, type RedisStores } from '../helpers/redis-stores.js';
 import { timed, until } from '../helpers/wait.js';
 
 const TIMEOUT_MS = 100;
-const SLACK_MS = 100;
+// what a loaded machine may add to a bounded wait (the bound is what is tested, not the speed)
+const SLACK_MS = 400;
 const LIMIT = 60;
 
 let server: RedisTestServer;
