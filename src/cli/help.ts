@@ -22,7 +22,7 @@ Usage:
   ipintel enrich [--vpn] [--format jsonl|csv] [FILE]
                                      the first address of each line, with its GeoIP record
   ipintel serve                      start the HTTP service (as npm start)
-  ipintel update-data [--only id,id] fetch the VPN/hosting/Tor feeds and the RDAP bootstrap
+  ipintel update-data [--only id,id] refresh the feeds, the RDAP bootstrap, GeoIP and ASN data
 
 Options:
   --json       print the record as JSON (one line per argument)
@@ -94,9 +94,13 @@ README). Stops on SIGTERM or SIGINT.`;
 
 export const UPDATE_HELP = `Usage: ipintel update-data [--data-dir DIR] [--only id,id]
 
-Downloads the VPN, hosting and Tor feeds into DATA_DIR/feeds and refreshes the
-IANA RDAP bootstrap, as npm run update-data does. Exit status 0 when at least
-one feed was stored, 1 when every feed failed, 2 on bad arguments.`;
+Downloads the VPN, hosting and Tor feeds into DATA_DIR/feeds, refreshes the
+IANA RDAP bootstrap, and updates the GeoIP and ASN data sets in
+DATA_DIR/tables (DATA_SOURCE says from where), as npm run update-data does.
+A running service picks the new data up on its minute check or SIGHUP.
+--only takes ids such as aws,tor-exits,rdap-bootstrap,geoip,asn.
+Exit status 0 when at least one data set is current, 1 when every one failed
+(the previous data is kept either way), 2 on bad arguments.`;
 
 export function lookupHelp(name: string): string {
   return `${LOOKUP_HELP[name] ?? ''}\n\n${ENVIRONMENT}\n\n${EXIT}\n`;
