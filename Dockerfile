@@ -59,6 +59,8 @@ COPY --from=build /app/tables ./tables
 COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/scripts/update-data.js /app/dist/scripts/mcp-stdio.js ./dist/scripts/
 COPY resources/asn-classes.csv ./resources/
+# the web page's files are served as they are in the repository (src/web/page-assets.ts)
+COPY web/ ./web/
 
 # GLIBC_TUNABLES and the semi-space size: what `npm start` sets (see the
 # README's Operations section)

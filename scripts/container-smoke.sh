@@ -327,6 +327,7 @@ empty_volume() {
     --security-opt no-new-privileges -p 127.0.0.1::8080 "$IMAGE"
   id=$RUN_ID
   checks ready 90 "$(host_url "$id")" || fail "not ready on an empty /data volume"
+  checks page "$(host_url "$id")" || fail "the web page is not served"
   uid=$(docker exec "$id" id -u)
   owner=$(docker exec "$id" stat -c %U /data)
   [ "$uid" != 0 ] || fail "the service runs as root"

@@ -10,6 +10,9 @@
 //     exactly <ok> 200 and <limited> 429 in all, each instance answers both,
 //     the first answer of each is 8.8.8.8's real record, and each instance's
 //     /metrics counts the 429s it sent
+//   node dist/scripts/container/smoke-checks.js page <url>
+//     a browser's GET / is the HTML page, and every /assets/ file it names
+//     is served (the image must carry web/ beside dist/)
 const REQUEST_TIMEOUT_MS = 5_000;
 const PROBE = '8.8.8.8';
 
@@ -102,6 +105,25 @@ async function burst(n: number, ok: number, limited: number, urls: string[]): Pr
   }
 }
 
+async function page(url: string): Promise<void> {
+  const response = await fetch(`${url}/`, {
+    headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  const html = await response.text();
+  const type = response.headers.get('content-type') ?? '';
+  if (response.status !== 200 || !type.startsWith('text/html')) {
+    fail(`${url}/: a browser got ${response.status} ${type}, not the page`);
+  }
+  const assets = [...new Set(html.match(/\/assets\/[A-Za-z0-9._-]+/g) ?? [])];
+  if (assets.length === 0) fail(`${url}/: the page names no /assets/ file`);
+  for (const asset of assets) {
+    const answer = await get(`${url}${asset}`);
+    if (answer.status !== 200) fail(`${url}${asset}: ${answer.status}`);
+  }
+  process.stdout.write(`the page and its ${assets.length} assets are served\n`);
+}
+
 /**
  * A bound on the whole command. It also keeps the event loop alive: Node 20's
  * fetch, refused by a port that is published but not yet listened on, can
@@ -123,8 +145,12 @@ if (command === 'ready') {
   const watchdog = deadline(120);
   await burst(Number(n), Number(ok), Number(limited), urls);
   clearTimeout(watchdog);
+} else if (command === 'page' && args[0] !== undefined) {
+  const watchdog = deadline(30);
+  await page(args[0]);
+  clearTimeout(watchdog);
 } else {
   fail(
-    'usage: smoke-checks ready <seconds> [--redis] <url>... | burst <n> <ok> <limited> <url>...',
+    'usage: smoke-checks ready <seconds> [--redis] <url>... | burst <n> <ok> <limited> <url>... | page <url>',
   );
 }
