@@ -68,7 +68,8 @@ export async function loadServiceData(config: Readonly<Config>, log: Logger): Pr
 /**
  * Re-reads the GeoIP and ASN files (GEOIP_DB/ASN_DB swapped on disk, or a new
  * embedded data drop) and swaps them in at once: a request sees the old data
- * or the new, never a mix. On failure the old data stays and the error is thrown.
+ * or the new, never a mix. Tables whose file holds the same manifest as the
+ * ones in memory (update or installation tables) are kept, not read again. On failure the old data stays and the error is thrown.
  */
 export async function reloadGeoData(
   config: Readonly<Config>,
@@ -78,7 +79,12 @@ export async function reloadGeoData(
   // taken first: a file renamed in while this load runs is seen by the next check
   data.geoSignature = updateSignature(config.dataDir);
   const fresh = await loadGeoData(
-    { geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir },
+    {
+      geoipDb: config.geoipDb,
+      asnDb: config.asnDb,
+      dataDir: config.dataDir,
+      current: data.geo.tables,
+    },
     log,
   );
   // one assignment each: a request reads the tables once, old or new

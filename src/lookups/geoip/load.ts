@@ -9,7 +9,12 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { DataError, loadEmbedded, loadUserFile } from '../../data/compile-sources.js';
+import {
+  DataError,
+  INSTALLED_TABLES_DIR,
+  loadEmbedded,
+  loadUserFile,
+} from '../../data/compile-sources.js';
 import {
   COMPILER_VERSION,
   loadCompiledSetAsync,
@@ -17,6 +22,7 @@ import {
   type DataSetKind,
   type Manifest,
 } from '../../data/compiled-set.js';
+import { readTableManifest } from '../../data/table-file.js';
 import { updateTablesPath } from '../../data/update/geo-updater.js';
 import type { GeoTables } from './geoip.js';
 
@@ -50,6 +56,8 @@ export interface GeoDataOptions {
   geoipDb: string | null;
   asnDb: string | null;
   dataDir: string;
+  /** the tables in memory (a reload): a file whose manifest matches one of them is not read again */
+  current?: GeoTables;
 }
 
 export function dataSetInfo(set: CompiledSet): DataSetInfo {
@@ -83,11 +91,21 @@ export function dataDate(d: DataSetInfo): number {
   return Date.parse(d.builtAt ?? d.fetchedAt ?? versionDate ?? d.compiledAt);
 }
 
+/** `current` when the table file at `path` holds the same tables (only its manifest is read). */
+function unchanged(path: string, current: CompiledSet | undefined): CompiledSet | null {
+  if (current === undefined) return null;
+  const manifest = readTableManifest<Manifest>(path);
+  return manifest !== null && JSON.stringify(manifest) === JSON.stringify(current.manifest)
+    ? current
+    : null;
+}
+
 /** The update's tables for `kind`, or null when there are none usable (said in the log). */
 async function loadUpdate(
   kind: DataSetKind,
   dataDir: string,
   log: Logger,
+  current: CompiledSet | undefined,
 ): Promise<CompiledSet | null> {
   const path = updateTablesPath(dataDir, kind);
   try {
@@ -95,6 +113,8 @@ async function loadUpdate(
   } catch {
     return null;
   }
+  const same = unchanged(path, current);
+  if (same !== null) return same;
   try {
     const set = await loadCompiledSetAsync(path);
     if (set.manifest.kind === kind && set.manifest.compiler === COMPILER_VERSION) return set;
@@ -120,13 +140,25 @@ export function updateSignature(dataDir: string): string {
 
 export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise<GeoData> {
   const cacheDir = join(options.dataDir, 'tables');
+  const { current } = options;
   const updated = {
-    geoip: options.geoipDb === null ? await loadUpdate('geoip', options.dataDir, log) : null,
-    asn: options.asnDb === null ? await loadUpdate('asn', options.dataDir, log) : null,
+    geoip:
+      options.geoipDb === null
+        ? await loadUpdate('geoip', options.dataDir, log, current?.geoip)
+        : null,
+    asn:
+      options.asnDb === null ? await loadUpdate('asn', options.dataDir, log, current?.asn) : null,
+  };
+  // the installation's tables in memory still answer when the files beside the code are the same
+  const installed = (kind: DataSetKind) =>
+    unchanged(join(INSTALLED_TABLES_DIR, `${kind}.tables`), current?.[kind]);
+  const kept = {
+    geoip: options.geoipDb === null && updated.geoip === null ? installed('geoip') : null,
+    asn: options.asnDb === null && updated.asn === null ? installed('asn') : null,
   };
   const needsEmbedded =
-    (options.geoipDb === null && updated.geoip === null) ||
-    (options.asnDb === null && updated.asn === null);
+    (options.geoipDb === null && updated.geoip === null && kept.geoip === null) ||
+    (options.asnDb === null && updated.asn === null && kept.asn === null);
   const embedded = needsEmbedded ? await loadEmbedded(log) : null;
   const geoip =
     options.geoipDb !== null
@@ -134,10 +166,10 @@ export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise
           { kind: 'geoip', path: options.geoipDb, variable: 'GEOIP_DB', cacheDir },
           log,
         )
-      : (updated.geoip ?? embedded!.geoip);
+      : (updated.geoip ?? kept.geoip ?? embedded!.geoip);
   const asn =
     options.asnDb !== null
       ? await loadUserFile({ kind: 'asn', path: options.asnDb, variable: 'ASN_DB', cacheDir }, log)
-      : (updated.asn ?? embedded!.asn);
+      : (updated.asn ?? kept.asn ?? embedded!.asn);
   return { tables: { geoip, asn }, dataSets: [dataSetInfo(geoip), dataSetInfo(asn)] };
 }

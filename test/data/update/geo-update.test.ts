@@ -137,6 +137,19 @@ describe('updating GeoIP and ASN from ip-location-db', () => {
     assert.equal(readStatus(dir).geoip?.outcome, 'unchanged');
   });
 
+  it('a reload after an update of one kind keeps the other kind in memory, not read again', async (t) => {
+    const { dir, service, data } = await seeded(t);
+    const geoipBefore = data.geo.tables.geoip;
+    const asnBefore = data.geo.tables.asn;
+    publishRelease(server, flatCity('Paris', 'FR'), asnCsv(15169, 'Google LLC'));
+    const [result] = await update(dir, { kinds: ['asn'], current: current(data) });
+    assert.equal(result!.outcome, 'updated');
+    await reloadGeoData(service.config, data, silentLog);
+    assert.deepEqual(await answer(service), ['London', 'GB', 'AS15169']);
+    assert.equal(data.geo.tables.geoip, geoipBefore, 'the unchanged GeoIP tables are kept');
+    assert.notEqual(data.geo.tables.asn, asnBefore);
+  });
+
   it('each failure leaves the current data answering and says why', async (t) => {
     const { dir, service, data } = await seeded(t);
     const tables = updateTablesPath(dir, 'geoip');
