@@ -148,7 +148,7 @@ export interface CompiledSet {
 }
 
 /** How many records the set has (not texts: GeoIP records share places). */
-export function recordCount(set: Pick<CompiledSet, 'records' | 'placeOf'>): number {
+function recordCount(set: Pick<CompiledSet, 'records' | 'placeOf'>): number {
   return set.placeOf === null ? set.records.count : set.placeOf.length;
 }
 

@@ -29,7 +29,7 @@ export const ALIAS = 0x40000000;
 export const MAX_RECORDS = 0x3fffffff;
 
 const FLAGS = SPLIT | ALIAS;
-export const JUMP_ENTRIES = 65_537;
+const JUMP_ENTRIES = 65_537;
 
 export interface V4Table {
   /** range starts, ascending, the first 0 */
@@ -126,10 +126,7 @@ export function embeddedIpv4(groups: readonly number[], offset: number): number 
  * last range starting at or before the first address whose top 16 bits are
  * `top`; `startsBy(index, top)` says whether range `index` does.
  */
-export function jumpTable(
-  count: number,
-  startsBy: (index: number, top: number) => boolean,
-): Uint32Array {
+function jumpTable(count: number, startsBy: (index: number, top: number) => boolean): Uint32Array {
   const jump = new Uint32Array(JUMP_ENTRIES);
   let index = 0;
   for (let top = 0; top < 65_536; top++) {

@@ -14,7 +14,7 @@ import { download, streamDownload, type DownloadLimits } from '../../lookups/vpn
 import type { FetchedArtifact, Manifest } from '../compiled-set.js';
 import type { Artifact, Release } from './sources.js';
 
-export class UpdateError extends Error {
+class UpdateError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'UpdateError';
@@ -25,7 +25,7 @@ export type ReleaseFetch =
   { status: 'unchanged' } | { status: 'fetched'; files: string[]; artifacts: FetchedArtifact[] };
 
 /** A .sha256 file: the hex digest, maybe followed by a file name. */
-export function parseChecksum(text: string, name: string): string {
+function parseChecksum(text: string, name: string): string {
   const digest = text.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
   if (!/^[0-9a-f]{64}$/.test(digest)) {
     throw new UpdateError(`${name}.sha256 holds no SHA-256 digest`);

@@ -18,8 +18,6 @@ import { DEFAULT_MIN_RATIO, baselineOf } from './sanity.js';
 import { releasesFor, type Artifact, type Release, type SourceSettings } from './sources.js';
 import { recordOutcome, type UpdateOutcome } from './update-status.js';
 
-export const DATA_KINDS: readonly DataSetKind[] = ['geoip', 'asn'];
-
 export function updateTablesPath(dataDir: string, kind: DataSetKind): string {
   return join(dataDir, 'tables', `${kind}.update.tables`);
 }

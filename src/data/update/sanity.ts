@@ -21,7 +21,7 @@ const PROBES_PER_FAMILY = 32;
 /** entries scanned from each step for an answered one */
 const SCAN_LIMIT = 4096;
 
-export function rangesOf(counts: Manifest['counts']): number {
+function rangesOf(counts: Manifest['counts']): number {
   return counts.v4Ranges + counts.v6Ranges + counts.v6SubRanges;
 }
 

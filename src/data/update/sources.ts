@@ -105,7 +105,7 @@ function ipLocationDb(kind: DataSetKind, s: SourceSettings): Release {
 }
 
 /** YYYY-MM of `now` and of the month before, in UTC. */
-export function recentMonths(now: Date): [string, string] {
+function recentMonths(now: Date): [string, string] {
   const month = (d: Date) =>
     `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
   const previous = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));

@@ -21,7 +21,7 @@ export interface KindStatus {
 
 export type UpdateStatus = Partial<Record<DataSetKind, KindStatus>>;
 
-export function statusPath(dataDir: string): string {
+function statusPath(dataDir: string): string {
   return join(dataDir, 'tables', 'update-status.json');
 }
 

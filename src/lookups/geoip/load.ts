@@ -60,7 +60,7 @@ export interface GeoDataOptions {
   current?: GeoTables;
 }
 
-export function dataSetInfo(set: CompiledSet): DataSetInfo {
+function dataSetInfo(set: CompiledSet): DataSetInfo {
   const m = set.manifest;
   return {
     name: m.name,
