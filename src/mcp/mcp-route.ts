@@ -29,8 +29,6 @@ import { MuxTransport } from './mux-transport.js';
 import type { connectMcp, createMcpServer } from './server.js';
 import type { CallRoute } from './tools.js';
 
-export const MCP_PATH = '/mcp';
-
 const JSON_TYPE = 'application/json';
 
 /** The SDK transport's bound on a batch (its MAX_BATCH_SIZE). */
