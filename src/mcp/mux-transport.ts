@@ -68,9 +68,4 @@ export class MuxTransport implements Transport {
   context(id: RequestId): RequestContext | undefined {
     return typeof id === 'number' ? this.waiting.get(id)?.ctx : undefined;
   }
-
-  /** Requests in flight (for tests and diagnostics). */
-  get inFlight(): number {
-    return this.waiting.size;
-  }
 }
