@@ -35,6 +35,11 @@ const USAGE_CODES = new Set<ErrorCode>([
   'BAD_REQUEST',
 ]);
 
+/** A failed lookup's exit status: usage when the API would refuse the input with 400. */
+function failureCode(error: AppError): number {
+  return USAGE_CODES.has(error.code) ? EXIT_USAGE : EXIT_LOOKUP_FAILED;
+}
+
 class UsageError extends Error {}
 
 interface Parsed {
@@ -63,9 +68,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<CliOutcome> {
       io.stderr.write(`ipintel: ${error.message}\nTry 'ipintel --help'.\n`);
       return { code: EXIT_USAGE };
     }
-    const code = error instanceof AppError && USAGE_CODES.has(error.code) ? EXIT_USAGE : 1;
     io.stderr.write(`ipintel: ${describe(error)}\n`);
-    return { code };
+    return { code: error instanceof AppError ? failureCode(error) : EXIT_LOOKUP_FAILED };
   }
 }
 
@@ -140,8 +144,7 @@ async function lookup(command: LookupCommand, args: string[], io: CliIo): Promis
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       io.stderr.write(`ipintel: ${describe(error)}\n`);
-      const failed = USAGE_CODES.has(error.code) ? EXIT_USAGE : EXIT_LOOKUP_FAILED;
-      code = Math.max(code, failed);
+      code = Math.max(code, failureCode(error));
     }
   }
   return { code };

@@ -19,7 +19,6 @@
 //   session to resume or end and no server-initiated stream;
 // - the SDK (and ./server.js, which builds on it) is loaded by the first POST,
 //   not at start-up: the SDK imports below are types only.
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type * as SdkTypes from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
@@ -28,8 +27,6 @@ import { defineHandler, type RawBody, type RequestContext } from '../http/route.
 import { MuxTransport } from './mux-transport.js';
 import type { connectMcp, createMcpServer } from './server.js';
 import type { CallRoute } from './tools.js';
-
-export const MCP_PATH = '/mcp';
 
 const JSON_TYPE = 'application/json';
 
@@ -92,15 +89,10 @@ function loadSdk(): Promise<McpSdk> {
   return sdk;
 }
 
-/** The app's one server, connected to the transport that multiplexes requests onto it. */
-interface SharedServer {
-  server: McpServer;
-  transport: MuxTransport;
-}
-
 export function mcpHandlers(deps: McpRouteDeps) {
-  let shared: Promise<SharedServer> | undefined;
-  const sharedServer = (mcp: McpSdk): Promise<SharedServer> => {
+  // the app's one server, connected to the transport that multiplexes requests onto it
+  let shared: Promise<MuxTransport> | undefined;
+  const sharedServer = (mcp: McpSdk): Promise<MuxTransport> => {
     shared ??= (async () => {
       const transport = new MuxTransport();
       const server = mcp.createMcpServer(deps.version, {
@@ -113,7 +105,7 @@ export function mcpHandlers(deps: McpRouteDeps) {
         },
       });
       await mcp.connectMcp(server, transport, deps.log);
-      return { server, transport };
+      return transport;
     })().catch((error: unknown) => {
       shared = undefined;
       throw error;
@@ -137,7 +129,7 @@ export function mcpHandlers(deps: McpRouteDeps) {
 
 async function handleMcp(
   ctx: RequestContext,
-  sharedServer: (mcp: McpSdk) => Promise<SharedServer>,
+  sharedServer: (mcp: McpSdk) => Promise<MuxTransport>,
 ): Promise<RawBody> {
   let message: unknown;
   try {
@@ -154,7 +146,7 @@ async function handleMcp(
   const requests = messages.filter(mcp.isRequest);
   // notifications and responses only: accepted, nothing to answer (see ./mux-transport.ts)
   if (requests.length === 0) return { body: null, contentType: JSON_TYPE, status: 202 };
-  const { transport } = await sharedServer(mcp);
+  const transport = await sharedServer(mcp);
   const responses = await Promise.all(requests.map((request) => transport.request(request, ctx)));
   if (wantsEventStream(ctx.headers.accept)) {
     return {

@@ -1,5 +1,5 @@
 // One McpServer for every POST /mcp of the process, instead of one per
-// request: building the server (eight tools, their zod schemas) and its SDK
+// request: building the server (nine tools, their zod schemas) and its SDK
 // transport cost milliseconds a call, which the lookups behind the tools do
 // not. The server stays the SDK's — initialize and version negotiation,
 // tools/list with its JSON Schemas, argument and result validation, JSON-RPC
@@ -67,10 +67,5 @@ export class MuxTransport implements Transport {
   /** The HTTP request that carries the server-side request `id` (for `my_ip`). */
   context(id: RequestId): RequestContext | undefined {
     return typeof id === 'number' ? this.waiting.get(id)?.ctx : undefined;
-  }
-
-  /** Requests in flight (for tests and diagnostics). */
-  get inFlight(): number {
-    return this.waiting.size;
   }
 }

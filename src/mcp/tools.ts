@@ -18,6 +18,7 @@ import {
 } from '../api/lookup-schemas.js';
 import { cidrRecordSchema, geoIpRecordSchema } from '../api/schemas.js';
 import { toErrorResponse } from '../errors.js';
+import { RECORD_TYPES } from '../lookups/dns/record-type.js';
 import type { RawInput } from '../app.js';
 import type { RequestContext } from '../http/route.js';
 
@@ -37,8 +38,6 @@ export interface ToolDeps {
 
 /** Key of the machine-readable error in a failed result's `_meta` (see toolError). */
 export const ERROR_META_KEY = 'ipintel/error';
-
-export const DNS_TYPES = ['A', 'AAAA', 'MX', 'TXT', 'NS', 'CNAME'] as const;
 
 /** The route a tool runs (its path pattern, e.g. "/ip/:ip") and its raw parameters. */
 interface Lookup extends RawInput {
@@ -214,7 +213,10 @@ export const TOOLS: readonly McpTool[] = [
         .describe(
           'The domain name, e.g. "example.com" (a trailing dot is allowed; internationalised names such as "münchen.de" are queried as punycode). Not an IP address.',
         ),
-      type: z.enum(DNS_TYPES).default('A').describe('The record type to resolve; A when omitted.'),
+      type: z
+        .enum(RECORD_TYPES)
+        .default('A')
+        .describe('The record type to resolve; A when omitted.'),
     },
     output: dnsRecordsSchema,
     network: true,

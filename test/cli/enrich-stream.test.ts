@@ -1,0 +1,42 @@
+// enrichStream: lines split across chunks, CRLF, a line without a break in
+// MAX_LINE characters cut there (memory stays bounded), the last line without
+// a final break.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PassThrough, Readable } from 'node:stream';
+import { enrichStream, MAX_LINE } from '../../src/cli/enrich-stream.js';
+
+/** Runs enrichStream over `chunks` with an enricher that writes each line's length. */
+async function lengths(chunks: string[]): Promise<{ out: string; count: number }> {
+  const output = new PassThrough();
+  let out = '';
+  output.setEncoding('utf8');
+  output.on('data', (chunk: string) => (out += chunk));
+  const count = await enrichStream(
+    Readable.from(chunks.map((c) => Buffer.from(c))),
+    output,
+    { header: 'len\n', line: (text) => `${text.length}\n` },
+    null,
+  );
+  return { out, count };
+}
+
+describe('enrichStream', () => {
+  it('joins a line split across chunks and drops the CR of CRLF', async () => {
+    assert.deepEqual(await lengths(['ab', 'c\r\nde\n', 'f']), {
+      out: 'len\n3\n2\n1\n',
+      count: 3,
+    });
+  });
+
+  it('cuts a line with no break in MAX_LINE characters there', async () => {
+    const long = 'x'.repeat(MAX_LINE * 2 + 5);
+    const chunks = [];
+    for (let i = 0; i < long.length; i += 1 << 16) chunks.push(long.slice(i, i + (1 << 16)));
+    chunks.push('\nok\n');
+    assert.deepEqual(await lengths(chunks), {
+      out: `len\n${MAX_LINE}\n${MAX_LINE}\n5\n2\n`,
+      count: 4,
+    });
+  });
+});
