@@ -22,7 +22,7 @@ import { errorBody } from './http/respond.js';
 import {
   Expiring,
   JsonBody,
-  RawJson,
+  serialise,
   type AnyRoute,
   type CachePolicy,
   type RawBody,
@@ -343,10 +343,6 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     );
   });
   return { server, router, handle, call };
-}
-
-function serialise(data: unknown): string {
-  return data instanceof RawJson ? data.json : JSON.stringify(data);
 }
 
 /**

@@ -150,6 +150,11 @@ export class RawJson {
   constructor(readonly json: string) {}
 }
 
+/** A handler's data as JSON text: RawJson as it is, anything else stringified. */
+export function serialise(data: unknown): string {
+  return data instanceof RawJson ? data.json : JSON.stringify(data);
+}
+
 /** The whole response body, `{"data":…}`, assembled by the lookup (the GeoIP and VPN hot paths). */
 export class JsonBody {
   constructor(
