@@ -22,7 +22,7 @@ import { errorBody } from './http/respond.js';
 import {
   Expiring,
   JsonBody,
-  RawJson,
+  serialise,
   type AnyRoute,
   type CachePolicy,
   type RawBody,
@@ -83,16 +83,6 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
   const { log, now, cache, metrics } = deps;
   // parsed socket peers, per connection (keep-alive clients send many requests)
   const peers = new WeakMap<Socket, Ip>();
-  // Cache-Control of in-memory answers, per route: built once
-  const lifetimes = new Map(
-    deps.routes.map((r) => [
-      r,
-      r.lifetime === undefined
-        ? 'no-store'
-        : `${r.lifetime.visibility}, max-age=${r.lifetime.ttlSeconds}`,
-    ]),
-  );
-
   /**
    * One request, start to end. A request whose steps are all synchronous
    * (in-memory rate limit, in-memory data) is answered before this returns;
@@ -215,7 +205,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
   /** An answer from in-memory data: the route's lifetime, no X-Cache. */
   function writeData(x: Exchange, route: AnyRoute, data: unknown): number {
     addRouteHeaders(x, route);
-    x.headers['cache-control'] = lifetimes.get(route) ?? 'no-store';
+    x.headers['cache-control'] = route.cacheControl;
     return data instanceof JsonBody
       ? x.send(200, data.body, undefined, data.bytes)
       : x.send(200, `{"data":${serialise(data)}}`);
@@ -353,10 +343,6 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     );
   });
   return { server, router, handle, call };
-}
-
-function serialise(data: unknown): string {
-  return data instanceof RawJson ? data.json : JSON.stringify(data);
 }
 
 /**

@@ -6,6 +6,7 @@ import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { DEFAULT_CACHE_MAX_BYTES } from './cache/cache-store.js';
 import { parseCidr, type Cidr } from './net/cidr-match.js';
 import { feedOverridesFromEnv, resolveFeeds } from './lookups/vpn/default-feeds.js';
 import type { FeedSpec } from './lookups/vpn/feed-updater.js';
@@ -143,7 +144,7 @@ const envSchema = z.object({
     .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
     .optional(),
   CACHE_MAX_ENTRIES: integer(0, 100_000_000).default(50_000),
-  CACHE_MAX_BYTES: integer(0, 64 * 1024 ** 3).default(64 * 1024 * 1024),
+  CACHE_MAX_BYTES: integer(0, 64 * 1024 ** 3).default(DEFAULT_CACHE_MAX_BYTES),
   DNS_SERVERS: z
     .string()
     .optional()

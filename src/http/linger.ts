@@ -12,9 +12,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /** Bytes of a refused body read and discarded before the connection is closed anyway. */
-export const LINGER_MAX_BYTES = 64 * 1024 * 1024;
+const LINGER_MAX_BYTES = 64 * 1024 * 1024;
 /** Time a refused body is read and discarded before the connection is closed anyway. */
-export const LINGER_MAX_MS = 10_000;
+const LINGER_MAX_MS = 10_000;
 
 export interface LingerBounds {
   maxBytes: number;

@@ -1,4 +1,4 @@
-// Reading a JSON request body (POST /mcp), bounded: CONTRACT.md answers 413
+// Reading a JSON request body (POST /mcp, POST /batch), bounded: CONTRACT.md answers 413
 // for a body over 1 MiB and 415 for anything but JSON.
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';

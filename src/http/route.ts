@@ -59,8 +59,11 @@ export interface Route<P = unknown, Q = unknown, D = unknown> {
   /** error codes this route can answer, beyond the ones every route can (404/405/429/500) */
   errors: ErrorCode[];
   rateLimited: boolean;
-  /** answers from in-memory data: Cache-Control for clients, no server cache */
-  lifetime?: Lifetime;
+  /**
+   * Cache-Control of answers from in-memory data (no server cache): from the
+   * table's lifetime, built once in route(); 'no-store' without one
+   */
+  cacheControl: string;
   /** answers that ask an upstream: kept in the lookup cache (X-Cache) */
   cache?: CachePolicy;
   /** the cache key for one input; required with `cache` */
@@ -91,7 +94,7 @@ export type AnyRoute = Route<any, any, any>;
 /** What answers a route, apart from where it sits in the route table (src/routes/route-table.ts). */
 export type Handler<P = unknown, Q = unknown, D = unknown> = Omit<
   Route<P, Q, D>,
-  'method' | 'path' | 'rateLimited' | 'lifetime' | 'cache'
+  'method' | 'path' | 'rateLimited' | 'cacheControl' | 'cache'
 >;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -123,7 +126,10 @@ export function route(
     method,
     path,
     rateLimited: placement.limited,
-    ...(placement.lifetime === undefined ? {} : { lifetime: placement.lifetime }),
+    cacheControl:
+      placement.lifetime === undefined
+        ? 'no-store'
+        : `${placement.lifetime.visibility}, max-age=${placement.lifetime.ttlSeconds}`,
     ...(placement.cache === undefined ? {} : { cache: placement.cache }),
   };
 }
@@ -142,6 +148,11 @@ export class Expiring<T> {
 /** Data that is already JSON. */
 export class RawJson {
   constructor(readonly json: string) {}
+}
+
+/** A handler's data as JSON text: RawJson as it is, anything else stringified. */
+export function serialise(data: unknown): string {
+  return data instanceof RawJson ? data.json : JSON.stringify(data);
 }
 
 /** The whole response body, `{"data":…}`, assembled by the lookup (the GeoIP and VPN hot paths). */

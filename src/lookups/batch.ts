@@ -16,13 +16,6 @@ export interface BatchLookups {
   vpn?: (ip: Ip) => string;
 }
 
-export interface BatchAnswer {
-  /** `{"results":[…],"count":N,"errors":E}` */
-  json: string;
-  count: number;
-  errors: number;
-}
-
 const EXAMPLE = '["8.8.8.8", "2606:4700:4700::1111"]';
 
 /** JSON's name for a value's type, for messages. */
@@ -88,7 +81,8 @@ function resultOf(query: string, lookups: BatchLookups): { text: string; failed:
   return { text: `${head}"data":${data}}`, failed: false };
 }
 
-export function batchJson(queries: readonly string[], lookups: BatchLookups): BatchAnswer {
+/** `{"results":[…],"count":N,"errors":E}` */
+export function batchJson(queries: readonly string[], lookups: BatchLookups): string {
   const seen = new Map<string, { text: string; failed: boolean }>();
   const parts = new Array<string>(queries.length);
   let errors = 0;
@@ -102,10 +96,5 @@ export function batchJson(queries: readonly string[], lookups: BatchLookups): Ba
     if (result.failed) errors++;
     parts[i] = result.text;
   }
-  const count = queries.length;
-  return {
-    json: `{"results":[${parts.join(',')}],"count":${count},"errors":${errors}}`,
-    count,
-    errors,
-  };
+  return `{"results":[${parts.join(',')}],"count":${queries.length},"errors":${errors}}`;
 }

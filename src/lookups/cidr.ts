@@ -32,7 +32,7 @@ export type ParsedRange =
   | { version: 4; address: number; prefix: number }
   | { version: 6; groups: number[]; prefix: number };
 
-export function parseRange(range: string | null | undefined): ParsedRange {
+function parseRange(range: string | null | undefined): ParsedRange {
   if (range === null || range === undefined || range === '') {
     throw new AppError('INVALID_RANGE', `The query parameter "range" is required: ${EXAMPLE}.`);
   }

@@ -81,9 +81,8 @@ export function batchHandlers(deps: BatchDeps) {
       responseExample: RESPONSE_EXAMPLE,
       errors: ['BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
       headers: deps.attribution,
-      handle: ({ query, ctx }) =>
-        new JsonBody(`{"data":${answer(ctx.bodyText, query.include).json}}`),
-      record: ({ query, ctx }) => JSON.parse(answer(ctx.bodyText, query.include).json) as unknown,
+      handle: ({ query, ctx }) => new JsonBody(`{"data":${answer(ctx.bodyText, query.include)}}`),
+      record: ({ query, ctx }) => JSON.parse(answer(ctx.bodyText, query.include)) as unknown,
     }),
   };
 }

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { healthSchema, readinessSchema, serviceInfoSchema } from '../api/schemas.js';
 import { AppError } from '../errors.js';
+import { JSON_TYPE } from '../http/exchange.js';
 import { defineHandler } from '../http/route.js';
 import { dataDate, type DataSetInfo } from '../lookups/geoip/load.js';
 import type { Metrics } from '../metrics.js';
@@ -137,7 +138,7 @@ export function opsHandlers(options: OpsOptions) {
       response: z.record(z.string(), z.unknown()),
       errors: [],
       raw: true,
-      handle: () => ({ body: options.openApi(), contentType: 'application/json; charset=utf-8' }),
+      handle: () => ({ body: options.openApi(), contentType: JSON_TYPE }),
     }),
   };
 }

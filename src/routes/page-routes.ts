@@ -11,7 +11,7 @@ import { AppError } from '../errors.js';
 import { JSON_TYPE } from '../http/exchange.js';
 import {
   defineHandler,
-  RawJson,
+  serialise,
   type AnyHandler,
   type RawBody,
   type RequestContext,
@@ -55,7 +55,7 @@ const pageQuery = z.object({
 export function pageHandlers(options: PageOptions) {
   const jsonAnswer = (json: AnyHandler, input: RouteInput<unknown, unknown>) =>
     after(json.handle(input), (data): RawBody => ({
-      body: `{"data":${data instanceof RawJson ? data.json : JSON.stringify(data)}}`,
+      body: `{"data":${serialise(data)}}`,
       contentType: JSON_TYPE,
       headers: { vary: 'Accept' },
     }));

@@ -3,49 +3,29 @@
 // stops, stalls and comes back (misses within the bound, never a throw).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
 import { RedisCacheStore } from '../../src/cache/redis-cache-store.js';
 import type { RedisState } from '../../src/redis/redis-link.js';
 import { TestClock } from '../helpers/clock.js';
-import { startRedisServer, type RedisTestServer } from '../helpers/redis-server.js';
-import { openRedisStores, type RedisStores } from '../helpers/redis-stores.js';
+import { redisStoreFixture, type RedisStores } from '../helpers/redis-stores.js';
 import { timed, until } from '../helpers/wait.js';
 
 const TIMEOUT_MS = 100;
 /** scheduling slack on top of the bound when timing a call */
 const SLACK_MS = 100;
 
-let server: RedisTestServer;
-let raw: Redis;
-const opened: RedisStores[] = [];
+const redis = redisStoreFixture(TIMEOUT_MS);
 
-async function stores(
+function stores(
   options: { cacheVersion?: string; onStateChange?: (state: RedisState) => void } = {},
 ): Promise<RedisStores> {
-  const created = await openRedisStores(server.url, { timeoutMs: TIMEOUT_MS, ...options });
-  opened.push(created);
-  await until(() => created.health() === 'up');
-  return created;
+  return redis.open(options);
 }
 
 function redisKey(key: string, version = '1'): string {
   return `ipintel:v${version}:cache:${createHash('sha256').update(key).digest('base64url')}`;
 }
-
-before(async () => {
-  server = await startRedisServer();
-  raw = new Redis(server.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  raw.on('error', () => {});
-  await raw.connect();
-});
-
-after(async () => {
-  await Promise.all(opened.map((s) => s.close()));
-  raw.disconnect();
-  await server.close();
-});
 
 describe('RedisCacheStore', () => {
   it('answers a stored value with its expiry, and Redis holds it with a PX TTL', async () => {
@@ -55,7 +35,7 @@ describe('RedisCacheStore', () => {
     const entry = await cache.get('geoip:1.1.1.1');
     assert.equal(entry?.value, '{"country":"AU"}');
     assert.ok(entry.expiresAt >= before + 60_000 && entry.expiresAt <= Date.now() + 60_000);
-    const pttl = await raw.pttl(redisKey('geoip:1.1.1.1'));
+    const pttl = await redis.raw.pttl(redisKey('geoip:1.1.1.1'));
     assert.ok(pttl > 59_000 && pttl <= 60_000, `PTTL ${pttl}`);
     assert.equal(await cache.get('geoip:8.8.8.8'), undefined);
   });
@@ -75,12 +55,12 @@ describe('RedisCacheStore', () => {
     assert.equal((await cache.get('short'))?.value, 'v');
     await sleep(250);
     assert.equal(await cache.get('short'), undefined);
-    assert.equal(await raw.exists(redisKey('short')), 0);
+    assert.equal(await redis.raw.exists(redisKey('short')), 0);
   });
 
   it('an entry whose stored expiry has passed is a miss even if Redis still has it', async () => {
     const { cache } = await stores();
-    await raw.set(redisKey('stale'), `1;${Date.now() - 1};"old"`, 'PX', 10_000);
+    await redis.raw.set(redisKey('stale'), `1;${Date.now() - 1};"old"`, 'PX', 10_000);
     assert.equal(await cache.get('stale'), undefined);
   });
 
@@ -88,16 +68,13 @@ describe('RedisCacheStore', () => {
     const { cache } = await stores();
     for (const ttl of [0, -5, Number.NaN]) await cache.set(`ttl:${ttl}`, 'v', ttl);
     for (const ttl of [0, -5, Number.NaN]) {
-      assert.equal(await raw.exists(redisKey(`ttl:${ttl}`)), 0, `ttl ${ttl}`);
+      assert.equal(await redis.raw.exists(redisKey(`ttl:${ttl}`)), 0, `ttl ${ttl}`);
     }
   });
 
   it('size approximates the live entries this instance wrote', async () => {
     const clock = new TestClock(Date.now());
-    const created = await openRedisStores(server.url, { timeoutMs: TIMEOUT_MS, now: clock.now });
-    opened.push(created);
-    await until(() => created.health() === 'up');
-    const { cache } = created;
+    const { cache } = await redis.open({ now: clock.now });
     await cache.set('size:a', 'v', 2_000);
     await cache.set('size:b', 'v', 60_000);
     await cache.set('size:c', 'v', 60_000);
@@ -131,21 +108,21 @@ describe('RedisCacheStore', () => {
     {
       name: 'a value tagged with another version under this version’s key',
       write: () =>
-        raw.set(redisKey('versioned'), `2;${Date.now() + 10_000};"v2 shape"`, 'PX', 10_000),
+        redis.raw.set(redisKey('versioned'), `2;${Date.now() + 10_000};"v2 shape"`, 'PX', 10_000),
     },
     {
       name: 'a value without the version tag',
-      write: () => raw.set(redisKey('versioned'), '"bare json"', 'PX', 10_000),
+      write: () => redis.raw.set(redisKey('versioned'), '"bare json"', 'PX', 10_000),
     },
     {
       name: 'a value with a malformed expiry',
-      write: () => raw.set(redisKey('versioned'), '1;soon;"x"', 'PX', 10_000),
+      write: () => redis.raw.set(redisKey('versioned'), '1;soon;"x"', 'PX', 10_000),
     },
   ];
   for (const { name, write } of misses) {
     it(`misses on ${name}`, async () => {
       const v1 = await stores({ cacheVersion: '1' });
-      await raw.del(redisKey('versioned'));
+      await redis.raw.del(redisKey('versioned'));
       await write();
       assert.equal(await v1.cache.get('versioned'), undefined);
     });
@@ -164,8 +141,8 @@ describe('RedisCacheStore', () => {
 
   it('hostile keys are stored under hashed names only and cannot act on Redis', async () => {
     const { cache } = await stores();
-    await raw.flushdb();
-    await raw.set('sentinel', 'still here');
+    await redis.raw.flushdb();
+    await redis.raw.set('sentinel', 'still here');
     const hostile = [
       'a\r\nFLUSHALL\r\n',
       '*\r\n$8\r\nFLUSHALL\r\n',
@@ -181,8 +158,8 @@ describe('RedisCacheStore', () => {
     for (const [i, key] of hostile.entries()) {
       assert.equal((await cache.get(key))?.value, `"value ${i}"`, JSON.stringify(key.slice(0, 20)));
     }
-    assert.equal(await raw.get('sentinel'), 'still here');
-    const keys = (await raw.keys('ipintel:*')).sort();
+    assert.equal(await redis.raw.get('sentinel'), 'still here');
+    const keys = (await redis.raw.keys('ipintel:*')).sort();
     assert.equal(keys.length, hostile.length);
     for (const key of keys) assert.match(key, /^ipintel:v1:cache:[A-Za-z0-9_-]{43}$/);
   });
@@ -191,7 +168,7 @@ describe('RedisCacheStore', () => {
     const changes: RedisState[] = [];
     const { cache, health } = await stores({ onStateChange: (state) => changes.push(state) });
     await cache.set('outage', '"before"', 60_000);
-    await server.stop();
+    await redis.server.stop();
     await until(() => health() === 'down');
     for (let i = 0; i < 5; i++) {
       const read = await timed(() => cache.get('outage'));
@@ -200,7 +177,7 @@ describe('RedisCacheStore', () => {
       const write = await timed(() => cache.set('outage', '"during"', 60_000));
       assert.ok(write.ms < TIMEOUT_MS + SLACK_MS, `set took ${write.ms} ms`);
     }
-    await server.restart();
+    await redis.server.restart();
     await until(() => health() === 'up');
     // The restarted server is empty (no persistence): a miss, then a working cache.
     assert.equal(await cache.get('outage'), undefined);
@@ -213,7 +190,7 @@ describe('RedisCacheStore', () => {
     const changes: RedisState[] = [];
     const { cache, health } = await stores({ onStateChange: (state) => changes.push(state) });
     await cache.set('stall', '"before"', 60_000);
-    server.pause();
+    redis.server.pause();
     try {
       const reads = await timed(() =>
         Promise.all(Array.from({ length: 20 }, () => cache.get('stall'))),
@@ -224,7 +201,7 @@ describe('RedisCacheStore', () => {
       assert.ok(write.ms < TIMEOUT_MS + SLACK_MS, `set took ${write.ms} ms`);
       assert.equal(health(), 'down');
     } finally {
-      server.resume();
+      redis.server.resume();
     }
     await until(() => health() === 'up');
     await until(() => changes.length >= 3);

@@ -1,6 +1,8 @@
 // The Redis-backed cache and rate-limit stores on one link, put together as
 // src/main.ts puts them (the composition root owns that wiring; the tests of
 // the stores and of REDIS_URL need the same pair against a real redis-server).
+import { after, before } from 'node:test';
+import { Redis } from 'ioredis';
 import { RedisCacheStore } from '../../src/cache/redis-cache-store.js';
 import { MemoryRateLimitStore } from '../../src/ratelimit/memory-rate-limit-store.js';
 import { RedisRateLimitStore } from '../../src/ratelimit/redis-rate-limit-store.js';
@@ -10,6 +12,8 @@ import {
   type RedisLinkOptions,
   type RedisState,
 } from '../../src/redis/redis-link.js';
+import { startRedisServer, type RedisTestServer } from './redis-server.js';
+import { until } from './wait.js';
 
 export interface RedisStoresOptions extends RedisLinkOptions {
   /** format version of the cached data (default '1') */
@@ -49,4 +53,52 @@ export async function openRedisStores(
     await link.close();
     throw error;
   }
+}
+
+export interface RedisStoreFixture {
+  /** the redis-server of this test file (set in its before hook) */
+  readonly server: RedisTestServer;
+  /** a plain client on it, to look at and change what the stores wrote */
+  readonly raw: Redis;
+  /** Both stores on a new link (closed after the file), once the link is up. */
+  open(options?: RedisStoresOptions): Promise<RedisStores>;
+}
+
+/**
+ * A store test file's Redis: registers the before hook (a redis-server and a
+ * raw client) and the after hook (every opened link, the client, the server).
+ */
+export function redisStoreFixture(timeoutMs: number): RedisStoreFixture {
+  let server: RedisTestServer | undefined;
+  let raw: Redis | undefined;
+  const opened: RedisStores[] = [];
+  before(async () => {
+    server = await startRedisServer();
+    raw = new Redis(server.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    raw.on('error', () => {});
+    await raw.connect();
+  });
+  after(async () => {
+    await Promise.all(opened.map((s) => s.close()));
+    raw?.disconnect();
+    await server?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('redisStoreFixture: used before its before hook');
+    return value;
+  };
+  return {
+    get server() {
+      return started(server);
+    },
+    get raw() {
+      return started(raw);
+    },
+    async open(options = {}) {
+      const created = await openRedisStores(started(server).url, { timeoutMs, ...options });
+      opened.push(created);
+      await until(() => created.health() === 'up');
+      return created;
+    },
+  };
 }

@@ -19,11 +19,14 @@ describe('batchJson', () => {
       },
     };
     const queries = ['1.1.1.1', '1.1.1.1', '2001:DB8::1', 'x', '1.1.1.1', 'x', '2001:DB8::1'];
-    const answer = batchJson(queries, lookups);
+    const parsed = JSON.parse(batchJson(queries, lookups)) as {
+      results: unknown[];
+      count: number;
+      errors: number;
+    };
     assert.deepEqual(looked, ['1.1.1.1', 'vpn 1.1.1.1', '2001:db8::1', 'vpn 2001:db8::1']);
-    assert.equal(answer.count, 7);
-    assert.equal(answer.errors, 2);
-    const parsed = JSON.parse(answer.json) as { results: unknown[] };
+    assert.equal(parsed.count, 7);
+    assert.equal(parsed.errors, 2);
     assert.deepEqual(parsed.results[2], {
       query: '2001:DB8::1',
       data: { ip: '2001:db8::1', vpn: { ip: '2001:db8::1', isVpn: false } },

@@ -2,14 +2,12 @@
 // window, one exact limit across two instances, hashed keys, and a Redis that
 // stops, stalls and comes back (the in-process store counts meanwhile).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
 import { decide } from '../../src/http/rate-limit.js';
 import type { RateLimitHit } from '../../src/ratelimit/rate-limit-store.js';
 import type { RedisState } from '../../src/redis/redis-link.js';
-import { startRedisServer, type RedisTestServer } from '../helpers/redis-server.js';
-import { openRedisStores, type RedisStores } from '../helpers/redis-stores.js';
+import { openRedisStores, redisStoreFixture, type RedisStores } from '../helpers/redis-stores.js';
 import { timed, until } from '../helpers/wait.js';
 
 const TIMEOUT_MS = 100;
@@ -17,32 +15,11 @@ const TIMEOUT_MS = 100;
 const SLACK_MS = 400;
 const LIMIT = 60;
 
-let server: RedisTestServer;
-let raw: Redis;
-const opened: RedisStores[] = [];
+const redis = redisStoreFixture(TIMEOUT_MS);
 
-async function instance(onStateChange?: (state: RedisState) => void): Promise<RedisStores> {
-  const created = await openRedisStores(server.url, {
-    timeoutMs: TIMEOUT_MS,
-    ...(onStateChange === undefined ? {} : { onStateChange }),
-  });
-  opened.push(created);
-  await until(() => created.health() === 'up');
-  return created;
+function instance(onStateChange?: (state: RedisState) => void): Promise<RedisStores> {
+  return redis.open(onStateChange === undefined ? {} : { onStateChange });
 }
-
-before(async () => {
-  server = await startRedisServer();
-  raw = new Redis(server.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  raw.on('error', () => {});
-  await raw.connect();
-});
-
-after(async () => {
-  await Promise.all(opened.map((s) => s.close()));
-  raw.disconnect();
-  await server.close();
-});
 
 describe('RedisRateLimitStore', () => {
   it('opens a window with the first hit and counts within it without extending it', async () => {
@@ -97,31 +74,31 @@ describe('RedisRateLimitStore', () => {
 
   it('counters live under hashed keys with the window as TTL', async () => {
     const { rateLimit } = await instance();
-    await raw.flushdb();
+    await redis.raw.flushdb();
     const hostile = ['*', 'a\r\nFLUSHALL\r\n', 'with spaces', 'x'.repeat(10_240)];
-    await raw.set('sentinel', 'still here');
+    await redis.raw.set('sentinel', 'still here');
     for (const key of hostile) await rateLimit.hit(key, 30_000);
     for (const key of hostile) assert.equal((await rateLimit.hit(key, 30_000)).count, 2);
-    assert.equal(await raw.get('sentinel'), 'still here');
-    const keys = await raw.keys('ipintel:*');
+    assert.equal(await redis.raw.get('sentinel'), 'still here');
+    const keys = await redis.raw.keys('ipintel:*');
     assert.equal(keys.length, hostile.length);
     for (const key of keys) {
       assert.match(key, /^ipintel:v1:ratelimit:[A-Za-z0-9_-]{43}$/);
-      const pttl = await raw.pttl(key);
+      const pttl = await redis.raw.pttl(key);
       assert.ok(pttl > 29_000 && pttl <= 30_000, `PTTL ${pttl}`);
     }
   });
 
   it('a counter left without a TTL gets the window again instead of limiting forever', async () => {
     const { rateLimit } = await instance();
-    await raw.flushdb();
+    await redis.raw.flushdb();
     await rateLimit.hit('persisted', 30_000);
-    const [key, ...others] = await raw.keys('ipintel:v1:ratelimit:*');
+    const [key, ...others] = await redis.raw.keys('ipintel:v1:ratelimit:*');
     assert.ok(key !== undefined && others.length === 0);
-    await raw.persist(key);
+    await redis.raw.persist(key);
     const hit = await rateLimit.hit('persisted', 30_000);
     assert.equal(hit.count, 2);
-    assert.ok((await raw.pttl(key)) > 29_000);
+    assert.ok((await redis.raw.pttl(key)) > 29_000);
   });
 
   it('Redis unreachable from the start: down is reported once, hits and reads fall back', async () => {
@@ -152,7 +129,7 @@ describe('RedisRateLimitStore', () => {
     const changes: RedisState[] = [];
     const { rateLimit, memory, health } = await instance((state) => changes.push(state));
     assert.equal((await rateLimit.hit('outage', 60_000)).count, 1);
-    await server.stop();
+    await redis.server.stop();
     await until(() => health() === 'down');
     for (let i = 1; i <= 5; i++) {
       const { result, ms } = await timed(() => rateLimit.hit('outage', 60_000));
@@ -160,19 +137,19 @@ describe('RedisRateLimitStore', () => {
       assert.ok(ms < TIMEOUT_MS + SLACK_MS, `hit took ${ms} ms`);
     }
     assert.equal(memory.size, 1);
-    await server.restart();
+    await redis.server.restart();
     await until(() => health() === 'up');
     // The restarted server is empty and has no scripts loaded: EVALSHA falls
     // back to EVAL and the count starts again in Redis, not in process.
     assert.equal((await rateLimit.hit('outage', 60_000)).count, 1);
     assert.equal((await rateLimit.hit('outage', 60_000)).count, 2);
-    assert.equal((await raw.keys('ipintel:v1:ratelimit:*')).length, 1);
+    assert.equal((await redis.raw.keys('ipintel:v1:ratelimit:*')).length, 1);
     assert.deepEqual(changes, ['up', 'down', 'up']);
   });
 
   it('Redis stalled: hits fall back within the bound and the service keeps limiting', async () => {
     const { rateLimit, memory, health } = await instance();
-    server.pause();
+    redis.server.pause();
     try {
       const { result, ms } = await timed(() =>
         Promise.all(Array.from({ length: 70 }, () => rateLimit.hit('stall', 60_000))),
@@ -182,7 +159,7 @@ describe('RedisRateLimitStore', () => {
       assert.equal(memory.size, 1);
       assert.equal(health(), 'down');
     } finally {
-      server.resume();
+      redis.server.resume();
     }
     await until(() => health() === 'up');
     const after = await rateLimit.hit('stall-after', 60_000);

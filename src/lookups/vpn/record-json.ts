@@ -13,12 +13,6 @@ import type { DetectionIndexHolder } from './detection-index.js';
 export interface VpnJson {
   /** JSON.stringify(detect(ip, …)), byte for byte */
   record(ip: Ip): string;
-  /**
-   * The record's members after `"ip":"…",` up to its closing brace, for an
-   * address only its AS speaks for; null when the address is a bogon or in a
-   * published range (then `record` builds the whole record).
-   */
-  verdict(ip: Ip): string | null;
 }
 
 export function createVpnJson(geoip: GeoIpLookup, holder: DetectionIndexHolder): VpnJson {
@@ -27,6 +21,11 @@ export function createVpnJson(geoip: GeoIpLookup, holder: DetectionIndexHolder):
   let byRecord: (string | undefined)[] = [];
   let noRecord: string | undefined;
 
+  /**
+   * The record's members after `"ip":"…",` up to its closing brace, for an
+   * address only its AS speaks for; null when the address is a bogon or in a
+   * published range (then `record` builds the whole record).
+   */
   const verdict = (ip: Ip): string | null => {
     const feeds = holder.current();
     if (isBogon(ip) || feeds.matchFeeds(ip).length > 0) return null;
@@ -49,7 +48,6 @@ export function createVpnJson(geoip: GeoIpLookup, holder: DetectionIndexHolder):
   };
 
   return {
-    verdict,
     record(ip) {
       const members = verdict(ip);
       // ip.text is canonical: nothing to escape
