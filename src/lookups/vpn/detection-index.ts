@@ -48,6 +48,11 @@ export class FeedIndex implements DetectionIndex {
     this.problems = problems;
   }
 
+  /** matchFeeds(ip).length > 0, allocating nothing */
+  inAnyFeed(ip: Ip): boolean {
+    return this.prefixes.matchesAny(ip);
+  }
+
   matchFeeds(ip: Ip): FeedHit[] {
     return this.prefixes
       .lookup(ip)

@@ -58,6 +58,15 @@ export class PrefixIndex {
     return out;
   }
 
+  /** Whether any label's ranges contain ip: lookup(ip).length > 0 without the array (the VPN hot path). */
+  matchesAny(ip: Ip): boolean {
+    if (ip.version === 4) return this.labels.some(({ v4 }) => inV4(v4, ip.value));
+    if (this.labels.length === 0) return false;
+    const hi = toBig(ip.groups, 0);
+    const lo = toBig(ip.groups, 4);
+    return this.labels.some(({ v6 }) => inV6(v6, hi, lo));
+  }
+
   /** merged range count per label (for readiness reports and metrics) */
   rangeCounts(): Record<string, number> {
     const out: Record<string, number> = {};

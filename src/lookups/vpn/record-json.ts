@@ -28,7 +28,7 @@ export function createVpnJson(geoip: GeoIpLookup, holder: DetectionIndexHolder):
    */
   const verdict = (ip: Ip): string | null => {
     const feeds = holder.current();
-    if (isBogon(ip) || feeds.matchFeeds(ip).length > 0) return null;
+    if (isBogon(ip) || feeds.inAnyFeed(ip)) return null;
     const asn = geoip.tables.asn;
     if (memoOf === null || memoOf.feeds !== feeds || memoOf.asn !== asn) {
       memoOf = { feeds, asn };

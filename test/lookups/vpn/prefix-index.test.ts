@@ -37,6 +37,23 @@ void describe('PrefixIndex lookups', () => {
       assert.deepEqual(index.lookup(ip(row.ip)), row.want));
   }
 
+  void it('matchesAny says whether lookup finds a label, in both families', () => {
+    const some = PrefixIndex.build([
+      { label: 'tor', prefixes: ['2a0b:f4c2::22/128', '3.5.140.0/22'] },
+    ]);
+    for (const { text, want } of [
+      { text: '2a0b:f4c2::22', want: true },
+      { text: '2a0b:f4c2::23', want: false },
+      { text: '3.5.143.255', want: true },
+      { text: '3.5.144.0', want: false },
+      { text: '::ffff:3.5.140.9', want: true }, // IPv4-mapped is the IPv4 host
+    ]) {
+      assert.equal(some.matchesAny(ip(text)), want, text);
+      assert.equal(some.lookup(ip(text)).length > 0, want, text);
+    }
+    assert.equal(PrefixIndex.empty().matchesAny(ip('2a0b:f4c2::22')), false);
+  });
+
   void it('counts merged ranges per label', () => {
     assert.deepEqual(index.rangeCounts(), { aws: 3, x4b: 2, tor: 3, wide: 2 });
   });
@@ -82,6 +99,7 @@ void describe('PrefixIndex lookups', () => {
       const text = `${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`;
       const want = ranges.some(([s, e]) => s <= v && v <= e) ? ['r'] : [];
       assert.deepEqual(idx.lookup(ip(text)), want, text);
+      assert.equal(idx.matchesAny(ip(text)), want.length > 0, text);
     }
   });
 });
