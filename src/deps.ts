@@ -10,6 +10,7 @@ import { LookupCache } from './cache/lookup-cache.js';
 import { PROJECT_ROOT, type Config } from './config.js';
 import { silentAccessLog, type AccessLog } from './http/access-log.js';
 import { buildOpenApi } from './http/openapi.js';
+import type { Attribution } from './web/html.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
 import type { RateLimitStore } from './ratelimit/rate-limit-store.js';
 import type { AnyRoute, RequestContext } from './http/route.js';
@@ -158,27 +159,35 @@ function instrumented(lookups: NetworkLookups, metrics: Metrics): NetworkLookups
 }
 
 /**
- * The X-Data-Attribution header of answers made from the data sets of these
- * kinds (one entry per distinct attribution), or null when none asks for
- * one; rebuilt only when a reload changes the data sets.
+ * The attributions the data sets of these kinds ask for (one per distinct
+ * one) and the X-Data-Attribution header of answers made from them (null when
+ * none asks); rebuilt only when a reload changes the data sets.
  */
 function attributionOf(
   geo: GeoData,
   kinds: readonly DataSetInfo['kind'][],
-): () => Readonly<Record<string, string>> | null {
+): {
+  list: () => readonly Attribution[];
+  headers: () => Readonly<Record<string, string>> | null;
+} {
   let of: readonly DataSetInfo[] | null = null;
+  let list: readonly Attribution[] = [];
   let headers: Readonly<Record<string, string>> | null = null;
-  return () => {
-    if (of !== geo.dataSets) {
-      of = geo.dataSets;
-      const lines = new Set(
-        of
-          .filter((d) => kinds.includes(d.kind) && d.attribution !== null)
-          .map((d) => `${d.attribution!.text} <${d.attribution!.url}> (${d.licence})`),
-      );
-      headers = lines.size === 0 ? null : { 'x-data-attribution': [...lines].join(', ') };
+  const refresh = (): void => {
+    if (of === geo.dataSets) return;
+    of = geo.dataSets;
+    const byLine = new Map<string, Attribution>();
+    for (const d of of) {
+      if (!kinds.includes(d.kind) || d.attribution === null) continue;
+      const a = { text: d.attribution.text, url: d.attribution.url, licence: d.licence };
+      byLine.set(`${a.text} <${a.url}> (${a.licence})`, a);
     }
-    return headers;
+    list = [...byLine.values()];
+    headers = byLine.size === 0 ? null : { 'x-data-attribution': [...byLine.keys()].join(', ') };
+  };
+  return {
+    list: () => (refresh(), list),
+    headers: () => (refresh(), headers),
   };
 }
 
@@ -275,17 +284,17 @@ export function buildService(
       page: pageHandlers({
         assets: pageAssetSet,
         lookup: callRoute,
-        attribution: { geoip: geoipAttribution, vpn: vpnAttribution },
+        attribution: { geoip: geoipAttribution.list, vpn: vpnAttribution.list },
       }),
-      geoip: geoipHandlers(geoip, geoipAttribution),
-      vpn: vpnHandlers(geoip, data.vpn, vpnJson, vpnAttribution),
+      geoip: geoipHandlers(geoip, geoipAttribution.headers),
+      vpn: vpnHandlers(geoip, data.vpn, vpnJson, vpnAttribution.headers),
       network: networkHandlers(instrumented(overrides.network ?? networkLookups(config), metrics)),
       cidr: cidrHandlers(),
       batch: batchHandlers({
         geoip,
         vpnJson,
         maxItems: config.batchMaxItems,
-        attribution: geoipAttribution,
+        attribution: geoipAttribution.headers,
       }),
       mcp: mcpHandlers({
         version: VERSION,

@@ -18,7 +18,7 @@ import {
   type RouteInput,
 } from '../http/route.js';
 import { after } from '../maybe-promise.js';
-import { parseAttribution } from '../web/html.js';
+import type { Attribution } from '../web/html.js';
 import { pageAssetUrls } from '../web/page-assets.js';
 import type { AssetSet } from '../web/assets.js';
 import { pickEncoding, prefersHtml } from '../web/negotiate.js';
@@ -35,10 +35,10 @@ export interface PageOptions {
   assets: () => Promise<AssetSet>;
   /** runs another GET route in this process (App.call): the records the page shows */
   lookup: (path: string, raw: RawInput, ctx: RequestContext) => Promise<unknown>;
-  /** the X-Data-Attribution headers of GeoIP and VPN answers, read per request */
+  /** what the X-Data-Attribution headers of GeoIP and VPN answers say, read per request */
   attribution: {
-    geoip: () => Readonly<Record<string, string>> | null;
-    vpn: () => Readonly<Record<string, string>> | null;
+    geoip: () => readonly Attribution[];
+    vpn: () => readonly Attribution[];
   };
 }
 
@@ -64,8 +64,8 @@ export function pageHandlers(options: PageOptions) {
     const { ctx } = input;
     const q = input.query.q;
     const query = (Array.isArray(q) ? (q[0] ?? '') : (q ?? '')).trim().slice(0, 253);
-    const geoAttributions = parseAttribution(options.attribution.geoip()?.['x-data-attribution']);
-    const vpnAttributions = parseAttribution(options.attribution.vpn()?.['x-data-attribution']);
+    const geoAttributions = options.attribution.geoip();
+    const vpnAttributions = options.attribution.vpn();
     const attributions = { geo: geoAttributions, vpn: vpnAttributions };
     const [caller, asked, assets] = await Promise.all([
       callerView(options.lookup, ctx, attributions),

@@ -40,16 +40,6 @@ export function attributionLine(attributions: readonly Attribution[]): string {
   return `<p class="attribution">${links}</p>`;
 }
 
-/** The `X-Data-Attribution` header's entries, `text <url> (licence), …`: the page shows what the API says. */
-export function parseAttribution(header: string | undefined): Attribution[] {
-  if (header === undefined) return [];
-  return [...header.matchAll(/\s*([^<,][^<]*?) <([^>]+)> \(([^)]+)\)/g)].map((m) => ({
-    text: m[1] ?? '',
-    url: m[2] ?? '',
-    licence: m[3] ?? '',
-  }));
-}
-
 export function curlLine(origin: string, path: string): string {
   return `<p class="curl"><code>curl ${escape(`'${origin}${path}'`)}</code></p>`;
 }

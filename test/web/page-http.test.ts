@@ -120,7 +120,17 @@ describe('GET / by content negotiation', () => {
 
   it('the server renders the in-memory lookups of /?q= (GeoIP, VPN, CIDR) and the API’s messages', async () => {
     const cases = [
-      { q: '8.8.8.8', want: [/Mountain View/, /AS15169 Google LLC/, /confidence/, /cx="231.7"/] },
+      {
+        q: '8.8.8.8',
+        want: [
+          /Mountain View/,
+          /AS15169 Google LLC/,
+          /confidence/,
+          /cx="231.7"/,
+          // the data sets' attribution, as the API's X-Data-Attribution header states it
+          /<a href="https:\/\/db-ip\.com">IP Geolocation by DB-IP<\/a> \(CC BY 4\.0\)/,
+        ],
+      },
       { q: '192.168.1.1', want: [/192\.168\.1\.1 is a private-use \(RFC 1918\) address/] },
       { q: '10.0.0.0/8', want: [/<dt>Usable hosts<\/dt><dd>16777214<\/dd>/] },
       { q: '8.8.8', want: [/&quot;8\.8\.8&quot; is not an IPv4 or IPv6 address\./] },

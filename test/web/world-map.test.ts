@@ -3,7 +3,7 @@
 // by the antimeridian, and compact path data.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { escape, parseAttribution } from '../../src/web/html.js';
+import { escape } from '../../src/web/html.js';
 import { MAP_SCALE, MAP_VIEW_BOX, project } from '../../src/web/projection.js';
 import { loadWorldTopology, renderWorldMap } from '../../src/web/world-map.js';
 
@@ -74,18 +74,5 @@ describe('HTML text', () => {
       escape(`<a href="x">'&'</a>`),
       '&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;',
     );
-  });
-
-  it('reads the X-Data-Attribution header back into links', () => {
-    assert.deepEqual(
-      parseAttribution(
-        'IP Geolocation by DB-IP <https://db-ip.com> (CC BY 4.0), Other <https://x.test/> (ODbL)',
-      ),
-      [
-        { text: 'IP Geolocation by DB-IP', url: 'https://db-ip.com', licence: 'CC BY 4.0' },
-        { text: 'Other', url: 'https://x.test/', licence: 'ODbL' },
-      ],
-    );
-    assert.deepEqual(parseAttribution(undefined), []);
   });
 });
