@@ -21,6 +21,7 @@ import {
   type Flags,
 } from '../src/lookups/vpn/evaluation.js';
 import { DetectionIndexHolder } from '../src/lookups/vpn/index.js';
+import { feedsDir } from '../src/lookups/vpn/feed-store.js';
 
 const out = (line = ''): boolean => process.stdout.write(`${line}\n`);
 
@@ -83,8 +84,7 @@ function report(evaluation: Evaluation): void {
 }
 
 const config = loadConfig(process.env);
-// the service's feed folder (src/deps.ts feedsDir), without importing the whole composition root
-const feedDir = join(config.dataDir, 'feeds');
+const feedDir = feedsDir(config.dataDir);
 const labelsPath = join(PROJECT_ROOT, 'resources', 'labelled-addresses.csv');
 
 const labels = parseLabelledAddresses(await readFile(labelsPath, 'utf8'));

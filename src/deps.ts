@@ -34,6 +34,7 @@ import { createBlacklistChecker } from './lookups/dnsbl/index.js';
 import { BOOTSTRAP_FILE, createWhoisClient, readBootstrapFile } from './lookups/rdap/index.js';
 import { DetectionIndexHolder } from './lookups/vpn/index.js';
 import { createVpnJson } from './lookups/vpn/record-json.js';
+import { feedsDir } from './lookups/vpn/feed-store.js';
 import { networkHandlers, type NetworkLookups } from './routes/network-routes.js';
 import { mcpHandlers } from './mcp/mcp-route.js';
 import { vpnHandlers } from './routes/vpn-routes.js';
@@ -52,15 +53,11 @@ export interface ServiceData {
   updateStatus: UpdateStatus;
 }
 
-export function feedsDir(config: Readonly<Config>): string {
-  return join(config.dataDir, 'feeds');
-}
-
 export async function loadServiceData(config: Readonly<Config>, log: Logger): Promise<ServiceData> {
   const geoSignature = updateSignature(config.dataDir);
   const [geo, vpn] = await Promise.all([
     loadGeoData({ geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir }, log),
-    DetectionIndexHolder.open({ dataDir: feedsDir(config) }),
+    DetectionIndexHolder.open({ dataDir: feedsDir(config.dataDir) }),
   ]);
   for (const problem of vpn.current().problems) log.warn({ problem }, 'feed file skipped');
   return { geo, vpn, geoSignature, updateStatus: {} };

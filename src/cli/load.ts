@@ -1,12 +1,12 @@
 // The in-memory data of the CLI's GeoIP and VPN subcommands (`ipintel <ip>`,
 // `vpn`, `enrich`): the same tables and feeds the service loads, through the
 // same configuration (GEOIP_DB, ASN_DB, DATA_DIR); the feeds only when asked.
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createGeoIpLookup, type GeoIpLookup } from '../lookups/geoip/geoip.js';
 import { loadGeoData } from '../lookups/geoip/load.js';
 import { DetectionIndexHolder } from '../lookups/vpn/detection-index.js';
+import { feedsDir } from '../lookups/vpn/feed-store.js';
 import { createVpnJson, type VpnJson } from '../lookups/vpn/record-json.js';
 
 export interface LoadedGeo {
@@ -25,8 +25,7 @@ export async function loadGeo(
 ): Promise<LoadedGeo> {
   const [geo, holder] = await Promise.all([
     loadGeoData({ geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir }, log),
-    // DATA_DIR/feeds, as the service reads it (src/deps.ts feedsDir), without loading the service
-    vpn ? DetectionIndexHolder.open({ dataDir: join(config.dataDir, 'feeds') }) : null,
+    vpn ? DetectionIndexHolder.open({ dataDir: feedsDir(config.dataDir) }) : null,
   ]);
   const geoip = createGeoIpLookup(geo, bulk);
   return { geoip, holder, vpnJson: holder === null ? null : createVpnJson(geoip, holder) };

@@ -3,7 +3,8 @@
 // what happened; a failure keeps the current data answering.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { feedsDir, type ServiceData } from '../deps.js';
+import type { ServiceData } from '../deps.js';
+import { feedsDir } from '../lookups/vpn/feed-store.js';
 import { updateGeoData } from '../data/update/geo-updater.js';
 import { sourceSettings } from '../data/update/update-config.js';
 import { loadGeoData } from '../lookups/geoip/load.js';
@@ -21,7 +22,7 @@ export async function runScheduledUpdate(
 ): Promise<void> {
   try {
     const results = await updateFeeds({
-      dataDir: feedsDir(config),
+      dataDir: feedsDir(config.dataDir),
       feeds: [...config.feeds],
       timeoutMs: config.feedTimeoutMs,
       maxBytes: config.feedMaxBytes,

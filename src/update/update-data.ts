@@ -13,6 +13,7 @@ import { sourceSettings } from '../data/update/update-config.js';
 import { loadGeoData } from '../lookups/geoip/load.js';
 import { BOOTSTRAP_FILE, refreshBootstrap, writeBootstrapFile } from '../lookups/rdap/index.js';
 import { updateFeeds, type FeedProgress, type FeedSpec } from '../lookups/vpn/feed-updater.js';
+import { feedsDir } from '../lookups/vpn/feed-store.js';
 import { geoReporter, size, type Output } from './progress.js';
 
 export interface UpdateDataOptions {
@@ -70,7 +71,7 @@ export async function runUpdateData(options: UpdateDataOptions): Promise<number>
   let current = 0;
   let attempted = 0;
   if (feeds.length > 0) {
-    const feedDir = join(dataDir, 'feeds');
+    const feedDir = feedsDir(dataDir);
     out.write(`updating ${feeds.length} feed(s) into ${feedDir}\n`);
     const results = await updateFeeds({
       dataDir: feedDir,

@@ -2,11 +2,17 @@
 // updater after validation and read back by the index loader. Storing the
 // normalised prefix list (not the raw download) means start-up never re-parses
 // a provider's format, and a file here is known to have passed validation.
+import { join } from 'node:path';
 import { FeedFormatError, type FeedKind, type StoredFeed } from './feed-types.js';
 import { isRecord, requirePrefix } from './feed-validate.js';
 import { normalisePublished } from './published-date.js';
 
 export const FEED_FILE_SUFFIX = '.feed.json';
+
+/** Where the feed files of a DATA_DIR live: the updater writes there, the service and the CLI read. */
+export function feedsDir(dataDir: string): string {
+  return join(dataDir, 'feeds');
+}
 const FEED_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const KINDS: ReadonlySet<string> = new Set(['hosting', 'vpn', 'tor']);
 
