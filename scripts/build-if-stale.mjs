@@ -16,7 +16,7 @@
 // stamp and the next run builds again. A file put in place with an older date
 // (cp -p, tar, rsync -a) is not noticed: run `npm run build` after such a copy.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -73,6 +73,11 @@ function build() {
     stdio: ['ignore', 2, 2],
   });
   if (result.status !== 0) process.exit(result.status ?? 1);
+  // the bins run by their first line (`./dist/src/cli/main.js`, as a global install does)
+  /** @type {unknown} */
+  const parsed = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const manifest = /** @type {{ bin: Record<string, string> }} */ (parsed);
+  for (const file of Object.values(manifest.bin)) chmodSync(join(ROOT, file), 0o755);
   writeFileSync(STAMP, `built from the sources as of ${began.toISOString()}\n`);
   utimesSync(STAMP, began, began);
 }

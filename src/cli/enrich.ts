@@ -1,17 +1,30 @@
 // `ipintel enrich`: one output record per input line — the first address in
 // the line, its GeoIP record (and VPN record with --vpn), and the line itself.
-// JSONL splices the lookups' prebuilt JSON texts around the line (no parse,
-// no stringify of the record); CSV (RFC 4180) reads the record's fields.
+//
+// JSONL works on bytes: the line is never decoded, the record's texts are
+// copied out of the tables' bytes, and the line is escaped as JSON byte by
+// byte into the output buffer — the bulk path runs millions of times a file.
+// A line with bytes beyond ASCII goes through strings (decoded, then
+// JSON.stringify), which is what replaces malformed UTF-8 as the decoder
+// does; CSV (RFC 4180) reads the record's fields through strings too.
 import { geoIpRecordSchema } from '../api/schemas.js';
+import { writeAscii } from '../data/byte-writer.js';
 import type { GeoIpRecord } from '../lookups/geoip/geoip.js';
-import { findAddress } from './find-address.js';
 import type { Ip } from '../net/ip.js';
+import type { OutputBuffer } from './output-buffer.js';
+import { findAddressIn } from './find-address.js';
 
 export type EnrichFormat = 'jsonl' | 'csv';
 
 export interface EnrichLookups {
-  /** the GeoIP record's JSON text (GeoIpLookup.json) */
-  geoip: (ip: Ip) => string;
+  geoip: {
+    /** the GeoIP record's JSON text (GeoIpLookup.json) */
+    json(ip: Ip): string;
+    /** the same text's bytes written into `out` at `at`; returns the offset after them */
+    writeJson(ip: Ip, out: Buffer, at: number): number;
+    /** the room writeJson may need */
+    maxJsonBytes(): number;
+  };
   /** the VPN record's JSON text, with --vpn */
   vpn?: (ip: Ip) => string;
 }
@@ -19,8 +32,8 @@ export interface EnrichLookups {
 export interface Enricher {
   /** the CSV header line, or "" for JSONL */
   readonly header: string;
-  /** the output line (with its "\n") of one input line (without its line break) */
-  line(text: string): string;
+  /** Appends the output line (with its "\n") of input bytes [start, end): one line without its break. */
+  line(input: Buffer, start: number, end: number, out: OutputBuffer): void;
 }
 
 /** The GeoIP record's fields in its own order (the schema's, which the record follows). */
@@ -35,21 +48,112 @@ export function createEnricher(format: EnrichFormat, lookups: EnrichLookups): En
   return format === 'csv' ? csvEnricher(lookups) : jsonlEnricher(lookups);
 }
 
-function jsonlEnricher({ geoip, vpn }: EnrichLookups): Enricher {
-  const noAddress = vpn ? `${NO_ADDRESS},"vpn":null,"line":` : `${NO_ADDRESS},"line":`;
+/** The output line of one input line, through strings. */
+type TextLine = (text: string, ip: Ip | null) => string;
+
+/** An enricher over strings: each line decoded, its output encoded. */
+function textEnricher(header: string, textLine: TextLine): Enricher {
   return {
-    header: '',
-    line(text) {
-      const ip = findAddress(text);
-      if (ip === null) return `${noAddress}${JSON.stringify(text)}}\n`;
-      // the record's text ends with "}": the line (and the VPN record) go inside it
-      const record = geoip(ip);
-      const head = record.slice(0, -1);
-      return vpn
-        ? `${head},"vpn":${vpn(ip)},"line":${JSON.stringify(text)}}\n`
-        : `${head},"line":${JSON.stringify(text)}}\n`;
+    header,
+    line(input, start, end, out) {
+      out.writeText(textLine(input.toString('utf8', start, end), findAddressIn(input, start, end)));
     },
   };
+}
+
+function jsonlEnricher({ geoip, vpn }: EnrichLookups): Enricher {
+  const noAddress = vpn ? `${NO_ADDRESS},"vpn":null,"line":` : `${NO_ADDRESS},"line":`;
+  const textLine: TextLine = (text, ip) => {
+    if (ip === null) return `${noAddress}${JSON.stringify(text)}}\n`;
+    // the record's text ends with "}": the line (and the VPN record) go inside it
+    const head = geoip.json(ip).slice(0, -1);
+    return vpn
+      ? `${head},"vpn":${vpn(ip)},"line":${JSON.stringify(text)}}\n`
+      : `${head},"line":${JSON.stringify(text)}}\n`;
+  };
+  return {
+    header: '',
+    line(input, start, end, out) {
+      const ip = findAddressIn(input, start, end);
+      const verdict = vpn && ip !== null ? vpn(ip) : '';
+      // a JSON-escaped byte is at most 6 ("\u001f"); a VPN text character at most 3 in UTF-8
+      const room =
+        Math.max(geoip.maxJsonBytes(), noAddress.length) +
+        3 * verdict.length +
+        6 * (end - start) +
+        32;
+      const bytes = out.reserve(room);
+      let at = out.at;
+      if (ip === null) at = writeAscii(bytes, at, noAddress);
+      else {
+        at = geoip.writeJson(ip, bytes, at) - 1; // over the record's closing brace
+        if (vpn) {
+          at = writeAscii(bytes, at, ',"vpn":');
+          at += bytes.write(verdict, at, 'utf8');
+        }
+        at = writeAscii(bytes, at, ',"line":');
+      }
+      at = writeJsonString(input, start, end, bytes, at);
+      if (at === -1) {
+        out.writeText(textLine(input.toString('utf8', start, end), ip));
+        return;
+      }
+      bytes[at++] = 0x7d; // }
+      bytes[at++] = 0x0a; // \n
+      out.at = at;
+    },
+  };
+}
+
+const HEX = '0123456789abcdef';
+
+/**
+ * Bytes [start, end) of ASCII text written as a JSON string, exactly as
+ * JSON.stringify writes it (the short escapes, \u00xx for the other control
+ * characters); returns the offset after it, or -1 at a byte beyond ASCII.
+ */
+export function writeJsonString(
+  from: Uint8Array,
+  start: number,
+  end: number,
+  out: Buffer,
+  at: number,
+): number {
+  out[at++] = 0x22;
+  for (let i = start; i < end; i++) {
+    const c = from[i]!;
+    if (c >= 0x80) return -1;
+    if (c >= 0x20 && c !== 0x22 && c !== 0x5c) {
+      out[at++] = c;
+      continue;
+    }
+    out[at++] = 0x5c; // backslash
+    switch (c) {
+      case 0x22:
+      case 0x5c:
+        out[at++] = c;
+        break;
+      case 0x08:
+        out[at++] = 0x62; // b
+        break;
+      case 0x09:
+        out[at++] = 0x74; // t
+        break;
+      case 0x0a:
+        out[at++] = 0x6e; // n
+        break;
+      case 0x0c:
+        out[at++] = 0x66; // f
+        break;
+      case 0x0d:
+        out[at++] = 0x72; // r
+        break;
+      default:
+        at = writeAscii(out, at, `u00${HEX[c >> 4]!}${HEX[c & 15]!}`);
+    }
+  }
+  out[at++] = 0x22;
+  return at;
 }
 
 /** RFC 4180 §2: a field with a comma, quote or line break is quoted, quotes doubled. */
@@ -64,19 +168,15 @@ function csvEnricher({ geoip, vpn }: EnrichLookups): Enricher {
   if (vpn) columns.push(...VPN_FIELDS.map((f) => (f === 'confidence' ? 'vpnConfidence' : f)));
   columns.push('line');
   const empty = ','.repeat(columns.length - 1);
-  return {
-    header: `${columns.join(',')}\n`,
-    line(text) {
-      const ip = findAddress(text);
-      if (ip === null) return `${empty}${csvField(text)}\n`;
-      const record = JSON.parse(geoip(ip)) as Record<string, string | number | boolean | null>;
-      let out = '';
-      for (const field of GEOIP_FIELDS) out += `${csvField(record[field])},`;
-      if (vpn) {
-        const verdict = JSON.parse(vpn(ip)) as Record<string, string | number | boolean | null>;
-        for (const field of VPN_FIELDS) out += `${csvField(verdict[field])},`;
-      }
-      return `${out}${csvField(text)}\n`;
-    },
-  };
+  return textEnricher(`${columns.join(',')}\n`, (text, ip) => {
+    if (ip === null) return `${empty}${csvField(text)}\n`;
+    const record = JSON.parse(geoip.json(ip)) as Record<string, string | number | boolean | null>;
+    let out = '';
+    for (const field of GEOIP_FIELDS) out += `${csvField(record[field])},`;
+    if (vpn) {
+      const verdict = JSON.parse(vpn(ip)) as Record<string, string | number | boolean | null>;
+      for (const field of VPN_FIELDS) out += `${csvField(verdict[field])},`;
+    }
+    return `${out}${csvField(text)}\n`;
+  });
 }

@@ -25,33 +25,44 @@ function isWordChar(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95; /* _ */
 }
 
+/** The first address in a line of text. */
 export function findAddress(line: string): Ip | null {
-  const length = line.length;
-  let i = 0;
-  while (i < length) {
-    const c = line.charCodeAt(i);
+  const bytes = Buffer.from(line, 'utf8');
+  return findAddressIn(bytes, 0, bytes.length);
+}
+
+/**
+ * The first address in bytes [start, end) of `line`, UTF-8 text: the bulk
+ * path reads lines as bytes and never decodes them. Every byte of a
+ * character beyond ASCII is ≥ 0x80, neither an address character nor a word
+ * character, just as the character itself is in findAddress.
+ */
+export function findAddressIn(line: Buffer, start: number, end: number): Ip | null {
+  let i = start;
+  while (i < end) {
+    const c = line[i]!;
     if (!isAddressChar(c)) {
       i++;
       continue;
     }
-    let end = i + 1;
+    let runEnd = i + 1;
     let separators = c === 46 || c === 58 ? 1 : 0;
-    while (end < length) {
-      const d = line.charCodeAt(end);
+    while (runEnd < end) {
+      const d = line[runEnd]!;
       if (!isAddressChar(d)) break;
       if (d === 46 || d === 58) separators++;
-      end++;
+      runEnd++;
     }
     const standsAlone =
-      (i === 0 || !isWordChar(line.charCodeAt(i - 1))) &&
-      (end === length || !isWordChar(line.charCodeAt(end)));
+      (i === start || !isWordChar(line[i - 1]!)) && (runEnd === end || !isWordChar(line[runEnd]!));
     // at least two separators ("1::", "1.2.3.4") and a digit: a bare "::" in
     // prose is punctuation, not the unspecified address
-    if (standsAlone && separators >= 2 && end - i > separators) {
-      const ip = parseRun(line.slice(i, end));
+    if (standsAlone && separators >= 2 && runEnd - i > separators) {
+      // the run is ASCII by construction: latin1 decodes it byte for byte
+      const ip = parseRun(line.toString('latin1', i, runEnd));
       if (ip !== null) return ip;
     }
-    i = end;
+    i = runEnd;
   }
   return null;
 }

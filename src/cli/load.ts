@@ -24,7 +24,16 @@ export async function loadGeo(
   bulk = false,
 ): Promise<LoadedGeo> {
   const [geo, holder] = await Promise.all([
-    loadGeoData({ geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir }, log),
+    loadGeoData(
+      {
+        geoipDb: config.geoipDb,
+        asnDb: config.asnDb,
+        dataDir: config.dataDir,
+        // one process, one command: the IPv6 tables only when an IPv6 address comes
+        ipv6OnDemand: true,
+      },
+      log,
+    ),
     vpn ? DetectionIndexHolder.open({ dataDir: feedsDir(config.dataDir) }) : null,
   ]);
   const geoip = createGeoIpLookup(geo, bulk);

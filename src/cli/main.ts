@@ -1,10 +1,45 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=2
 // The composition root of the `ipintel` command (package.json `bin`): hands
 // argv, the environment and the standard streams to ./run.ts, then exits with
-// its status — or becomes the service (`serve`, src/main.ts) or the data
-// updater (`update-data`, scripts/update-data.ts), which read the process
-// themselves. See `ipintel --help`.
+// its status — or starts the service (`serve`: src/main.ts, in a process of
+// its own) or becomes the data updater (`update-data`,
+// scripts/update-data.ts, which reads the process itself). See `ipintel --help`.
+//
+// The flags on the first line are the bulk path's (`ipintel enrich`): a
+// small young generation keeps a run over millions of lines well under
+// 150 MB (its garbage dies young; 16 MB semi-spaces only hold more of it),
+// and huge pages for the tables' large buffers make reading them a fifth
+// cheaper (README, design notes). The service wants the opposite young
+// generation, so `serve` starts it in a process of its own with `npm start`'s.
+import { spawn } from 'node:child_process';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { runCli } from './run.js';
+
+/** `npm start`'s node flag (package.json, Dockerfile); GLIBC_TUNABLES is inherited from the line above. */
+const SERVICE_FLAGS = ['--max-semi-space-size=16'];
+
+/**
+ * The service (src/main.ts) as a child process with the service's flags:
+ * signals are passed on (SIGHUP reloads, SIGTERM and SIGINT stop it) and its
+ * exit is this process's.
+ */
+function serve(args: string[]): void {
+  // the same extension as this file's: main.js when built, main.ts under tsx
+  const entry = fileURLToPath(new URL(`../main${extname(import.meta.url)}`, import.meta.url));
+  const flags = process.execArgv.filter((flag) => !flag.startsWith('--max-semi-space-size'));
+  const child = spawn(process.execPath, [...flags, ...SERVICE_FLAGS, entry, ...args], {
+    stdio: 'inherit',
+  });
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  const pass = (signal: NodeJS.Signals) => child.kill(signal);
+  for (const signal of signals) process.on(signal, pass);
+  child.on('exit', (code, signal) => {
+    for (const s of signals) process.off(s, pass);
+    if (signal === null) process.exit(code ?? 1);
+    process.kill(process.pid, signal);
+  });
+}
 
 // `ipintel enrich big.log | head`: a closed pipe ends the output, not in an error
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -25,6 +60,6 @@ if ('code' in outcome) {
 } else {
   // the started program parses process.argv itself: it sees only its own arguments
   process.argv.splice(2, process.argv.length - 2, ...outcome.args);
-  if (outcome.become === 'serve') await import('../main.js');
+  if (outcome.become === 'serve') serve(outcome.args);
   else await import('../../scripts/update-data.js');
 }

@@ -2,7 +2,6 @@
 // I/O passed in: the process entry (./main.ts) hands it argv, the
 // environment and the standard streams, and turns its outcome into an exit
 // status or into the service (`serve`) or the data updater (`update-data`).
-import { createReadStream } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { pino, type Logger } from 'pino';
@@ -165,17 +164,17 @@ async function enrich(args: string[], io: CliIo): Promise<CliOutcome> {
   }
   if (positionals.length > 1) throw new UsageError('enrich reads one FILE (or standard input)');
   const file = positionals[0];
-  const input = file === undefined ? io.stdin : createReadStream(file, { highWaterMark: 1 << 16 });
   const { config, log } = configOf(io);
   const vpn = values['vpn'] === true;
-  const [{ loadGeo }, { createEnricher }, { enrichStream }] = await Promise.all([
+  const [{ loadGeo }, { createEnricher }, { enrichStream, fileChunks }] = await Promise.all([
     import('./load.js'),
     import('./enrich.js'),
     import('./enrich-stream.js'),
   ]);
-  const { geoip, vpnJson } = await loadGeo(config, log, vpn, true);
+  // CSV reads records through their texts: keep them decoded; JSONL copies bytes
+  const { geoip, vpnJson } = await loadGeo(config, log, vpn, format === 'csv');
   const enricher = createEnricher(format, {
-    geoip: (ip) => geoip.json(ip),
+    geoip,
     ...(vpnJson === null ? {} : { vpn: (ip) => vpnJson.record(ip) }),
   });
   const started = performance.now();
@@ -188,6 +187,7 @@ async function enrich(args: string[], io: CliIo): Promise<CliOutcome> {
       }
     : null;
   try {
+    const input = file === undefined ? io.stdin : fileChunks(file);
     await enrichStream(input, io.stdout, enricher, progress);
   } catch (error) {
     const reason =

@@ -29,6 +29,7 @@ import {
   COMPILER_VERSION,
   countsOf,
   loadCompiledSet,
+  type LoadOptions,
   saveCompiledSet,
   type CompiledSet,
   type DataSetKind,
@@ -90,9 +91,13 @@ export function installedTimezones(dir = INSTALLED_TABLES_DIR): TimezoneIndex | 
 }
 
 /** Same sources (by SHA-256), format and compiler: the tables at `path` are current. */
-function isCurrent(path: string, files: readonly SourceFile[]): CompiledSet | null {
+function isCurrent(
+  path: string,
+  files: readonly SourceFile[],
+  options: LoadOptions = {},
+): CompiledSet | null {
   try {
-    const set = loadCompiledSet(path);
+    const set = loadCompiledSet(path, options);
     const have = set.manifest.source.files;
     const same =
       set.manifest.compiler === COMPILER_VERSION &&
@@ -205,10 +210,11 @@ export async function compileEmbedded(
 export async function loadEmbedded(
   log: Logger,
   dir = INSTALLED_TABLES_DIR,
+  options: LoadOptions = {},
 ): Promise<EmbeddedCompileResult> {
   try {
-    const geoip = loadCompiledSet(join(dir, 'geoip.tables'));
-    const asn = loadCompiledSet(join(dir, 'asn.tables'));
+    const geoip = loadCompiledSet(join(dir, 'geoip.tables'), options);
+    const asn = loadCompiledSet(join(dir, 'asn.tables'), options);
     // the sources are not hashed here (that is the install step's work): only the kind and compiler
     const current = (set: CompiledSet) => set.manifest.compiler === COMPILER_VERSION;
     if (
@@ -241,6 +247,7 @@ export interface UserFileOptions {
   variable: string;
   /** where compiled tables are kept (DATA_DIR/tables); os.tmpdir() when it cannot be written */
   cacheDir: string;
+  ipv6OnDemand?: boolean;
 }
 
 function requireType(reader: Reader<object>, variable: string, accepted: RegExp): string {
@@ -263,7 +270,7 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
   const name = `${kind}-${source.sha256.slice(0, 16)}.tables`;
   const dirs = [options.cacheDir, join(tmpdir(), 'ipintel-tables')];
   for (const dir of dirs) {
-    const cached = isCurrent(join(dir, name), [source]);
+    const cached = isCurrent(join(dir, name), [source], options);
     if (cached !== null) return cached;
   }
   const started = performance.now();

@@ -4,8 +4,14 @@
 // response that needs it. GeoIP records share their place text (country,
 // city, region, time zone: ~195,000 distinct among ~565,000 locations) and
 // keep their coordinates as numbers, which keeps the tables ~50 MB smaller.
-import { RangeTable } from './range-table.js';
-import { readTableFile, readTableFileAsync, writeTableFile, type TableFile } from './table-file.js';
+import { RangeTable, type V6Table } from './range-table.js';
+import {
+  openTableFile,
+  readTableFile,
+  readTableFileAsync,
+  writeTableFile,
+  type TableFile,
+} from './table-file.js';
 import { GrowableU32 } from './range-table-builder.js';
 
 export type DataSetKind = 'geoip' | 'asn';
@@ -194,25 +200,44 @@ export function saveCompiledSet(path: string, set: CompiledSet): number {
   });
 }
 
-export function loadCompiledSet(path: string): CompiledSet {
-  return compiledSetOf(readTableFile<Manifest>(path));
+export interface LoadOptions {
+  /**
+   * Read the IPv6 sections when an IPv6 address is first looked up, not at
+   * load: for a process that may never see one (`ipintel enrich` over an
+   * IPv4 log reads half the GeoIP file). The service reads everything at
+   * start, so that no request waits on the disk.
+   */
+  ipv6OnDemand?: boolean;
 }
 
-export async function loadCompiledSetAsync(path: string): Promise<CompiledSet> {
-  return compiledSetOf(await readTableFileAsync<Manifest>(path));
+export function loadCompiledSet(path: string, options: LoadOptions = {}): CompiledSet {
+  return options.ipv6OnDemand === true
+    ? compiledSetOf(openTableFile<Manifest>(path), true)
+    : compiledSetOf(readTableFile<Manifest>(path), false);
 }
 
-function compiledSetOf(file: TableFile<Manifest>): CompiledSet {
+export async function loadCompiledSetAsync(
+  path: string,
+  options: LoadOptions = {},
+): Promise<CompiledSet> {
+  return options.ipv6OnDemand === true
+    ? loadCompiledSet(path, options)
+    : compiledSetOf(await readTableFileAsync<Manifest>(path), false);
+}
+
+/** `ipv6OnDemand`: the IPv6 sections are read at the first IPv6 lookup, not now. */
+function compiledSetOf(file: TableFile<Manifest>, ipv6OnDemand: boolean): CompiledSet {
+  const v6 = (): V6Table => ({
+    keys: file.u32('v6Keys'),
+    values: file.u32('v6Values'),
+    jump: file.u32('v6Jump'),
+    splitAt: file.u32('v6SplitAt'),
+    subKeys: file.u32('v6SubKeys'),
+    subValues: file.u32('v6SubValues'),
+  });
   const table = new RangeTable(
     { keys: file.u32('v4Keys'), values: file.u32('v4Values'), jump: file.u32('v4Jump') },
-    {
-      keys: file.u32('v6Keys'),
-      values: file.u32('v6Values'),
-      jump: file.u32('v6Jump'),
-      splitAt: file.u32('v6SplitAt'),
-      subKeys: file.u32('v6SubKeys'),
-      subValues: file.u32('v6SubValues'),
-    },
+    ipv6OnDemand ? v6 : v6(),
   );
   const records = new RecordBlob(file.u32('recordOffsets'), file.u8('recordBytes') as Buffer);
   let placeOf: Uint32Array | null = null;

@@ -74,10 +74,21 @@ function bisect2(keys: Uint32Array, high: number, low: number, lo: number, hi: n
 }
 
 export class RangeTable {
+  private v6Table: V6Table | null;
+  private readonly openV6: (() => V6Table) | null;
+
+  /** `v6` may be a function that reads the IPv6 table when it is first needed. */
   constructor(
     readonly v4: V4Table,
-    readonly v6: V6Table,
-  ) {}
+    v6: V6Table | (() => V6Table),
+  ) {
+    this.v6Table = typeof v6 === 'function' ? null : v6;
+    this.openV6 = typeof v6 === 'function' ? v6 : null;
+  }
+
+  get v6(): V6Table {
+    return (this.v6Table ??= this.openV6!());
+  }
 
   get rangeCount(): number {
     return this.v4.values.length + this.v6.values.length + this.v6.subValues.length;

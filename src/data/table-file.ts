@@ -5,7 +5,15 @@
 // Layout: "IPINTEL-TABLES\n", uint32 LE format version, uint32 LE header
 // length, the header (UTF-8 JSON), zero padding to 8, the sections.
 import { readFile } from 'node:fs/promises';
-import { closeSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 
 const MAGIC = 'IPINTEL-TABLES\n';
 export const TABLE_FORMAT = 1;
@@ -128,6 +136,80 @@ function parseTableFile<M>(path: string, file: Buffer): TableFile<M> {
   };
 }
 
+/**
+ * A table file whose sections are read one by one when first asked for: a
+ * process that needs only some of them (`ipintel enrich` over an IPv4 log
+ * never touches the IPv6 sections, half the GeoIP file) reads and keeps only
+ * those. The file stays open until every section has been read; a file
+ * replaced meanwhile (an update renames a new one into place) is still read
+ * from the version opened.
+ */
+export function openTableFile<M>(path: string): TableFile<M> {
+  const fd = openSync(path, 'r');
+  let header: FileHeader<M>;
+  let bodyStart: number;
+  let size: number;
+  try {
+    ({ header, bodyStart, size } = readHeader<M>(fd, path));
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  const unread = new Set(header.sections.map((s) => s.name));
+  const read = (name: string, type: 'u32' | 'u8'): Buffer => {
+    const entry = header.sections.find((s) => s.name === name);
+    if (entry === undefined || entry.type !== type) {
+      throw new TableFileError(path, `section ${name} (${type}) is missing`);
+    }
+    const bytes = entry.length * (type === 'u32' ? 4 : 1);
+    if (bodyStart + entry.offset + bytes > size) {
+      throw new TableFileError(path, `section ${name} is truncated`);
+    }
+    // a buffer of its own starts its ArrayBuffer: aligned for any typed-array view
+    const buffer = Buffer.allocUnsafeSlow(bytes);
+    for (let done = 0; done < bytes;) {
+      const got = readSync(fd, buffer, done, bytes - done, bodyStart + entry.offset + done);
+      if (got === 0) throw new TableFileError(path, `section ${name} is truncated`);
+      done += got;
+    }
+    unread.delete(name);
+    if (unread.size === 0) closeSync(fd);
+    return buffer;
+  };
+  return {
+    manifest: header.manifest,
+    u32: (name) => {
+      const b = read(name, 'u32');
+      return new Uint32Array(b.buffer, b.byteOffset, b.length / 4);
+    },
+    u8: (name) => read(name, 'u8'),
+  };
+}
+
+function readHeader<M>(
+  fd: number,
+  path: string,
+): { header: FileHeader<M>; bodyStart: number; size: number } {
+  const size = fstatSync(fd).size;
+  const head = Buffer.alloc(MAGIC.length + 8);
+  if (
+    readSync(fd, head, 0, head.length, 0) < head.length ||
+    head.toString('latin1', 0, MAGIC.length) !== MAGIC
+  ) {
+    throw new TableFileError(path, 'not a compiled table file');
+  }
+  const format = head.readUInt32LE(MAGIC.length);
+  if (format !== TABLE_FORMAT) {
+    throw new TableFileError(path, `table format ${format}, this version reads ${TABLE_FORMAT}`);
+  }
+  const length = head.readUInt32LE(MAGIC.length + 4);
+  if (head.length + length > size) throw new TableFileError(path, 'header is truncated');
+  const text = Buffer.alloc(length);
+  readSync(fd, text, 0, length, head.length);
+  const header = JSON.parse(text.toString('utf8')) as FileHeader<M>;
+  return { header, bodyStart: align8(head.length + length), size };
+}
+
 /** Only the manifest of a table file (a few kilobytes read), or null when it is not one. */
 export function readTableManifest<M>(path: string): M | null {
   let fd: number;
@@ -137,15 +219,7 @@ export function readTableManifest<M>(path: string): M | null {
     return null;
   }
   try {
-    const head = Buffer.alloc(MAGIC.length + 8);
-    if (readSync(fd, head, 0, head.length, 0) < head.length) return null;
-    if (head.toString('latin1', 0, MAGIC.length) !== MAGIC) return null;
-    if (head.readUInt32LE(MAGIC.length) !== TABLE_FORMAT) return null;
-    const length = head.readUInt32LE(MAGIC.length + 4);
-    if (length > 16 * 1024 * 1024) return null;
-    const header = Buffer.alloc(length);
-    if (readSync(fd, header, 0, length, head.length) < length) return null;
-    return (JSON.parse(header.toString('utf8')) as FileHeader<M>).manifest;
+    return readHeader<M>(fd, path).header.manifest;
   } catch {
     return null;
   } finally {

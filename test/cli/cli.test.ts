@@ -11,6 +11,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { dataOf, get, startService, type TestService } from '../helpers/service.js';
 import { seededRandom } from '../helpers/seeded-random.js';
+import { getOnce } from '../helpers/http-get.js';
+import { spawnService } from '../helpers/spawned-service.js';
+import { until } from '../helpers/wait.js';
 import { startUpstreams, type Upstreams } from '../mcp/setup.js';
 
 const PACKAGE = JSON.parse(readFileSync('package.json', 'utf8')) as { bin: Record<string, string> };
@@ -184,5 +187,27 @@ describe('ipintel enrich', () => {
     const sample = JSON.parse(out[4]!) as Record<string, unknown>;
     delete sample['line'];
     assert.deepEqual(sample, await rest(`/ip/${String(sample['ip'])}`));
+  });
+});
+
+describe('ipintel serve', () => {
+  it("runs the service in a process of its own with npm start's young generation; passes SIGHUP on; SIGTERM stops both", async () => {
+    const served = await spawnService({ LOG_LEVEL: 'info' }, [ENTRY, 'serve']);
+    try {
+      assert.equal((await getOnce(served.port, '/ip/8.8.8.8')).status, 200);
+      // the service logs its own pid (pino): a child of the CLI's process
+      const servicePid = (JSON.parse(served.stdout().split('\n')[0]!) as { pid: number }).pid;
+      assert.notEqual(servicePid, served.pid);
+      const flags = readFileSync(`/proc/${servicePid}/cmdline`, 'utf8').split('\0');
+      assert.ok(flags.includes('--max-semi-space-size=16'), flags.join(' '));
+      served.kill('SIGHUP');
+      await until(() => served.stdout().includes('"reason":"SIGHUP"'), 10_000, 50);
+      assert.equal((await getOnce(served.port, '/healthz')).status, 200);
+      served.kill('SIGTERM');
+      assert.equal(await served.exited, 0);
+      assert.ok(served.stdout().includes('shutting down'), served.stdout());
+    } finally {
+      served.kill();
+    }
   });
 });

@@ -296,10 +296,18 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
   let asn: AsnReference;
   let asnRows: AsnRange[];
 
+  /** the same tables with the IPv6 sections read at the first IPv6 probe (the bulk CLI's way) */
+  let onDemand: GeoIpLookup;
+  /** room for writeJson, the bulk path's bytes */
+  let out: Buffer;
+
   before(async () => {
     const embedded = await loadEmbedded(pino({ level: 'silent' }));
     tables = { geoip: embedded.geoip, asn: embedded.asn };
     geo = new GeoIpLookup({ tables });
+    const lazy = await loadEmbedded(pino({ level: 'silent' }), undefined, { ipv6OnDemand: true });
+    onDemand = new GeoIpLookup({ tables: { geoip: lazy.geoip, asn: lazy.asn } });
+    out = Buffer.alloc(geo.maxJsonBytes());
     const files = embeddedFiles();
     cityV4 = cachingReader(readFileSync(files.cityV4));
     cityV6 = cachingReader(readFileSync(files.cityV6));
@@ -336,6 +344,13 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
     const body = bogon ? `${NO_LOCATION},${NO_NETWORK}` : source;
     const want = `{"ip":${JSON.stringify(ip.text)},${body},"bogon":${bogon}}`;
     m.check(address, text, want, geo.json(ip));
+    m.check(
+      address,
+      `${text} (as bytes)`,
+      want,
+      out.toString('utf8', 0, geo.writeJson(ip, out, 0)),
+    );
+    m.check(address, `${text} (IPv6 read on demand)`, want, onDemand.json(ip));
     if (bogon) {
       const l = indexIn(tables.geoip.table, ip);
       const n = indexIn(tables.asn.table, ip);

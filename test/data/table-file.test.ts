@@ -6,7 +6,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { TableFileError, readTableFile, writeTableFile } from '../../src/data/table-file.js';
+import {
+  TableFileError,
+  openTableFile,
+  readTableFile,
+  writeTableFile,
+} from '../../src/data/table-file.js';
 
 let dir: string;
 let good: Buffer;
@@ -68,5 +73,33 @@ describe('table files', () => {
     const file = readTableFile(join(dir, 'good.tables'));
     assert.throws(() => file.u8('keys'), /section keys \(u8\) is missing/);
     assert.throws(() => file.u32('absent'), /section absent \(u32\) is missing/);
+  });
+
+  it('opened lazily: each section read when first asked for, the same bytes as a whole read', () => {
+    const file = openTableFile<{ name: string }>(join(dir, 'good.tables'));
+    assert.deepEqual(file.manifest, { name: 'test' });
+    assert.deepEqual([...file.u32('keys')], [0, 10, 20]);
+    assert.equal(Buffer.from(file.u8('text')).toString('utf8'), 'héllo');
+    assert.throws(() => file.u32('absent'), /section absent \(u32\) is missing/);
+  });
+
+  it('opened lazily, a file cut short in its last section opens, and fails naming it only when that section is read', async () => {
+    const path = join(dir, 'lazy-cut.tables');
+    await writeFile(path, good.subarray(0, good.length - 8));
+    const file = openTableFile(path);
+    assert.deepEqual([...file.u32('keys')], [0, 10, 20]);
+    assert.throws(
+      () => file.u8('text'),
+      (error: unknown) =>
+        error instanceof TableFileError &&
+        /section text is truncated/.test(error.message) &&
+        error.message.includes(path),
+    );
+  });
+
+  it('opened lazily, a file that is not one is refused at once', async () => {
+    const path = join(dir, 'lazy-not.tables');
+    await writeFile(path, 'just text, long enough');
+    assert.throws(() => openTableFile(path), /not a compiled table file/);
   });
 });

@@ -16,10 +16,16 @@ export interface SpawnedService {
   kill(signal?: NodeJS.Signals): void;
 }
 
-/** Starts the service with `env` added and waits for /healthz (30 s at most). */
-export async function spawnService(env: Record<string, string>): Promise<SpawnedService> {
+/**
+ * Starts the service with `env` added and waits for /healthz (30 s at most);
+ * `command` is what node runs (src/main.ts, or the CLI's `serve`).
+ */
+export async function spawnService(
+  env: Record<string, string>,
+  command: string[] = ['src/main.ts'],
+): Promise<SpawnedService> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...command], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'ignore'],
   });

@@ -18,6 +18,7 @@ import {
 import {
   COMPILER_VERSION,
   loadCompiledSetAsync,
+  type LoadOptions,
   type CompiledSet,
   type DataSetKind,
   type Manifest,
@@ -58,6 +59,8 @@ export interface GeoDataOptions {
   dataDir: string;
   /** the tables in memory (a reload): a file whose manifest matches one of them is not read again */
   current?: GeoTables;
+  /** read the IPv6 sections at the first IPv6 lookup (LoadOptions): the bulk CLI */
+  ipv6OnDemand?: boolean;
 }
 
 function dataSetInfo(set: CompiledSet): DataSetInfo {
@@ -106,6 +109,7 @@ async function loadUpdate(
   dataDir: string,
   log: Logger,
   current: CompiledSet | undefined,
+  options: LoadOptions,
 ): Promise<CompiledSet | null> {
   const path = updateTablesPath(dataDir, kind);
   try {
@@ -116,7 +120,7 @@ async function loadUpdate(
   const same = unchanged(path, current);
   if (same !== null) return same;
   try {
-    const set = await loadCompiledSetAsync(path);
+    const set = await loadCompiledSetAsync(path, options);
     if (set.manifest.kind === kind && set.manifest.compiler === COMPILER_VERSION) return set;
     log.warn({ path }, 'updated tables of another kind or compiler version: ignored');
   } catch (error) {
@@ -141,13 +145,16 @@ export function updateSignature(dataDir: string): string {
 export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise<GeoData> {
   const cacheDir = join(options.dataDir, 'tables');
   const { current } = options;
+  const loadOptions: LoadOptions = { ipv6OnDemand: options.ipv6OnDemand === true };
   const updated = {
     geoip:
       options.geoipDb === null
-        ? await loadUpdate('geoip', options.dataDir, log, current?.geoip)
+        ? await loadUpdate('geoip', options.dataDir, log, current?.geoip, loadOptions)
         : null,
     asn:
-      options.asnDb === null ? await loadUpdate('asn', options.dataDir, log, current?.asn) : null,
+      options.asnDb === null
+        ? await loadUpdate('asn', options.dataDir, log, current?.asn, loadOptions)
+        : null,
   };
   // the installation's tables in memory still answer when the files beside the code are the same
   const installed = (kind: DataSetKind) =>
@@ -159,17 +166,20 @@ export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise
   const needsEmbedded =
     (options.geoipDb === null && updated.geoip === null && kept.geoip === null) ||
     (options.asnDb === null && updated.asn === null && kept.asn === null);
-  const embedded = needsEmbedded ? await loadEmbedded(log) : null;
+  const embedded = needsEmbedded ? await loadEmbedded(log, undefined, loadOptions) : null;
   const geoip =
     options.geoipDb !== null
       ? await loadUserFile(
-          { kind: 'geoip', path: options.geoipDb, variable: 'GEOIP_DB', cacheDir },
+          { kind: 'geoip', path: options.geoipDb, variable: 'GEOIP_DB', cacheDir, ...loadOptions },
           log,
         )
       : (updated.geoip ?? kept.geoip ?? embedded!.geoip);
   const asn =
     options.asnDb !== null
-      ? await loadUserFile({ kind: 'asn', path: options.asnDb, variable: 'ASN_DB', cacheDir }, log)
+      ? await loadUserFile(
+          { kind: 'asn', path: options.asnDb, variable: 'ASN_DB', cacheDir, ...loadOptions },
+          log,
+        )
       : (updated.asn ?? kept.asn ?? embedded!.asn);
   return { tables: { geoip, asn }, dataSets: [dataSetInfo(geoip), dataSetInfo(asn)] };
 }
