@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { open } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import type { Enricher } from './enrich.js';
-import { OutputBuffer } from './output-buffer.js';
+import { OutputBuffer } from '../data/output-buffer.js';
 
 /** output handed to the stream from this size on: few writes, and a buffer that dies young */
 const FLUSH_AT = 1 << 18;

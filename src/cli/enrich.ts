@@ -11,7 +11,7 @@ import { geoIpRecordSchema } from '../api/schemas.js';
 import { writeAscii } from '../data/byte-writer.js';
 import type { GeoIpRecord } from '../lookups/geoip/geoip.js';
 import type { Ip } from '../net/ip.js';
-import type { OutputBuffer } from './output-buffer.js';
+import type { OutputBuffer } from '../data/output-buffer.js';
 import { findAddressIn } from './find-address.js';
 
 export type EnrichFormat = 'jsonl' | 'csv';

@@ -158,7 +158,8 @@ export function serialise(data: unknown): string {
 /** The whole response body, `{"data":…}`, assembled by the lookup (the GeoIP and VPN hot paths). */
 export class JsonBody {
   constructor(
-    readonly body: string,
+    /** the whole response body, `{"data":…}`: a string, or its UTF-8 bytes */
+    readonly body: string | Buffer,
     /** its UTF-8 length, when the maker knows it (saves measuring it) */
     readonly bytes?: number,
   ) {}

@@ -1,17 +1,24 @@
-// Many GeoIP (and VPN) lookups in one request, answered as JSON text: each
+// Many GeoIP (and VPN) lookups in one request, answered as JSON bytes: each
 // result is `{"query":…,"data":<the record of GET /ip/:ip>}` or
-// `{"query":…,"error":{…}}`, in input order. The records are the lookups'
-// own prebuilt JSON texts, spliced rather than parsed and re-serialised, and
-// a query sent twice is computed once. Only in-memory lookups are batched:
-// see the README (a batch of whois or DNS lookups would be a thousand
-// upstream queries behind one rate-limit unit).
+// `{"query":…,"error":{…}}`, in input order. The records are written straight
+// from the tables' bytes into one buffer (GeoIpLookup.writeJson, the bulk path
+// `ipintel enrich` takes too), never built as strings, and a query sent twice
+// is computed once and its bytes copied. Only in-memory lookups are batched:
+// see the README (a batch of whois or DNS lookups would be a thousand upstream
+// queries behind one rate-limit unit).
 import { checkIp } from '../api/params.js';
+import { writeAscii } from '../data/byte-writer.js';
+import { OutputBuffer } from '../data/output-buffer.js';
 import { AppError } from '../errors.js';
 import type { Ip } from '../net/ip.js';
 
 export interface BatchLookups {
-  /** the GeoIP record's JSON text */
-  geoip(ip: Ip): string;
+  geoip: {
+    /** the GeoIP record's JSON bytes written into `out` at `at`; returns the offset after them */
+    writeJson(ip: Ip, out: Buffer, at: number): number;
+    /** the room writeJson may need */
+    maxJsonBytes(): number;
+  };
   /** the VPN record's JSON text, when the batch asks for it */
   vpn?: (ip: Ip) => string;
 }
@@ -64,37 +71,66 @@ export function parseBatchBody(text: string, maxItems: number): string[] {
   return body as string[];
 }
 
-/** One result's JSON text. */
-function resultOf(query: string, lookups: BatchLookups): { text: string; failed: boolean } {
-  const head = `{"query":${JSON.stringify(query)},`;
+/** Writes one result at out.at; whether it is an error. */
+function writeResult(query: string, lookups: BatchLookups, out: OutputBuffer): boolean {
   let ip: Ip;
   try {
     ip = checkIp(query);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const failure = JSON.stringify({ code: error.code, message: error.message });
-    return { text: `${head}"error":${failure}}`, failed: true };
+    out.writeText(`{"query":${JSON.stringify(query)},"error":${failure}}`);
+    return true;
   }
-  const geoip = lookups.geoip(ip);
-  // the GeoIP record ends with "}": the VPN record goes inside it, as `vpn`
-  const data = lookups.vpn ? `${geoip.slice(0, -1)},"vpn":${lookups.vpn(ip)}}` : geoip;
-  return { text: `${head}"data":${data}}`, failed: false };
+  const verdict = lookups.vpn ? lookups.vpn(ip) : '';
+  // an address that parsed is hex digits, dots and colons: nothing to escape
+  const bytes = out.reserve(query.length + lookups.geoip.maxJsonBytes() + 3 * verdict.length + 32);
+  let at = writeAscii(bytes, out.at, '{"query":"');
+  at = writeAscii(bytes, at, query);
+  at = writeAscii(bytes, at, '","data":');
+  at = lookups.geoip.writeJson(ip, bytes, at);
+  if (lookups.vpn) {
+    // the GeoIP record ends with "}": the VPN record goes inside it, as `vpn`
+    at = writeAscii(bytes, at - 1, ',"vpn":');
+    at += bytes.write(verdict, at, 'utf8');
+    bytes[at++] = 0x7d; // }
+  }
+  bytes[at++] = 0x7d; // }
+  out.at = at;
+  return false;
 }
 
-/** `{"results":[…],"count":N,"errors":E}` */
-export function batchJson(queries: readonly string[], lookups: BatchLookups): string {
-  const seen = new Map<string, { text: string; failed: boolean }>();
-  const parts = new Array<string>(queries.length);
+/**
+ * `{"results":[…],"count":N,"errors":E}` as UTF-8 bytes, between `head` and
+ * `tail` (the response envelope, `{"data":` and `}`).
+ */
+export function batchJson(
+  queries: readonly string[],
+  lookups: BatchLookups,
+  head = '',
+  tail = '',
+): Buffer {
+  // each result's bytes [start, end) and whether it failed, by query
+  const seen = new Map<string, { start: number; end: number; failed: boolean }>();
+  const out = new OutputBuffer(64 + queries.length * 320);
+  out.writeText(`${head}{"results":[`);
   let errors = 0;
   for (let i = 0; i < queries.length; i++) {
     const query = queries[i]!;
+    if (i > 0) out.reserve(1)[out.at++] = 0x2c; // ,
     let result = seen.get(query);
     if (result === undefined) {
-      result = resultOf(query, lookups);
+      const start = out.at;
+      const failed = writeResult(query, lookups, out);
+      result = { start, end: out.at, failed };
       seen.set(query, result);
+    } else {
+      const length = result.end - result.start;
+      out.reserve(length).copyWithin(out.at, result.start, result.end);
+      out.at += length;
     }
     if (result.failed) errors++;
-    parts[i] = result.text;
   }
-  return `{"results":[${parts.join(',')}],"count":${queries.length},"errors":${errors}}`;
+  out.writeText(`],"count":${queries.length},"errors":${errors}}${tail}`);
+  return out.written();
 }

@@ -61,10 +61,20 @@ const RESPONSE_EXAMPLE = {
 
 export function batchHandlers(deps: BatchDeps) {
   const { geoip, vpnJson, maxItems } = deps;
-  const geoOnly: BatchLookups = { geoip: (ip) => geoip.json(ip) };
-  const withVpn: BatchLookups = { ...geoOnly, vpn: (ip) => vpnJson.record(ip) };
-  const answer = (bodyText: string | undefined, include: 'vpn' | undefined) =>
-    batchJson(parseBatchBody(bodyText ?? '', maxItems), include === 'vpn' ? withVpn : geoOnly);
+  const geoOnly: BatchLookups = { geoip };
+  const withVpn: BatchLookups = { geoip, vpn: (ip) => vpnJson.record(ip) };
+  const answer = (
+    bodyText: string | undefined,
+    include: 'vpn' | undefined,
+    head?: string,
+    tail?: string,
+  ) =>
+    batchJson(
+      parseBatchBody(bodyText ?? '', maxItems),
+      include === 'vpn' ? withVpn : geoOnly,
+      head,
+      tail,
+    );
   return {
     lookup: defineHandler({
       summary: 'GeoIP (and VPN detection) of many addresses',
@@ -81,8 +91,12 @@ export function batchHandlers(deps: BatchDeps) {
       responseExample: RESPONSE_EXAMPLE,
       errors: ['BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
       headers: deps.attribution,
-      handle: ({ query, ctx }) => new JsonBody(`{"data":${answer(ctx.bodyText, query.include)}}`),
-      record: ({ query, ctx }) => JSON.parse(answer(ctx.bodyText, query.include)) as unknown,
+      handle: ({ query, ctx }) => {
+        const body = answer(ctx.bodyText, query.include, '{"data":', '}');
+        return new JsonBody(body, body.length);
+      },
+      record: ({ query, ctx }) =>
+        JSON.parse(answer(ctx.bodyText, query.include).toString('utf8')) as unknown,
     }),
   };
 }

@@ -1,8 +1,9 @@
-// The output of `ipintel enrich` gathered as bytes: lines are written
-// straight into one Buffer, handed to the stream whole when it is full
-// enough, and another taken while the stream owns it. Buffers come back when
-// written (`recycle`), so a run of millions of lines uses two or three of
-// them, not thousands for the allocator and the GC to return.
+// An answer built as bytes (POST /batch, `ipintel enrich`): texts are written
+// straight into one Buffer that grows as needed. For a stream (enrich), the
+// bytes are handed over whole when full enough and another buffer taken
+// while the stream owns them; buffers come back when written (`recycle`), so
+// a run of millions of lines uses two or three, not thousands for the
+// allocator and the GC to return.
 
 export class OutputBuffer {
   bytes: Buffer;
@@ -16,7 +17,7 @@ export class OutputBuffer {
     this.bytes = Buffer.allocUnsafeSlow(size);
   }
 
-  /** The buffer, with room for `n` more bytes after `at` (grown for a long line). */
+  /** The buffer, with room for `n` more bytes after `at` (grown when needed). */
   reserve(n: number): Buffer {
     if (this.at + n > this.bytes.length) {
       const bigger = Buffer.allocUnsafeSlow(Math.max(2 * this.bytes.length, this.at + n));
@@ -24,6 +25,11 @@ export class OutputBuffer {
       this.bytes = bigger;
     }
     return this.bytes;
+  }
+
+  /** The bytes written so far (a view, not a copy). */
+  written(): Buffer {
+    return this.bytes.subarray(0, this.at);
   }
 
   writeText(text: string): void {
