@@ -3,6 +3,7 @@
 // check carries the CONTRACT.md error code in the issue's params.
 import { z } from 'zod';
 import { AppError, type ErrorCode } from '../errors.js';
+import { withPlainParser } from '../http/validate.js';
 import { parseIp, type Ip } from '../net/ip.js';
 
 export function issue(ctx: z.RefinementCtx, appCode: ErrorCode, message: string): never {
@@ -36,7 +37,10 @@ export const ipParam = z
     examples: ['8.8.8.8', '2606:4700:4700::1111'],
   });
 
-export const ipParams = z.object({ ip: ipParam });
+// (zod's object drops unknown keys: the twin's answer is the same whatever else is there)
+export const ipParams = withPlainParser(z.object({ ip: ipParam }), (input) =>
+  typeof input['ip'] === 'string' ? { ip: checkIp(input['ip']) } : undefined,
+);
 
 /** Runs a parser that throws AppError inside a schema, keeping its code and message. */
 export function fromParser<T>(parse: (text: string) => T) {

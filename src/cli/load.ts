@@ -20,8 +20,6 @@ export async function loadGeo(
   config: Readonly<Config>,
   log: Logger,
   vpn: boolean,
-  /** a bulk pass (enrich): keep decoded record texts */
-  bulk = false,
 ): Promise<LoadedGeo> {
   const [geo, holder] = await Promise.all([
     loadGeoData(
@@ -36,6 +34,6 @@ export async function loadGeo(
     ),
     vpn ? DetectionIndexHolder.open({ dataDir: feedsDir(config.dataDir) }) : null,
   ]);
-  const geoip = createGeoIpLookup(geo, bulk);
+  const geoip = createGeoIpLookup(geo);
   return { geoip, holder, vpnJson: holder === null ? null : createVpnJson(geoip, holder) };
 }

@@ -171,8 +171,7 @@ async function enrich(args: string[], io: CliIo): Promise<CliOutcome> {
     import('./enrich.js'),
     import('./enrich-stream.js'),
   ]);
-  // CSV reads records through their texts: keep them decoded; JSONL copies bytes
-  const { geoip, vpnJson } = await loadGeo(config, log, vpn, format === 'csv');
+  const { geoip, vpnJson } = await loadGeo(config, log, vpn);
   const enricher = createEnricher(format, {
     geoip,
     ...(vpnJson === null ? {} : { vpn: (ip) => vpnJson.record(ip) }),

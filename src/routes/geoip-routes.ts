@@ -25,8 +25,8 @@ export function geoipHandlers(
       errors: [],
       headers: attribution,
       handle: ({ ctx }) => {
-        const { text, bytes } = geoip.body(ctx.clientIp);
-        return new JsonBody(text, bytes);
+        const body = geoip.body(ctx.clientIp);
+        return new JsonBody(body, body.length);
       },
       record: ({ ctx }) => geoip.lookup(ctx.clientIp),
     }),
@@ -40,8 +40,8 @@ export function geoipHandlers(
       errors: ['INVALID_IP'],
       headers: attribution,
       handle: ({ params }) => {
-        const { text, bytes } = geoip.body(params.ip);
-        return new JsonBody(text, bytes);
+        const body = geoip.body(params.ip);
+        return new JsonBody(body, body.length);
       },
       record: ({ params }) => geoip.lookup(params.ip),
     }),

@@ -37,38 +37,19 @@ export interface GeoTables {
 
 const NO_PLACE = placeJson(UNKNOWN_LOCATION);
 const NO_NETWORK = '"isp":null,"asn":null,"org":null';
-const HEAD = '{"data":{"ip":"';
-const PUBLIC_TAIL = ',"bogon":false}}';
-const BOGON_TAIL = ',"bogon":true}}';
-/** the bytes of the body's fixed parts: HEAD, `",`, the coordinate keys and the comma */
-const FIXED_BYTES = HEAD.length + 2 + ',"latitude":'.length + ',"longitude":'.length + 1;
-/** the same record without the envelope */
+/** the response envelope around the record */
+const BODY_HEAD = '{"data":';
 const RECORD_HEAD = '{"ip":"';
 const RECORD_PUBLIC_TAIL = ',"bogon":false}';
 const RECORD_BOGON_TAIL = ',"bogon":true}';
 
 /**
- * A coordinate kept × 10^4, written as JSON writes the number record-map.ts
- * rounded it to (scaled / 10^4): the shortest decimal of a value with at most
- * four decimals is those decimals without trailing zeros. Integer arithmetic
- * instead of String(number), which was a tenth of the hot path's own time.
+ * A coordinate kept × 10^4, written at `at` as JSON writes the number
+ * record-map.ts rounded it to (scaled / 10^4): the shortest decimal of a
+ * value with at most four decimals is those decimals without trailing zeros.
+ * Digits by integer arithmetic, not String(number). Room: 9 bytes; returns
+ * the offset after them.
  */
-export function coordinateText(scaled: number): string {
-  if (scaled === NO_COORDINATE) return 'null';
-  const sign = scaled < 0 ? '-' : '';
-  const magnitude = scaled < 0 ? -scaled : scaled;
-  const whole = Math.floor(magnitude / 10_000);
-  let fraction = magnitude - whole * 10_000;
-  if (fraction === 0) return `${whole === 0 ? '' : sign}${whole}`;
-  let digits = 4;
-  while (fraction % 10 === 0) {
-    fraction /= 10;
-    digits--;
-  }
-  return `${sign}${whole}.${String(fraction).padStart(digits, '0')}`;
-}
-
-/** coordinateText's bytes written at `at` (room: 9 bytes); returns the offset after them. */
 export function writeCoordinate(out: Buffer, at: number, scaled: number): number {
   if (scaled === NO_COORDINATE) return writeAscii(out, at, 'null');
   const magnitude = scaled < 0 ? -scaled : scaled;
@@ -98,24 +79,7 @@ export class GeoIpLookup {
   private networks: (AsnInfo | undefined)[] = [];
   private networksOf: CompiledSet | null = null;
 
-  /** decoded place and network texts by record index, when `memoTexts` (see createGeoIpLookup) */
-  private texts: {
-    of: GeoTables;
-    place: (string | undefined)[];
-    network: (string | undefined)[];
-  } | null = null;
-
-  constructor(
-    private readonly holder: { readonly tables: GeoTables },
-    private readonly memoTexts = false,
-  ) {}
-
-  /** The decoded texts of the current tables (a reload starts afresh). */
-  private memo(): { place: (string | undefined)[]; network: (string | undefined)[] } {
-    const tables = this.tables;
-    if (this.texts?.of !== tables) this.texts = { of: tables, place: [], network: [] };
-    return this.texts;
-  }
+  constructor(private readonly holder: { readonly tables: GeoTables }) {}
 
   get tables(): GeoTables {
     return this.holder.tables;
@@ -153,23 +117,34 @@ export class GeoIpLookup {
   }
 
   /**
-   * The whole response body of GET /ip/:ip, `{"data":<record>}`, with its
-   * UTF-8 length: a string, so that node:http writes head and body in one
-   * write; the record texts are decoded from the tables' bytes each time
-   * (cheaper than keeping ~300,000 strings alive on the heap).
+   * The whole response body of GET /ip/:ip, `{"data":<record>}`, as UTF-8
+   * bytes: written from the tables' bytes, never decoded into strings (a
+   * string body cost a decode of the texts, a flattening of the
+   * concatenation and an encode again on every request).
    */
-  body(ip: Ip): { text: string; bytes: number } {
-    return this.build(ip, HEAD, PUBLIC_TAIL, BOGON_TAIL);
+  body(ip: Ip): Buffer {
+    const scratch = this.scratch();
+    let at = writeAscii(scratch, 0, BODY_HEAD);
+    at = this.writeJson(ip, scratch, at);
+    scratch[at++] = 0x7d; // }
+    // a copy of its own (from Node's pool): the scratch buffer is written again by the next request
+    return Buffer.from(scratch.subarray(0, at));
   }
 
-  /**
-   * The record as JSON text (JSON.stringify(lookup(ip)), byte for byte), built
-   * as such rather than cut out of the body (a slice of a concatenation makes
-   * V8 flatten it: a third of the cost).
-   */
+  /** The record as JSON text (JSON.stringify(lookup(ip)), byte for byte). */
   json(ip: Ip): string {
-    return this.build(ip, RECORD_HEAD, RECORD_PUBLIC_TAIL, RECORD_BOGON_TAIL).text;
+    const scratch = this.scratch();
+    return scratch.toString('utf8', 0, this.writeJson(ip, scratch, 0));
   }
+
+  /** One buffer with room for any body of the current tables, written by each lookup in turn. */
+  private scratch(): Buffer {
+    const need = BODY_HEAD.length + this.maxJsonBytes() + 1;
+    if (this.scratchBytes.length < need) this.scratchBytes = Buffer.allocUnsafeSlow(need);
+    return this.scratchBytes;
+  }
+
+  private scratchBytes = Buffer.alloc(0);
 
   /**
    * Where an address's record comes from, in `this.found` (one object reused:
@@ -200,53 +175,6 @@ export class GeoIpLookup {
     place: NONE,
     network: NONE,
   };
-
-  /** The record's text between a head (up to the address) and one of two tails. */
-  private build(
-    ip: Ip,
-    head: string,
-    publicTail: string,
-    bogonTail: string,
-  ): { text: string; bytes: number } {
-    const { geoip, asn } = this.tables;
-    const found = this.locate(ip);
-    const memo = this.memoTexts ? this.memo() : null;
-    let place = NO_PLACE;
-    let placeBytes = NO_PLACE.length;
-    let network = NO_NETWORK;
-    let networkBytes = NO_NETWORK.length;
-    // the coordinates as JSON.stringify writes them (null, or the rounded number)
-    let latitude = 'null';
-    let longitude = 'null';
-    if (found.location !== NONE) {
-      const p = found.place;
-      const records = geoip.records;
-      place = memo === null ? records.text(p) : (memo.place[p] ??= records.text(p));
-      placeBytes = records.end(p) - records.start(p);
-      const coordinates = geoip.coordinates!;
-      latitude = coordinateText(coordinates[2 * found.location]!);
-      longitude = coordinateText(coordinates[2 * found.location + 1]!);
-    }
-    const n = found.network;
-    if (n !== NONE) {
-      network = memo === null ? asn.records.text(n) : (memo.network[n] ??= asn.records.text(n));
-      networkBytes = asn.records.end(n) - asn.records.start(n);
-    }
-    const tail = found.bogon ? bogonTail : publicTail;
-    // ip.text is canonical (digits, hex, dots, colons): nothing to escape, one byte a character
-    const text = `${head}${ip.text}",${place},"latitude":${latitude},"longitude":${longitude},${network}${tail}`;
-    const bytes =
-      FIXED_BYTES -
-      HEAD.length +
-      head.length +
-      ip.text.length +
-      placeBytes +
-      latitude.length +
-      longitude.length +
-      networkBytes +
-      tail.length;
-    return { text, bytes };
-  }
 
   /**
    * The most bytes writeJson can write for any address in the current tables
@@ -328,15 +256,6 @@ export class GeoIpLookup {
   }
 }
 
-/**
- * `memoTexts`: keep each place and network text once decoded (bounded by the
- * record counts, ~30 MB at most for the embedded data): worth it for a bulk
- * pass over millions of addresses (`ipintel enrich`), not for the service,
- * whose heap stays small without them.
- */
-export function createGeoIpLookup(
-  holder: { readonly tables: GeoTables },
-  memoTexts = false,
-): GeoIpLookup {
-  return new GeoIpLookup(holder, memoTexts);
+export function createGeoIpLookup(holder: { readonly tables: GeoTables }): GeoIpLookup {
+  return new GeoIpLookup(holder);
 }
