@@ -6,20 +6,26 @@
 import { z } from 'zod';
 import { cidrRecordSchema } from '../api/schemas.js';
 import { defineHandler, RawJson } from '../http/route.js';
+import { withPlainParser } from '../http/validate.js';
 import { calculateCidr, type Cidr6Record, type CidrRecord } from '../lookups/cidr.js';
 
 const RANGE_REQUIRED = 'The query parameter "range" is required, e.g. ?range=192.168.0.0/24.';
 const RANGE_ONCE = 'Give the query parameter "range" once.';
 
-const cidrQuery = z.object({
-  range: z
-    .string({ error: (iss) => (iss.input === undefined ? RANGE_REQUIRED : RANGE_ONCE) })
-    .meta({
-      description:
-        'An IPv4 range as <address>/<prefix length 0–32>, or an IPv6 range as <address>/<prefix length 0–128>. Host bits may be set: the network is reported.',
-      examples: ['192.168.1.77/24', '2001:db8:abcd::1/48'],
-    }),
-});
+/** exported for the test that holds its plain twin to zod's answers */
+export const cidrQuery = withPlainParser(
+  z.object({
+    range: z
+      .string({ error: (iss) => (iss.input === undefined ? RANGE_REQUIRED : RANGE_ONCE) })
+      .meta({
+        description:
+          'An IPv4 range as <address>/<prefix length 0–32>, or an IPv6 range as <address>/<prefix length 0–128>. Host bits may be set: the network is reported.',
+        examples: ['192.168.1.77/24', '2001:db8:abcd::1/48'],
+      }),
+  }),
+  // one string passes as it is; a missing or repeated range is zod's to refuse
+  (input) => (typeof input['range'] === 'string' ? { range: input['range'] } : undefined),
+);
 
 /** JSON.stringify(record), byte for byte, for a record of dotted quads and numbers. */
 export function cidrText(r: CidrRecord | Cidr6Record): string {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { ipParam, ipParams } from '../../src/api/params.js';
+import { cidrQuery } from '../../src/routes/cidr-routes.js';
 import { AppError } from '../../src/errors.js';
 import { validate } from '../../src/http/validate.js';
 
@@ -40,6 +41,24 @@ describe('ipParams', () => {
   for (const input of INPUTS) {
     it(`${JSON.stringify(input).slice(0, 60)}: the twin answers as zod does`, () => {
       assert.deepEqual(outcome(ipParams, input), outcome(zodOnly, input));
+    });
+  }
+});
+
+describe('the /cidr query', () => {
+  const zodOnly = z.object(cidrQuery.shape);
+  const inputs: unknown[] = [
+    { range: '10.0.0.0/8' },
+    { range: '2001:db8::/32' },
+    { range: 'nonsense' },
+    { range: '' },
+    { range: ['10.0.0.0/8', '10.0.0.0/9'] },
+    {},
+    { range: '10.0.0.0/8', other: 'x' },
+  ];
+  for (const input of inputs) {
+    it(`${JSON.stringify(input)}: the twin answers as zod does`, () => {
+      assert.deepEqual(outcome(cidrQuery, input), outcome(zodOnly, input));
     });
   }
 });
