@@ -11,13 +11,15 @@ export type GeoIpRecord = z.infer<typeof geoIpRecordSchema>;
 export type VpnRecord = z.infer<typeof vpnRecordSchema>;
 export type CidrRecord = z.infer<typeof cidrRecordSchema>;
 
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+/** made at the first page that names a country: ICU's region names cost ~20 ms of every start-up otherwise */
+let regionNames: Intl.DisplayNames | null = null;
 
 /** "United States (US)", or the code alone when ICU does not know it. */
 export function countryName(code: string | null): string | null {
   if (code === null) return null;
   let name: string | undefined;
   try {
+    regionNames ??= new Intl.DisplayNames(['en'], { type: 'region' });
     name = regionNames.of(code);
   } catch {
     name = undefined;

@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { once } from 'node:events';
 import { createGunzip } from 'node:zlib';
-import { extract } from 'tar';
 import { download, streamDownload, type DownloadLimits } from '../../lookups/vpn/feed-download.js';
 import type { FetchedArtifact, Manifest } from '../compiled-set.js';
 import type { Artifact, Release } from './sources.js';
@@ -85,7 +84,9 @@ async function unpack(artifact: Artifact, path: string, dir: string): Promise<st
     if (artifact.packing === 'tar.gz') {
       const into = join(dir, 'untar');
       await mkdir(into);
-      // only the .mmdb leaves the archive, flattened: no path in it reaches outside `into`
+      // only the .mmdb leaves the archive, flattened: no path in it reaches outside `into`;
+      // tar is imported here, by the MaxMind updates that need it, not at every start-up
+      const { extract } = await import('tar');
       await extract({
         file: path,
         cwd: into,
