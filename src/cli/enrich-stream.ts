@@ -85,15 +85,18 @@ export async function enrichStream(
     }
     bytes.copy(work, kept);
     const length = kept + bytes.length;
+    // the filled part only: a search must not run on into the bytes of older chunks
+    const filled = work.subarray(0, length);
     let start = 0;
-    let newline = work.indexOf(10, kept);
-    while (newline !== -1 && newline < length) {
+    // the unfinished line kept from the last chunk has no line break
+    let newline = filled.indexOf(10, kept);
+    while (newline !== -1) {
       // CRLF: the CR belongs to the line break, not the line
       const end = newline > start && work[newline - 1] === 13 ? newline - 1 : newline;
       enricher.line(work, start, end, out);
       lines++;
       start = newline + 1;
-      newline = start < length ? work.indexOf(10, start) : -1;
+      newline = filled.indexOf(10, start);
     }
     while (length - start > MAX_LINE) {
       const cut = start + cutAt(work.subarray(start), MAX_LINE);
