@@ -8,7 +8,7 @@
 // JSON.stringify), which is what replaces malformed UTF-8 as the decoder
 // does; CSV (RFC 4180) reads the record's fields through strings too.
 import { geoIpRecordSchema } from '../api/schemas.js';
-import { writeAscii } from '../data/byte-writer.js';
+import { writeAscii, writeJsonString } from '../data/byte-writer.js';
 import type { GeoIpRecord } from '../lookups/geoip/geoip.js';
 import type { Ip } from '../net/ip.js';
 import type { OutputBuffer } from '../data/output-buffer.js';
@@ -103,57 +103,6 @@ function jsonlEnricher({ geoip, vpn }: EnrichLookups): Enricher {
       out.at = at;
     },
   };
-}
-
-const HEX = '0123456789abcdef';
-
-/**
- * Bytes [start, end) of ASCII text written as a JSON string, exactly as
- * JSON.stringify writes it (the short escapes, \u00xx for the other control
- * characters); returns the offset after it, or -1 at a byte beyond ASCII.
- */
-export function writeJsonString(
-  from: Uint8Array,
-  start: number,
-  end: number,
-  out: Buffer,
-  at: number,
-): number {
-  out[at++] = 0x22;
-  for (let i = start; i < end; i++) {
-    const c = from[i]!;
-    if (c >= 0x80) return -1;
-    if (c >= 0x20 && c !== 0x22 && c !== 0x5c) {
-      out[at++] = c;
-      continue;
-    }
-    out[at++] = 0x5c; // backslash
-    switch (c) {
-      case 0x22:
-      case 0x5c:
-        out[at++] = c;
-        break;
-      case 0x08:
-        out[at++] = 0x62; // b
-        break;
-      case 0x09:
-        out[at++] = 0x74; // t
-        break;
-      case 0x0a:
-        out[at++] = 0x6e; // n
-        break;
-      case 0x0c:
-        out[at++] = 0x66; // f
-        break;
-      case 0x0d:
-        out[at++] = 0x72; // r
-        break;
-      default:
-        at = writeAscii(out, at, `u00${HEX[c >> 4]!}${HEX[c & 15]!}`);
-    }
-  }
-  out[at++] = 0x22;
-  return at;
 }
 
 /** RFC 4180 §2: a field with a comma, quote or line break is quoted, quotes doubled. */

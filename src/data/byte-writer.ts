@@ -1,7 +1,8 @@
-// Writing short texts into a Buffer by hand, for the bulk path of `ipintel
-// enrich` (millions of records a run): for the tens of bytes each piece has,
-// a loop the JIT inlines costs less than Buffer#write or Buffer#copy, whose
-// argument checks and native call dominate at that size.
+// Writing short texts into a Buffer by hand, for the answers written as bytes
+// (GET /ip/:ip, POST /batch, `ipintel enrich`: millions of records a run):
+// for the tens of bytes each piece has, a loop the JIT inlines costs less than
+// Buffer#write or Buffer#copy, whose argument checks and native call dominate
+// at that size.
 
 /** Writes `text`, which must be ASCII (one byte a character), at `at`; returns the offset after it. */
 export function writeAscii(out: Buffer, at: number, text: string): number {
@@ -26,5 +27,56 @@ export function copyBytes(
     return at + end - start;
   }
   for (let i = start; i < end; i++) out[at++] = from[i]!;
+  return at;
+}
+
+const HEX = '0123456789abcdef';
+
+/**
+ * Per ASCII byte, how JSON.stringify writes it: 0 as it is; else after a
+ * backslash, the letter of its short escape (\" \\ \b \t \n \f \r) or
+ * `u` for \u00xx (the other control characters).
+ */
+const ESCAPE = new Uint8Array(128);
+ESCAPE.fill(0x75, 0, 0x20); // u
+for (const [byte, letter] of [
+  [0x22, 0x22], // "
+  [0x5c, 0x5c], // backslash
+  [0x08, 0x62], // b
+  [0x09, 0x74], // t
+  [0x0a, 0x6e], // n
+  [0x0c, 0x66], // f
+  [0x0d, 0x72], // r
+] as const) {
+  ESCAPE[byte] = letter;
+}
+
+/**
+ * Bytes [start, end) of ASCII text written as a JSON string, exactly as
+ * JSON.stringify writes it; returns the offset after it, or -1 at a byte
+ * beyond ASCII (the caller then takes the string path).
+ */
+export function writeJsonString(
+  from: Uint8Array,
+  start: number,
+  end: number,
+  out: Buffer,
+  at: number,
+): number {
+  out[at++] = 0x22;
+  for (let i = start; i < end; i++) {
+    const c = from[i]!;
+    if (c >= 0x80) return -1;
+    const escape = ESCAPE[c]!;
+    if (escape === 0) {
+      out[at++] = c;
+    } else if (escape === 0x75) {
+      at = writeAscii(out, at, `\\u00${HEX[c >> 4]!}${HEX[c & 15]!}`);
+    } else {
+      out[at++] = 0x5c; // backslash
+      out[at++] = escape;
+    }
+  }
+  out[at++] = 0x22;
   return at;
 }
