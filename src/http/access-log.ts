@@ -4,6 +4,8 @@
 // ~15 % of a cache hit under load (each write is a trip through libuv's
 // thread pool). Lines wait at most `maxDelayMs`, or until `maxBytes` gather.
 import { hostname } from 'node:os';
+import { copyBytes, writeAscii } from '../data/byte-writer.js';
+import { OutputBuffer } from '../data/output-buffer.js';
 
 export interface AccessEntry {
   /** written as it is: a request id of respond.ts (nothing JSON must escape) */
@@ -34,26 +36,51 @@ export interface BatchOptions {
 }
 
 export class BatchedAccessLog implements AccessLog {
-  private lines: string[] = [];
-  private bytes = 0;
+  /**
+   * The lines waiting, as bytes: written field by field into one buffer used
+   * again after each flush. Kept as strings, each line was a dozen pieces of
+   * concatenation that stayed alive in the batch across young collections and
+   * were promoted, to die in the old generation (~47 KB a collection).
+   */
+  private readonly out: OutputBuffer;
   private timer: NodeJS.Timeout | null = null;
-  private readonly prefix = `{"level":30,"time":`;
-  private readonly base = `,"pid":${process.pid},"hostname":${JSON.stringify(hostname())}`;
+  private readonly base: Buffer;
 
   constructor(
     private readonly sink: LineSink,
     private readonly now: () => number = Date.now,
     private readonly batch: BatchOptions = { maxDelayMs: 50, maxBytes: 32 * 1024 },
-  ) {}
+  ) {
+    this.base = Buffer.from(`,"pid":${process.pid},"hostname":${JSON.stringify(hostname())}`);
+    this.out = new OutputBuffer(batch.maxBytes + 4096);
+  }
 
   record(e: AccessEntry): void {
     // reqId (generated, or checked against [A-Za-z0-9._:@/+=-]), the method
     // (an HTTP token: the parser refuses others) and the canonical address
-    // need no escaping; the URL may
-    const line = `${this.prefix}${this.now()}${this.base},"reqId":"${e.reqId}","method":"${e.method}","url":${jsonString(e.url)},"status":${e.status},"ip":"${e.ip}","ms":${e.ms},"msg":"request"}\n`;
-    this.lines.push(line);
-    this.bytes += line.length;
-    if (this.bytes >= this.batch.maxBytes) this.flush();
+    // are ASCII with nothing to escape; the URL may need both
+    const url = jsonString(e.url);
+    const bound =
+      PREFIX.length + 24 + this.base.length + e.reqId.length + e.method.length + 3 * url.length;
+    const b = this.out.reserve(bound + e.ip.length + 128);
+    let at = writeAscii(b, this.out.at, PREFIX);
+    at = writeUint(b, at, this.now());
+    at = copyBytes(this.base, 0, this.base.length, b, at);
+    at = writeAscii(b, at, ',"reqId":"');
+    at = writeAscii(b, at, e.reqId);
+    at = writeAscii(b, at, '","method":"');
+    at = writeAscii(b, at, e.method);
+    at = writeAscii(b, at, '","url":');
+    at += b.write(url, at, 'utf8');
+    at = writeAscii(b, at, ',"status":');
+    at = writeUint(b, at, e.status);
+    at = writeAscii(b, at, ',"ip":"');
+    at = writeAscii(b, at, e.ip);
+    at = writeAscii(b, at, '","ms":');
+    at = writeAscii(b, at, String(e.ms));
+    at = writeAscii(b, at, ',"msg":"request"}\n');
+    this.out.at = at;
+    if (at >= this.batch.maxBytes) this.flush();
     else if (this.timer === null) {
       this.timer = setTimeout(this.flush, this.batch.maxDelayMs);
       // a pending log line does not keep the process alive; shutdown flushes it
@@ -64,12 +91,28 @@ export class BatchedAccessLog implements AccessLog {
   readonly flush = (): void => {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    if (this.lines.length === 0) return;
-    const chunk = this.lines.join('');
-    this.lines = [];
-    this.bytes = 0;
+    if (this.out.at === 0) return;
+    // one string a batch, for the destination pino writes through (a UTF-8 SonicBoom)
+    const chunk = this.out.written().toString('utf8');
+    this.out.at = 0;
     this.sink.write(chunk);
   };
+}
+
+const PREFIX = '{"level":30,"time":';
+
+/** A non-negative integer's decimal digits (a timestamp, a status) written at `at`. */
+function writeUint(out: Buffer, at: number, value: number): number {
+  if (value < 10) {
+    out[at] = 0x30 + value;
+    return at + 1;
+  }
+  let digits = 1;
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  for (let i = digits - 1, rest = value; i >= 0; i--, rest = Math.floor(rest / 10)) {
+    out[at + i] = 0x30 + (rest % 10);
+  }
+  return at + digits;
 }
 
 // what JSON must escape in a string: the quote, the backslash, control characters
