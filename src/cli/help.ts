@@ -90,7 +90,8 @@ export const SERVE_HELP = `Usage: ipintel serve
 
 Starts the HTTP API (and MCP at /mcp) as npm start does, configured by the
 environment (PORT, HOST, RATE_LIMIT_MAX, REDIS_URL, WORKERS, ...; see the
-README). Stops on SIGTERM or SIGINT.`;
+README), in a process of its own with npm start's node flags. Re-reads its
+data on SIGHUP; stops on SIGTERM or SIGINT.`;
 
 export const UPDATE_HELP = `Usage: ipintel update-data [--data-dir DIR] [--only id,id]
 
