@@ -4,9 +4,9 @@
 // JSONL works on bytes: the line is never decoded, the record's texts are
 // copied out of the tables' bytes, and the line is escaped as JSON byte by
 // byte into the output buffer — the bulk path runs millions of times a file.
-// A line with bytes beyond ASCII goes through strings (decoded, then
-// JSON.stringify), which is what replaces malformed UTF-8 as the decoder
-// does; CSV (RFC 4180) reads the record's fields through strings too.
+// Only a line with bytes beyond ASCII is decoded, then JSON.stringify'd,
+// which replaces malformed UTF-8 as the decoder does; CSV (RFC 4180) reads
+// the record's fields through strings.
 import { geoIpRecordSchema } from '../api/schemas.js';
 import { writeAscii, writeJsonString } from '../data/byte-writer.js';
 import type { GeoIpRecord } from '../lookups/geoip/geoip.js';
@@ -18,7 +18,7 @@ export type EnrichFormat = 'jsonl' | 'csv';
 
 export interface EnrichLookups {
   geoip: {
-    /** the GeoIP record's JSON text (GeoIpLookup.json) */
+    /** the GeoIP record's JSON text (GeoIpLookup.json), for CSV */
     json(ip: Ip): string;
     /** the same text's bytes written into `out` at `at`; returns the offset after them */
     writeJson(ip: Ip, out: Buffer, at: number): number;
@@ -48,29 +48,8 @@ export function createEnricher(format: EnrichFormat, lookups: EnrichLookups): En
   return format === 'csv' ? csvEnricher(lookups) : jsonlEnricher(lookups);
 }
 
-/** The output line of one input line, through strings. */
-type TextLine = (text: string, ip: Ip | null) => string;
-
-/** An enricher over strings: each line decoded, its output encoded. */
-function textEnricher(header: string, textLine: TextLine): Enricher {
-  return {
-    header,
-    line(input, start, end, out) {
-      out.writeText(textLine(input.toString('utf8', start, end), findAddressIn(input, start, end)));
-    },
-  };
-}
-
 function jsonlEnricher({ geoip, vpn }: EnrichLookups): Enricher {
   const noAddress = vpn ? `${NO_ADDRESS},"vpn":null,"line":` : `${NO_ADDRESS},"line":`;
-  const textLine: TextLine = (text, ip) => {
-    if (ip === null) return `${noAddress}${JSON.stringify(text)}}\n`;
-    // the record's text ends with "}": the line (and the VPN record) go inside it
-    const head = geoip.json(ip).slice(0, -1);
-    return vpn
-      ? `${head},"vpn":${vpn(ip)},"line":${JSON.stringify(text)}}\n`
-      : `${head},"line":${JSON.stringify(text)}}\n`;
-  };
   return {
     header: '',
     line(input, start, end, out) {
@@ -86,17 +65,21 @@ function jsonlEnricher({ geoip, vpn }: EnrichLookups): Enricher {
       let at = out.at;
       if (ip === null) at = writeAscii(bytes, at, noAddress);
       else {
-        at = geoip.writeJson(ip, bytes, at) - 1; // over the record's closing brace
+        // the record ends with "}": the VPN record and the line go inside it
+        at = geoip.writeJson(ip, bytes, at) - 1;
         if (vpn) {
           at = writeAscii(bytes, at, ',"vpn":');
           at += bytes.write(verdict, at, 'utf8');
         }
         at = writeAscii(bytes, at, ',"line":');
       }
+      const lineAt = at;
       at = writeJsonString(input, start, end, bytes, at);
       if (at === -1) {
-        out.writeText(textLine(input.toString('utf8', start, end), ip));
-        return;
+        // bytes beyond ASCII: decoded (malformed UTF-8 replaced, as the decoder does) and
+        // stringified; each input byte gives at most 6 bytes here too, within `room`
+        const text = JSON.stringify(input.toString('utf8', start, end));
+        at = lineAt + bytes.write(text, lineAt, 'utf8');
       }
       bytes[at++] = 0x7d; // }
       bytes[at++] = 0x0a; // \n
@@ -117,7 +100,8 @@ function csvEnricher({ geoip, vpn }: EnrichLookups): Enricher {
   if (vpn) columns.push(...VPN_FIELDS.map((f) => (f === 'confidence' ? 'vpnConfidence' : f)));
   columns.push('line');
   const empty = ','.repeat(columns.length - 1);
-  return textEnricher(`${columns.join(',')}\n`, (text, ip) => {
+  /** a line's CSV row, through strings */
+  const row = (text: string, ip: Ip | null): string => {
     if (ip === null) return `${empty}${csvField(text)}\n`;
     const record = JSON.parse(geoip.json(ip)) as Record<string, string | number | boolean | null>;
     let out = '';
@@ -127,5 +111,11 @@ function csvEnricher({ geoip, vpn }: EnrichLookups): Enricher {
       for (const field of VPN_FIELDS) out += `${csvField(verdict[field])},`;
     }
     return `${out}${csvField(text)}\n`;
-  });
+  };
+  return {
+    header: `${columns.join(',')}\n`,
+    line(input, start, end, out) {
+      out.writeText(row(input.toString('utf8', start, end), findAddressIn(input, start, end)));
+    },
+  };
 }
