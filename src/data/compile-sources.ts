@@ -240,14 +240,13 @@ export async function loadEmbedded(
 
 // ---- an operator's MMDB file, compiled at start and cached by its SHA-256 ----
 
-export interface UserFileOptions {
+export interface UserFileOptions extends LoadOptions {
   kind: DataSetKind;
   path: string;
   /** the variable that named it, for messages */
   variable: string;
   /** where compiled tables are kept (DATA_DIR/tables); os.tmpdir() when it cannot be written */
   cacheDir: string;
-  ipv6OnDemand?: boolean;
 }
 
 function requireType(reader: Reader<object>, variable: string, accepted: RegExp): string {

@@ -82,11 +82,20 @@ export interface Manifest {
 
 /** The record fragments, one UTF-8 byte string each, in one buffer. */
 export class RecordBlob {
+  /** the byte length of the longest record: the room an answer needs, known at load */
+  readonly longest: number;
+
   constructor(
     /** record i is bytes[offsets[i] .. offsets[i + 1]) */
     readonly offsets: Uint32Array,
     readonly bytes: Buffer,
-  ) {}
+  ) {
+    let longest = 0;
+    for (let i = 1; i < offsets.length; i++) {
+      longest = Math.max(longest, offsets[i]! - offsets[i - 1]!);
+    }
+    this.longest = longest;
+  }
 
   get count(): number {
     return this.offsets.length - 1;

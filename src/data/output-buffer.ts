@@ -1,4 +1,4 @@
-// An answer built as bytes (POST /batch, `ipintel enrich`): texts are written
+// Output built as bytes (POST /batch, `ipintel enrich`, the access log): texts are written
 // straight into one Buffer that grows as needed. For a stream (enrich), the
 // bytes are handed over whole when full enough and another buffer taken
 // while the stream owns them; buffers come back when written (`recycle`), so

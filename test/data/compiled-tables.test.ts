@@ -360,6 +360,16 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
     }
   }
 
+  it("each record blob knows its longest record (the room an answer needs), as the records' texts say", () => {
+    for (const set of [tables.geoip, tables.asn]) {
+      let longest = 0;
+      for (let i = 0; i < set.records.count; i++) {
+        longest = Math.max(longest, Buffer.byteLength(set.records.text(i)));
+      }
+      assert.equal(set.records.longest, longest);
+    }
+  });
+
   it('200,000 random IPv4 and IPv6 addresses answer as mmdb-lib and the ASN rows', (t) => {
     const started = performance.now();
     const random = seededRandom(SEED);

@@ -2,9 +2,10 @@
 // from the GeoIP data set, network from the ASN data set. Every field is
 // present; unknown values are null.
 //
-// The hot path (GET /ip/:ip) never builds the record: the response body is
-// one string assembled from the address, the place and network texts
-// serialised at compile time, and the coordinates.
+// Every answer (GET /ip/:ip, POST /batch, `ipintel enrich`) is written as
+// bytes by writeJson: the address, the place and network texts serialised at
+// compile time and copied from the tables' bytes, and the coordinates
+// written digit by digit — no record object, no string in between.
 import { NO_COORDINATE, type CompiledSet } from '../../data/compiled-set.js';
 import { NONE } from '../../data/range-table.js';
 import type { Ip } from '../../net/ip.js';
@@ -181,38 +182,24 @@ export class GeoIpLookup {
    * (the longest place and network texts, the longest address and coordinates).
    */
   maxJsonBytes(): number {
-    const tables = this.tables;
-    if (this.maxBytes?.of !== tables) {
-      const longest = (records: CompiledSet['records']): number => {
-        let max = 0;
-        for (let i = 0; i < records.count; i++)
-          max = Math.max(max, records.end(i) - records.start(i));
-        return max;
-      };
-      const place = Math.max(longest(tables.geoip.records), NO_PLACE.length);
-      const network = Math.max(longest(tables.asn.records), NO_NETWORK.length);
-      // 39: the longest IPv6 text; 12: the longest coordinate ("-180.1234" and room)
-      const bytes =
-        RECORD_HEAD.length +
-        39 +
-        2 +
-        place +
-        2 * (',"latitude":'.length + 12) +
-        1 +
-        network +
-        RECORD_BOGON_TAIL.length;
-      this.maxBytes = { of: tables, bytes };
-    }
-    return this.maxBytes.bytes;
+    const { geoip, asn } = this.tables;
+    // 39: the longest IPv6 text; 12: room for the longest coordinate ("-180.1234")
+    return (
+      RECORD_HEAD.length +
+      39 +
+      2 +
+      Math.max(geoip.records.longest, NO_PLACE.length) +
+      2 * (',"longitude":'.length + 12) +
+      1 +
+      Math.max(asn.records.longest, NO_NETWORK.length) +
+      RECORD_BOGON_TAIL.length
+    );
   }
-
-  private maxBytes: { of: GeoTables; bytes: number } | null = null;
 
   /**
    * The record's JSON text (the bytes of json(ip)) written into `out` at
    * `at`, which has maxJsonBytes() of room; returns the offset after it. The
-   * texts are copied from the tables' bytes, never decoded: the bulk path of
-   * `ipintel enrich`.
+   * texts are copied from the tables' bytes, never decoded.
    */
   writeJson(ip: Ip, out: Buffer, at: number): number {
     const { geoip, asn } = this.tables;
