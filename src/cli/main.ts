@@ -31,6 +31,10 @@ function serve(args: string[]): void {
   const child = spawn(process.execPath, [...flags, ...SERVICE_FLAGS, entry, ...args], {
     stdio: 'inherit',
   });
+  child.on('error', (error) => {
+    process.stderr.write(`ipintel: cannot start the service: ${error.message}\n`);
+    process.exit(1);
+  });
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   const pass = (signal: NodeJS.Signals) => child.kill(signal);
   for (const signal of signals) process.on(signal, pass);
