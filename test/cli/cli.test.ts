@@ -210,4 +210,10 @@ describe('ipintel serve', () => {
       served.kill();
     }
   });
+
+  it("a service that stops at start-up (a bad PORT) is the command's exit status, its message on stderr", async () => {
+    const run = await ipintel(['serve'], { env: { PORT: 'not-a-port' } });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /Invalid configuration:\n  PORT: /);
+  });
 });
