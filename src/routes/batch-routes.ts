@@ -1,6 +1,6 @@
 // POST /batch: GeoIP (and, with ?include=vpn, VPN detection) of up to
 // BATCH_MAX_ITEMS addresses in one request, from in-memory data. The whole
-// body is one string made of the lookups' prebuilt JSON texts
+// body is one buffer of the records written as bytes from the tables
 // (src/lookups/batch.ts); one request is one rate-limit unit, since its
 // lookups are local table reads (a batch of 1,000 costs about what a few
 // single requests cost in HTTP handling alone).
