@@ -5,6 +5,8 @@
 // per request, cheaper than any cache), through the lookup cache (an
 // upstream is asked: whois, DNS, reverse DNS, blacklist; X-Cache), or raw
 // (MCP, metrics, OpenAPI). Only src/main.ts touches the process.
+import { performance } from 'node:perf_hooks';
+import { Buffer } from 'node:buffer';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -118,8 +120,8 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
   function fail(x: Exchange, error: unknown): number {
     const failure = toErrorResponse(error);
     if (failure.unexpected) log.error({ err: error, reqId: x.requestId }, 'unexpected error');
-    x.headers['cache-control'] = 'no-store';
-    delete x.headers['x-cache'];
+    x.cacheControl = 'no-store';
+    x.xCache = null;
     return x.send(failure.status, errorBody(failure.code, failure.message));
   }
 
@@ -139,12 +141,9 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
   /** The rate limit's decision on a counted request, then the route (or why not). */
   function admitted(x: Exchange, match: Match, hit: RateLimitHit): MaybePromise<number> {
     const decision = decide(hit, config.rateLimitMax, now());
-    const headers = x.headers;
-    headers['ratelimit-limit'] = decision.limit;
-    headers['ratelimit-remaining'] = decision.remaining;
-    headers['ratelimit-reset'] = decision.resetSeconds;
+    x.rateLimit = decision;
     if (!decision.allowed) {
-      headers['retry-after'] = String(decision.resetSeconds);
+      x.setHeader('retry-after', String(decision.resetSeconds));
       metrics?.rateLimited();
       throw new AppError(
         'RATE_LIMITED',
@@ -158,7 +157,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       );
     }
     if (match.kind === 'method-not-allowed') {
-      headers['allow'] = match.allow.join(', ');
+      x.setHeader('allow', match.allow.join(', '));
       throw new AppError(
         'METHOD_NOT_ALLOWED',
         `${x.method} is not allowed on ${clip(x.path)}; allowed: ${match.allow.join(', ')}.`,
@@ -199,13 +198,13 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
   /** The route's own headers of a successful answer (its data's attribution). */
   function addRouteHeaders(x: Exchange, route: AnyRoute): void {
     const extra = route.headers?.();
-    if (extra != null) Object.assign(x.headers, extra);
+    if (extra != null) x.setHeaders(extra);
   }
 
   /** An answer from in-memory data: the route's lifetime, no X-Cache. */
   function writeData(x: Exchange, route: AnyRoute, data: unknown): number {
     addRouteHeaders(x, route);
-    x.headers['cache-control'] = route.cacheControl;
+    x.cacheControl = route.cacheControl;
     return data instanceof JsonBody
       ? x.send(200, data.body, undefined, data.bytes)
       : x.send(200, `{"data":${serialise(data)}}`);
@@ -247,10 +246,9 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
   }
 
   function write(x: Exchange, route: AnyRoute, a: Answer): number {
-    const headers = x.headers;
     if (a.kind === 'raw') {
-      headers['cache-control'] = 'no-store';
-      if (a.raw.headers !== undefined) Object.assign(headers, a.raw.headers);
+      x.cacheControl = 'no-store';
+      if (a.raw.headers !== undefined) x.setHeaders(a.raw.headers);
       const status = a.raw.status ?? 200;
       return a.raw.body === null
         ? x.sendEmpty(status)
@@ -258,8 +256,8 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     }
     addRouteHeaders(x, route);
     const { policy, result } = a;
-    headers['cache-control'] = `${policy.visibility}, max-age=${result.maxAgeSeconds}`;
-    headers['x-cache'] = result.hit ? 'HIT' : 'MISS';
+    x.cacheControl = `${policy.visibility}, max-age=${result.maxAgeSeconds}`;
+    x.xCache = result.hit ? 'HIT' : 'MISS';
     const entry = result.entry;
     // the body of a cached value is built once per entry, on its first answer
     const body =
@@ -272,10 +270,10 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       router.match('GET', x.path).kind !== 'not-found' ||
       router.match('POST', x.path).kind !== 'not-found';
     if (!known) {
-      x.headers['cache-control'] = 'no-store';
+      x.cacheControl = 'no-store';
       return x.send(404, errorBody('NOT_FOUND', 'No such route.'));
     }
-    Object.assign(x.headers, {
+    x.setHeaders({
       'access-control-allow-methods': 'GET, HEAD, POST, OPTIONS',
       'access-control-allow-headers':
         'Content-Type, Accept, X-Request-Id, Mcp-Session-Id, Mcp-Protocol-Version',

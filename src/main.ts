@@ -1,5 +1,6 @@
 // The composition root: the only module that reads the environment, listens,
 // and handles signals.
+import { performance } from 'node:perf_hooks';
 import cluster from 'node:cluster';
 import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';

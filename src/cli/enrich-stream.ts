@@ -4,6 +4,8 @@
 // one input chunk, one output buffer, one unfinished line — each allocated
 // once and used again, not once per chunk (a run of a million lines would
 // otherwise leave ~15 MB of chunks waiting for the GC).
+import { performance } from 'node:perf_hooks';
+import { Buffer } from 'node:buffer';
 import { once } from 'node:events';
 import { open } from 'node:fs/promises';
 import type { Writable } from 'node:stream';

@@ -7,6 +7,7 @@
 // Only a line with bytes beyond ASCII is decoded, then JSON.stringify'd,
 // which replaces malformed UTF-8 as the decoder does; CSV (RFC 4180) reads
 // the record's fields through strings.
+import { Buffer } from 'node:buffer';
 import { geoIpRecordSchema } from '../api/schemas.js';
 import { writeAscii, writeJsonString } from '../data/byte-writer.js';
 import type { GeoIpRecord } from '../lookups/geoip/geoip.js';

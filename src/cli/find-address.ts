@@ -8,6 +8,7 @@
 // A run that does not parse as a whole is tried without trailing dots and
 // colons (`…at 10.0.0.1.`) and, for `1.2.3.4:8080`, without the port. Zone
 // ids end the run (`fe80::1%eth0` gives fe80::1).
+import { Buffer } from 'node:buffer';
 import { parseIp, type Ip } from '../net/ip.js';
 
 /** 0-9, a-f, A-F, "." and ":". */

@@ -2,6 +2,7 @@
 // I/O passed in: the process entry (./main.ts) hands it argv, the
 // environment and the standard streams, and turns its outcome into an exit
 // status or into the service (`serve`) or the data updater (`update-data`).
+import { performance } from 'node:perf_hooks';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { pino, type Logger } from 'pino';

@@ -3,6 +3,7 @@
 // for the tens of bytes each piece has, a loop the JIT inlines costs less than
 // Buffer#write or Buffer#copy, whose argument checks and native call dominate
 // at that size.
+import { Buffer } from 'node:buffer';
 
 /** Writes `text`, which must be ASCII (one byte a character), at `at`; returns the offset after it. */
 export function writeAscii(out: Buffer, at: number, text: string): number {

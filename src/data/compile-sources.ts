@@ -6,6 +6,8 @@
 //  - an operator's GEOIP_DB/ASN_DB file is compiled at start the first time
 //    it is seen and kept in DATA_DIR/tables/ under its SHA-256, so the next
 //    start (or reload of the same file) only reads the tables.
+import { performance } from 'node:perf_hooks';
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';

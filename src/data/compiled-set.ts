@@ -4,6 +4,7 @@
 // response that needs it. GeoIP records share their place text (country,
 // city, region, time zone: ~195,000 distinct among ~565,000 locations) and
 // keep their coordinates as numbers, which keeps the tables ~50 MB smaller.
+import { Buffer } from 'node:buffer';
 import { RangeTable, type V6Table } from './range-table.js';
 import {
   openTableFile,

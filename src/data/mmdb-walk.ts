@@ -3,6 +3,7 @@
 // tables answer exactly what a reader of the file answers for any address.
 // mmdb-lib's Reader gives the metadata and decodes the records; the walk
 // reads the node records itself (24, 28 or 32 bits).
+import { Buffer } from 'node:buffer';
 import type { Reader } from 'maxmind';
 
 export interface MmdbLeaf {

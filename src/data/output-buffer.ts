@@ -4,6 +4,7 @@
 // while the stream owns them; buffers come back when written (`recycle`), so
 // a run of millions of lines uses two or three, not thousands for the
 // allocator and the GC to return.
+import { Buffer } from 'node:buffer';
 
 export class OutputBuffer {
   bytes: Buffer;

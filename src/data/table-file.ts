@@ -4,6 +4,7 @@
 //
 // Layout: "IPINTEL-TABLES\n", uint32 LE format version, uint32 LE header
 // length, the header (UTF-8 JSON), zero padding to 8, the sections.
+import { Buffer } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
 import {
   closeSync,

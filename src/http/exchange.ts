@@ -2,7 +2,9 @@
 // path, caller, request id) and writes (the headers it decided, the status),
 // passed as one value from routing to the access log. The response headers
 // belong to the exchange and are written once, by `send`.
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { Buffer } from 'node:buffer';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { AnyRoute } from './route.js';
 import type { Ip } from '../net/ip.js';
 import { bodyStillArriving, sendLingering } from './linger.js';
@@ -12,6 +14,12 @@ const EXPOSED =
   'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Cache, X-Request-Id, X-Data-Attribution';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** a Buffer body up to this size is written with the head, as one string (see send) */
+const JOINED_BODY_BYTES = 16 * 1024;
+
+/** A header's value as node:http takes it. */
+export type HeaderValue = string | number;
 
 export class Exchange {
   readonly started = performance.now();
@@ -27,8 +35,17 @@ export class Exchange {
   readonly head: boolean;
   /** the matched route, for metrics; null until matched */
   route: AnyRoute | null = null;
-  /** headers decided along the way (rate limit, caching, attribution) */
-  readonly headers: OutgoingHttpHeaders = {};
+  // The headers decided along the way. The ones nearly every answer carries
+  // are fields; the rest gather in `extra` as name, value, name, value… —
+  // node:http takes that flat list as it is, where an object of headers costs
+  // a for-in with an own-property check and a megamorphic load per header.
+  /** the rate limit's figures, once counted */
+  rateLimit: RateLimitFigures | null = null;
+  cacheControl: string | null = null;
+  /** X-Cache, on answers through the lookup cache */
+  xCache: 'HIT' | 'MISS' | null = null;
+  /** the other headers, name then value (lower-case names, each at most once) */
+  readonly extra: HeaderValue[] = [];
 
   constructor(
     readonly req: IncomingMessage,
@@ -46,33 +63,86 @@ export class Exchange {
     this.head = this.method === 'HEAD';
   }
 
+  /** Sets a header (replacing an earlier value of the same name). */
+  setHeader(name: string, value: HeaderValue): void {
+    if (name === 'cache-control') {
+      this.cacheControl = String(value);
+      return;
+    }
+    const extra = this.extra;
+    for (let i = 0; i < extra.length; i += 2) {
+      if (extra[i] === name) {
+        extra[i + 1] = value;
+        return;
+      }
+    }
+    extra.push(name, value);
+  }
+
+  /** Sets every header of an object (a route's attribution, a raw answer's own). */
+  setHeaders(headers: Readonly<Record<string, HeaderValue>>): void {
+    for (const name of Object.keys(headers)) this.setHeader(name, headers[name]!);
+  }
+
   /** Writes the whole answer: the decided headers plus the ones every answer carries. */
   send(status: number, body: string | Buffer, contentType = JSON_TYPE, bytes?: number): number {
-    const headers = this.headers;
-    headers['content-type'] = contentType;
-    headers['content-length'] = bytes ?? Buffer.byteLength(body);
-    headers['access-control-allow-origin'] = '*';
-    headers['x-request-id'] = this.requestId;
-    if (this.cors) headers['access-control-expose-headers'] = EXPOSED;
+    const headers = this.commonHeaders();
+    headers.push('content-type', contentType, 'content-length', bytes ?? Buffer.byteLength(body));
     if (bodyStillArriving(this.req)) {
       // an early refusal (413, 415, 429, 405): see ./linger.ts
-      headers['connection'] = 'close';
+      headers.push('connection', 'close');
       this.res.writeHead(status, headers);
       sendLingering(this.req, this.res, this.head ? undefined : body);
       return status;
     }
     this.res.writeHead(status, headers);
     if (this.head) this.res.end();
-    else this.res.end(body);
+    else if (typeof body === 'string' || body.length > JOINED_BODY_BYTES) this.res.end(body);
+    // node:http joins a string body to the head and writes both at once; a
+    // Buffer goes out as a second chunk of a writev, which costs more than
+    // copying a small body into a string: its bytes as latin1, one char a byte
+    else this.res.end(body.toString('latin1'), 'latin1');
     return status;
   }
 
   /** An answer without a body (204, or 202 for a JSON-RPC notification). */
   sendEmpty(status: number): number {
-    this.headers['access-control-allow-origin'] = '*';
-    this.headers['x-request-id'] = this.requestId;
-    this.res.writeHead(status, this.headers);
+    this.res.writeHead(status, this.commonHeaders());
     this.res.end();
     return status;
   }
+
+  /** The decided headers and the ones every answer carries, as node:http's flat list. */
+  private commonHeaders(): HeaderValue[] {
+    const headers: HeaderValue[] = [
+      'access-control-allow-origin',
+      '*',
+      'x-request-id',
+      this.requestId,
+    ];
+    const limit = this.rateLimit;
+    if (limit !== null) {
+      headers.push(
+        'ratelimit-limit',
+        limit.limit,
+        'ratelimit-remaining',
+        limit.remaining,
+        'ratelimit-reset',
+        limit.resetSeconds,
+      );
+    }
+    if (this.cacheControl !== null) headers.push('cache-control', this.cacheControl);
+    if (this.xCache !== null) headers.push('x-cache', this.xCache);
+    if (this.cors) headers.push('access-control-expose-headers', EXPOSED);
+    const extra = this.extra;
+    for (let i = 0; i < extra.length; i++) headers.push(extra[i]!);
+    return headers;
+  }
+}
+
+/** What the rate-limit headers say. */
+export interface RateLimitFigures {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
 }

@@ -8,6 +8,7 @@
 // (RFC 9112 §9.6), and the response is only ended — which makes Node close
 // the connection — once the rest of the body has been read and thrown away,
 // or a bound is reached: LINGER_MAX_BYTES more bytes or LINGER_MAX_MS.
+import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 

@@ -1,5 +1,6 @@
 // Reading a JSON request body (POST /mcp, POST /batch), bounded: CONTRACT.md answers 413
 // for a body over 1 MiB and 415 for anything but JSON.
+import { Buffer } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
 import type { Exchange } from './exchange.js';

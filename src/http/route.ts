@@ -1,6 +1,7 @@
 // What a route is: its method and path, its request and response schemas
 // (which validate, and document it in OpenAPI), its cache policy, and a
 // handler that returns the record. Routes know nothing of sockets or headers.
+import { Buffer } from 'node:buffer';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
 import type { ErrorCode } from '../errors.js';

@@ -7,7 +7,10 @@ import type { AnyRoute } from './route.js';
 
 interface CompiledRoute {
   route: AnyRoute;
-  segments: readonly string[];
+  /** per segment: the literal to compare, or null for a capture */
+  literals: readonly (string | null)[];
+  /** per segment: the capture's name, or null for a literal */
+  names: readonly (string | null)[];
 }
 
 export type Match =
@@ -23,11 +26,17 @@ export class Router {
   private readonly anyFirst: CompiledRoute[] = [];
   /** paths without parameters: path → method → route, the common case in one lookup */
   private readonly statics = new Map<string, Map<string, AnyRoute>>();
+  /** some path without parameters has more than one segment (none today) */
+  private readonly deepStatics: boolean = false;
 
   constructor(readonly routes: readonly AnyRoute[]) {
     for (const route of routes) {
       const segments = route.path.split('/').slice(1);
-      const compiled = { route, segments };
+      const compiled = {
+        route,
+        literals: segments.map((s) => (s.startsWith(':') ? null : s)),
+        names: segments.map((s) => (s.startsWith(':') ? s.slice(1) : null)),
+      };
       this.compiled.push(compiled);
       const first = segments[0] ?? '';
       if (first.startsWith(':')) this.anyFirst.push(compiled);
@@ -36,6 +45,7 @@ export class Router {
         const methods = this.statics.get(route.path) ?? new Map<string, AnyRoute>();
         methods.set(route.method, route);
         this.statics.set(route.path, methods);
+        if (segments.length > 1) this.deepStatics = true;
       }
     }
   }
@@ -43,23 +53,28 @@ export class Router {
   /** `path` is the raw path of the request (no query string). */
   match(method: string, path: string): Match {
     const lookupMethod = method === 'HEAD' ? 'GET' : method;
-    const exact = this.statics
-      .get(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)
-      ?.get(lookupMethod);
-    if (exact !== undefined) return { kind: 'route', route: exact, rawParams: {} };
-    if (path.charCodeAt(0) !== SLASH) return { kind: 'not-found' };
     // one trailing slash is forgiven
     const end =
       path.length > 1 && path.charCodeAt(path.length - 1) === SLASH ? path.length - 1 : path.length;
-    let allow: string[] | null = null;
     let firstEnd = path.indexOf('/', 1);
     if (firstEnd === -1 || firstEnd > end) firstEnd = end;
+    // a path of one segment may be a static one (a path of several is looked
+    // up only if some static path has several: hashing a fresh /ip/… each
+    // request for nothing cost a visible share of the lookup)
+    if (firstEnd === end || this.deepStatics) {
+      const exact = this.statics
+        .get(end === path.length ? path : path.slice(0, end))
+        ?.get(lookupMethod);
+      if (exact !== undefined) return { kind: 'route', route: exact, rawParams: {} };
+    }
+    if (path.charCodeAt(0) !== SLASH) return { kind: 'not-found' };
+    let allow: string[] | null = null;
     const candidates =
       this.anyFirst.length === 0
         ? (this.byFirst.get(path.slice(1, firstEnd)) ?? NONE)
         : this.compiled;
-    for (const { route, segments: pattern } of candidates) {
-      const rawParams = matchPath(pattern, path, end);
+    for (const { route, literals, names } of candidates) {
+      const rawParams = matchPath(literals, names, path, end);
       if (rawParams === null) continue;
       if (route.method === lookupMethod) return { kind: 'route', route, rawParams };
       allow ??= [];
@@ -73,7 +88,6 @@ export class Router {
 
 const SLASH = 47;
 const NONE: readonly CompiledRoute[] = [];
-const COLON = 58;
 
 /**
  * The captures of `path` (up to `end`) against a pattern's segments, or null
@@ -81,20 +95,22 @@ const COLON = 58;
  * segment never matches, since literals are not empty and captures must not be.
  */
 function matchPath(
-  pattern: readonly string[],
+  literals: readonly (string | null)[],
+  names: readonly (string | null)[],
   path: string,
   end: number,
 ): Record<string, string> | null {
   let params: Record<string, string> | null = null;
   let at = 1;
-  for (const want of pattern) {
+  for (let i = 0; i < literals.length; i++) {
     if (at > end) return null;
     let next = path.indexOf('/', at);
     if (next === -1 || next > end) next = end;
-    if (want.charCodeAt(0) === COLON) {
+    const want = literals[i]!;
+    if (want === null) {
       if (next === at) return null;
       params ??= {};
-      params[want.slice(1)] = decodeSegment(path.slice(at, next));
+      params[names[i]!] = decodeSegment(path.slice(at, next));
     } else if (next - at !== want.length || !path.startsWith(want, at)) {
       return null;
     }

@@ -6,6 +6,7 @@
 // is computed once and its bytes copied. Only in-memory lookups are batched:
 // see the README (a batch of whois or DNS lookups would be a thousand upstream
 // queries behind one rate-limit unit).
+import { Buffer } from 'node:buffer';
 import { checkIp } from '../api/params.js';
 import { writeAscii } from '../data/byte-writer.js';
 import { OutputBuffer } from '../data/output-buffer.js';

@@ -3,6 +3,7 @@
 // other client (curl, `Accept: application/json`, `*/*`, none) the JSON of
 // the `json` handler, byte for byte, with `Vary: Accept` on both. The JSON
 // handler (src/routes/ops-routes.ts) knows nothing of the page.
+import { Buffer } from 'node:buffer';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { envelope } from '../api/schemas.js';

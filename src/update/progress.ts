@@ -1,6 +1,7 @@
 // How `npm run update-data` reports: in a terminal, one live line per data
 // set (bytes and percent while downloading, then the compile phase); in a
 // log (not a TTY), plain lines at each step and none per chunk.
+import { performance } from 'node:perf_hooks';
 import type { GeoProgress } from '../data/update/geo-updater.js';
 
 export interface Output {

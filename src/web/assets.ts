@@ -3,6 +3,7 @@
 // (`immutable`) and a new release is a new name. Each is compressed once,
 // when the set is built (brotli at its best quality, gzip), and the smallest
 // variant the client accepts is sent: no per-request compression.
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';

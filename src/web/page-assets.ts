@@ -3,6 +3,7 @@
 // build step) and the world map drawn from world-atlas. Built once per
 // process, on the first page or asset request — not at start-up: the map's
 // libraries are imported then, and the compression runs on the thread pool.
+import { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../config.js';

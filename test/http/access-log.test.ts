@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BatchedAccessLog, jsonString } from '../../src/http/access-log.js';
+import { Buffer } from 'node:buffer';
+import { BatchedAccessLog, jsonString, writeMilliseconds } from '../../src/http/access-log.js';
 
 describe('jsonString', () => {
   for (const text of [
@@ -23,6 +24,26 @@ describe('jsonString', () => {
       assert.equal(jsonString(text), JSON.stringify(text));
     });
   }
+});
+
+describe('writeMilliseconds', () => {
+  it('writes what String() writes, for durations rounded to hundredths as the pipeline does', () => {
+    const out = Buffer.alloc(64);
+    const values = [0, 0.01, 0.07, 0.1, 0.5, 1, 1.05, 9.99, 10, 12.3, 100.01, 86_400_000.25];
+    for (let i = 0; i < 200_000; i++) values.push(Math.round(Math.random() * 10 ** (i % 9)) / 100);
+    for (const ms of values) {
+      const end = writeMilliseconds(out, 0, ms);
+      assert.equal(out.toString('latin1', 0, end), String(ms), `for ${ms}`);
+    }
+  });
+
+  it('falls back to String() for what is not in hundredths (or not a duration)', () => {
+    const out = Buffer.alloc(64);
+    for (const ms of [1.234, -1, 1e300, Number.NaN, 0.001]) {
+      const end = writeMilliseconds(out, 0, ms);
+      assert.equal(out.toString('latin1', 0, end), String(ms));
+    }
+  });
 });
 
 describe('BatchedAccessLog', () => {

@@ -5,6 +5,7 @@
 // service prefers over the embedded data (src/lookups/geoip/load.ts). Any
 // failure leaves the previous tables in place; the outcome of every run is
 // kept in DATA_DIR/tables/update-status.json for /metrics.
+import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';

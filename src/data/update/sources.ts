@@ -13,6 +13,7 @@
 //   download, `${MAXMIND_BASE_URL}/<edition>/download?suffix=tar.gz`, HTTP
 //   basic auth with the account ID and licence key, checksum at
 //   `?suffix=tar.gz.sha256`.
+import { Buffer } from 'node:buffer';
 import { DBIP_ATTRIBUTION } from '../../lookups/geoip/embedded-data.js';
 import type { DataSetKind } from '../compiled-set.js';
 import type { UpdateLayout } from './compile-update.js';

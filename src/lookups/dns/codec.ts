@@ -1,6 +1,7 @@
 // The pure wire half of the stub resolver: build a query, and judge a reply.
 // dns-packet does the RFC 1035 §4 encoding; this file decides which replies
 // belong to which query (RFC 5452 §9.1: ID, question and addresses must match).
+import { Buffer } from 'node:buffer';
 import dnsPacket from 'dns-packet';
 import type { DecodedPacket, RecordType as WireType } from 'dns-packet';
 import { messageEnd } from './layout.js';

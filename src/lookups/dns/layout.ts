@@ -3,6 +3,7 @@
 // decodes to "192.0.undefined.undefined", and a record whose RDATA is shorter
 // or longer than RDLENGTH shifts every later record. This walk finds where
 // each section ends by RDLENGTH alone, so the two can be compared.
+import { Buffer } from 'node:buffer';
 
 const HEADER = 12;
 

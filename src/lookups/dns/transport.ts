@@ -1,6 +1,7 @@
 // The I/O half of the stub resolver: one exchange = one fresh socket, one
 // query, one verdict, and the socket and timer always released. Exchanges
 // never reject; they report what happened and the resolver decides.
+import { Buffer } from 'node:buffer';
 import { createSocket, type RemoteInfo } from 'node:dgram';
 import { connect as connectTcp, isIP } from 'node:net';
 import type { DecodedPacket } from 'dns-packet';

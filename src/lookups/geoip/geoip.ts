@@ -6,6 +6,7 @@
 // bytes by writeJson: the address, the place and network texts serialised at
 // compile time and copied from the tables' bytes, and the coordinates
 // written digit by digit — no record object, no string in between.
+import { Buffer } from 'node:buffer';
 import { NO_COORDINATE, type CompiledSet } from '../../data/compiled-set.js';
 import { NONE } from '../../data/range-table.js';
 import type { Ip } from '../../net/ip.js';

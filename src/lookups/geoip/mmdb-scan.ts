@@ -2,6 +2,7 @@
 // public API only answers per address; building the time-zone table needs the
 // set of distinct records, which is exactly the data section (MMDB spec §
 // "Data Section": records are written once and pointed at from the tree).
+import { Buffer } from 'node:buffer';
 import Decoder from 'mmdb-lib/lib/decoder.js';
 import { Reader } from 'maxmind';
 

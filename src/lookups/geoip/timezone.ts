@@ -7,6 +7,7 @@
 // Float64Array, exact where geo-tz is. Coordinates outside the table (a newer
 // data drop, a user's MMDB) fall back to @photostructure/tz-lookup: small and
 // fast, and right ~94 % of the time.
+import { Buffer } from 'node:buffer';
 import tzLookup from '@photostructure/tz-lookup';
 
 const MAGIC = 'IPINTEL-TZ-1\n';

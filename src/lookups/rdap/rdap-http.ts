@@ -2,6 +2,7 @@
 // their number is capped and their target checked, the body read with a
 // byte limit, and parsed as JSON whatever Content-Type says (rdap.org and
 // some RIRs label it differently). Every failure becomes an AppError.
+import { Buffer } from 'node:buffer';
 import { AppError } from '../../errors.js';
 
 export type FetchFn = typeof fetch;

@@ -1,6 +1,7 @@
 // One port-43 exchange (RFC 3912): send the query and CRLF, read until the
 // server closes, bounded in bytes and time. The connect function is passed
 // in so tests (and a future proxy) decide where the bytes go.
+import { Buffer } from 'node:buffer';
 import type { Socket } from 'node:net';
 import { AppError } from '../../errors.js';
 

@@ -3,6 +3,7 @@
 // server nor an endless body can hold the updater. The feeds keep the body in
 // memory (`download`); the GeoIP/ASN updater streams it to a file
 // (`streamDownload` with a chunk sink, src/data/update/fetch-release.ts).
+import { Buffer } from 'node:buffer';
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 

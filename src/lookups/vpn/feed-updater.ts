@@ -2,6 +2,7 @@
 // stored copy atomically (temp file in the same folder, then rename, which is
 // atomic on one filesystem). Any failure keeps the previous file, so a bad
 // day at a provider never empties the index.
+import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
