@@ -9,6 +9,7 @@ import type { AnyRoute } from './route.js';
 import type { Ip } from '../net/ip.js';
 import { bodyStillArriving, sendLingering } from './linger.js';
 import { requestIdFrom } from './respond.js';
+import { endWithTurn } from './write-batch.js';
 
 const EXPOSED =
   'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Cache, X-Request-Id, X-Data-Attribution';
@@ -96,19 +97,20 @@ export class Exchange {
       return status;
     }
     this.res.writeHead(status, headers);
-    if (this.head) this.res.end();
-    else if (typeof body === 'string' || body.length > JOINED_BODY_BYTES) this.res.end(body);
+    if (this.head) endWithTurn(this.res, undefined);
+    else if (typeof body === 'string' || body.length > JOINED_BODY_BYTES)
+      endWithTurn(this.res, body);
     // node:http joins a string body to the head and writes both at once; a
     // Buffer goes out as a second chunk of a writev, which costs more than
     // copying a small body into a string: its bytes as latin1, one char a byte
-    else this.res.end(body.toString('latin1'), 'latin1');
+    else endWithTurn(this.res, body.toString('latin1'), 'latin1');
     return status;
   }
 
   /** An answer without a body (204, or 202 for a JSON-RPC notification). */
   sendEmpty(status: number): number {
     this.res.writeHead(status, this.commonHeaders());
-    this.res.end();
+    endWithTurn(this.res, undefined);
     return status;
   }
 
