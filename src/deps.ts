@@ -57,7 +57,16 @@ export interface ServiceData {
 export async function loadServiceData(config: Readonly<Config>, log: Logger): Promise<ServiceData> {
   const geoSignature = updateSignature(config.dataDir);
   const [geo, vpn] = await Promise.all([
-    loadGeoData({ geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir }, log),
+    // the IPv6 sections are read after the service listens (src/main.ts)
+    loadGeoData(
+      {
+        geoipDb: config.geoipDb,
+        asnDb: config.asnDb,
+        dataDir: config.dataDir,
+        ipv6OnDemand: true,
+      },
+      log,
+    ),
     DetectionIndexHolder.open({ dataDir: feedsDir(config.dataDir) }),
   ]);
   for (const problem of vpn.current().problems) log.warn({ problem }, 'feed file skipped');

@@ -5,7 +5,7 @@ import cluster from 'node:cluster';
 import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildService, loadServiceData, reloadGeoData, type ServiceData } from './deps.js';
-import { updateSignature } from './lookups/geoip/load.js';
+import { preloadIpv6, updateSignature } from './lookups/geoip/load.js';
 import { runScheduledUpdate } from './update/scheduled.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
 import { IpcRateLimitStore } from './ratelimit/ipc-rate-limit-store.js';
@@ -18,6 +18,7 @@ import { DataError } from './lookups/geoip/load.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
+const IPV6_READ_AHEAD_DELAY_MS = 1_000;
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -94,6 +95,17 @@ async function serve(
       },
       'ipintel listening',
     );
+    // the IPv6 tables (half the GeoIP file) were left for later: read
+    // shortly after, while answering, not in the way of the first answers (on
+    // one core the read-ahead would take the CPU from them)
+    setTimeout(() => {
+      preloadIpv6(data.geo.tables).catch((error: unknown) =>
+        log.warn(
+          { err: error },
+          'reading the IPv6 tables ahead failed; read at the first IPv6 lookup',
+        ),
+      );
+    }, IPV6_READ_AHEAD_DELAY_MS).unref();
   });
   const shutdown = (signal: string): void => {
     if (!ready) return;

@@ -161,6 +161,12 @@ export interface CompiledSet {
   placeOf: Uint32Array | null;
   /** GeoIP: record i's latitude and longitude × 10^4 at 2i, 2i + 1 (NO_COORDINATE: null) */
   coordinates: Int32Array | null;
+  /**
+   * Reads the IPv6 sections of a set loaded with `ipv6OnDemand` off the main
+   * thread, so that no IPv6 lookup waits on the disk later (absent or a no-op
+   * for a set in memory whole).
+   */
+  preloadIpv6?: () => Promise<void>;
 }
 
 /** How many records the set has (not texts: GeoIP records share places). */
@@ -214,8 +220,8 @@ export interface LoadOptions {
   /**
    * Read the IPv6 sections when an IPv6 address is first looked up, not at
    * load: for a process that may never see one (`ipintel enrich` over an
-   * IPv4 log reads half the GeoIP file). The service reads everything at
-   * start, so that no request waits on the disk.
+   * IPv4 log reads half the GeoIP file). The service asks for it too, and
+   * reads them ahead off the main thread once it listens (preloadIpv6).
    */
   ipv6OnDemand?: boolean;
 }
@@ -234,6 +240,8 @@ export async function loadCompiledSetAsync(
     ? loadCompiledSet(path, options)
     : compiledSetOf(await readTableFileAsync<Manifest>(path), false);
 }
+
+const V6_SECTIONS = ['v6Keys', 'v6Values', 'v6Jump', 'v6SplitAt', 'v6SubKeys', 'v6SubValues'];
 
 /** `ipv6OnDemand`: the IPv6 sections are read at the first IPv6 lookup, not now. */
 function compiledSetOf(file: TableFile<Manifest>, ipv6OnDemand: boolean): CompiledSet {
@@ -257,5 +265,11 @@ function compiledSetOf(file: TableFile<Manifest>, ipv6OnDemand: boolean): Compil
     const raw = file.u32('coordinates');
     coordinates = new Int32Array(raw.buffer, raw.byteOffset, raw.length);
   }
-  return { manifest: file.manifest, table, records, placeOf, coordinates };
+  const preloadIpv6 = async (): Promise<void> => {
+    if (!ipv6OnDemand) return;
+    await file.preload?.(V6_SECTIONS);
+    // the sections read ahead become the table now, not at the first IPv6 lookup
+    void table.v6;
+  };
+  return { manifest: file.manifest, table, records, placeOf, coordinates, preloadIpv6 };
 }

@@ -10,6 +10,7 @@ import {
   closeSync,
   fstatSync,
   openSync,
+  read,
   readFileSync,
   readSync,
   renameSync,
@@ -81,6 +82,12 @@ export interface TableFile<M> {
   manifest: M;
   u32(name: string): Uint32Array;
   u8(name: string): Uint8Array;
+  /**
+   * Reads these sections off the main thread now, for u32/u8 to return later
+   * without a wait (a file opened section by section; a file read whole has
+   * them all already).
+   */
+  preload?(names: readonly string[]): Promise<void>;
 }
 
 /** Reads a table file: the manifest, and views of its sections over one buffer. */
@@ -157,7 +164,14 @@ export function openTableFile<M>(path: string): TableFile<M> {
     throw error;
   }
   const unread = new Set(header.sections.map((s) => s.name));
-  const read = (name: string, type: 'u32' | 'u8'): Buffer => {
+  /** sections read ahead by preload, waiting for u32/u8 */
+  const ready = new Map<string, Buffer>();
+  /** reads in flight: the descriptor stays open until they end */
+  let pending = 0;
+  const closeWhenDone = (): void => {
+    if (unread.size === 0 && pending === 0) closeSync(fd);
+  };
+  const entryOf = (name: string, type: 'u32' | 'u8'): { entry: SectionEntry; bytes: number } => {
     const entry = header.sections.find((s) => s.name === name);
     if (entry === undefined || entry.type !== type) {
       throw new TableFileError(path, `section ${name} (${type}) is missing`);
@@ -166,6 +180,15 @@ export function openTableFile<M>(path: string): TableFile<M> {
     if (bodyStart + entry.offset + bytes > size) {
       throw new TableFileError(path, `section ${name} is truncated`);
     }
+    return { entry, bytes };
+  };
+  const readSection = (name: string, type: 'u32' | 'u8'): Buffer => {
+    const early = ready.get(name);
+    if (early !== undefined) {
+      ready.delete(name);
+      return early;
+    }
+    const { entry, bytes } = entryOf(name, type);
     // a buffer of its own starts its ArrayBuffer: aligned for any typed-array view
     const buffer = Buffer.allocUnsafeSlow(bytes);
     for (let done = 0; done < bytes;) {
@@ -174,17 +197,55 @@ export function openTableFile<M>(path: string): TableFile<M> {
       done += got;
     }
     unread.delete(name);
-    if (unread.size === 0) closeSync(fd);
+    closeWhenDone();
     return buffer;
+  };
+  const readAhead = async (name: string): Promise<void> => {
+    if (!unread.has(name) || ready.has(name)) return;
+    const entry = header.sections.find((s) => s.name === name);
+    if (entry === undefined) return; // u32/u8 will say so, when asked
+    const { bytes } = entryOf(name, entry.type);
+    const buffer = Buffer.allocUnsafeSlow(bytes);
+    pending++;
+    try {
+      for (let done = 0; done < bytes;) {
+        const got = await readAt(fd, buffer, done, bytes - done, bodyStart + entry.offset + done);
+        if (got === 0) throw new TableFileError(path, `section ${name} is truncated`);
+        done += got;
+      }
+    } finally {
+      pending--;
+    }
+    // read meanwhile by u32/u8 (a lookup could not wait): this copy is not needed
+    if (unread.delete(name)) ready.set(name, buffer);
+    closeWhenDone();
   };
   return {
     manifest: header.manifest,
     u32: (name) => {
-      const b = read(name, 'u32');
+      const b = readSection(name, 'u32');
       return new Uint32Array(b.buffer, b.byteOffset, b.length / 4);
     },
-    u8: (name) => read(name, 'u8'),
+    u8: (name) => readSection(name, 'u8'),
+    preload: async (names) => {
+      // one after another: each read is large, and the thread pool serves DNS too
+      for (const name of names) await readAhead(name);
+    },
   };
+}
+
+function readAt(
+  fd: number,
+  buffer: Buffer,
+  offset: number,
+  length: number,
+  position: number,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    read(fd, buffer, offset, length, position, (error, got) =>
+      error === null ? resolve(got) : reject(error),
+    );
+  });
 }
 
 function readHeader<M>(

@@ -2,7 +2,7 @@
 // with an error naming the file — never read as tables (the loaders then
 // compile again).
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -81,6 +81,28 @@ describe('table files', () => {
     assert.deepEqual([...file.u32('keys')], [0, 10, 20]);
     assert.equal(Buffer.from(file.u8('text')).toString('utf8'), 'héllo');
     assert.throws(() => file.u32('absent'), /section absent \(u32\) is missing/);
+  });
+
+  it('opened lazily, sections read ahead (preload) come back the same, and the file is closed once all are read', async () => {
+    const path = join(dir, 'preload.tables');
+    await writeFile(path, good);
+    const before = (await readdir('/proc/self/fd')).length;
+    const file = openTableFile<{ name: string }>(path);
+    assert.equal((await readdir('/proc/self/fd')).length, before + 1);
+    // one section asked for while the other is read ahead: each read once, both right
+    const ahead = file.preload!(['text', 'keys']);
+    assert.deepEqual([...file.u32('keys')], [0, 10, 20]);
+    await ahead;
+    assert.equal(Buffer.from(file.u8('text')).toString('utf8'), 'héllo');
+    assert.equal((await readdir('/proc/self/fd')).length, before);
+  });
+
+  it('opened lazily, a section cut short fails its read ahead, naming it', async () => {
+    const path = join(dir, 'preload-cut.tables');
+    await writeFile(path, good.subarray(0, good.length - 8));
+    const file = openTableFile(path);
+    await assert.rejects(file.preload!(['text']), /section text is truncated/);
+    assert.deepEqual([...file.u32('keys')], [0, 10, 20]);
   });
 
   it('opened lazily, a file cut short in its last section opens, and fails naming it only when that section is read', async () => {

@@ -59,7 +59,7 @@ export interface GeoDataOptions {
   dataDir: string;
   /** the tables in memory (a reload): a file whose manifest matches one of them is not read again */
   current?: GeoTables;
-  /** read the IPv6 sections at the first IPv6 lookup (LoadOptions): the bulk CLI */
+  /** leave the IPv6 sections for the first IPv6 lookup or preloadIpv6 (LoadOptions) */
   ipv6OnDemand?: boolean;
 }
 
@@ -127,6 +127,15 @@ async function loadUpdate(
     log.warn({ err: error, path }, 'updated tables unreadable: ignored');
   }
   return null;
+}
+
+/**
+ * Reads ahead the IPv6 sections of tables loaded with `ipv6OnDemand` (the
+ * service's start: it listens before reading them, half of the GeoIP file).
+ */
+export async function preloadIpv6(tables: GeoTables): Promise<void> {
+  await tables.geoip.preloadIpv6?.();
+  await tables.asn.preloadIpv6?.();
 }
 
 /** Modification times of the update tables: a change means new data to load. */
