@@ -18,6 +18,7 @@ import type { AnyRoute, RequestContext } from './http/route.js';
 import { createGeoIpLookup } from './lookups/geoip/geoip.js';
 import {
   dataDate,
+  loadConfiguredGeoData,
   loadGeoData,
   updateSignature,
   type DataSetInfo,
@@ -58,15 +59,7 @@ export async function loadServiceData(config: Readonly<Config>, log: Logger): Pr
   const geoSignature = updateSignature(config.dataDir);
   const [geo, vpn] = await Promise.all([
     // the IPv6 sections are read after the service listens (src/main.ts)
-    loadGeoData(
-      {
-        geoipDb: config.geoipDb,
-        asnDb: config.asnDb,
-        dataDir: config.dataDir,
-        ipv6OnDemand: true,
-      },
-      log,
-    ),
+    loadConfiguredGeoData(config, log),
     DetectionIndexHolder.open({ dataDir: feedsDir(config.dataDir) }),
   ]);
   for (const problem of vpn.current().problems) log.warn({ problem }, 'feed file skipped');

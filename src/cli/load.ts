@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createGeoIpLookup, type GeoIpLookup } from '../lookups/geoip/geoip.js';
-import { loadGeoData } from '../lookups/geoip/load.js';
+import { loadConfiguredGeoData } from '../lookups/geoip/load.js';
 import { DetectionIndexHolder } from '../lookups/vpn/detection-index.js';
 import { feedsDir } from '../lookups/vpn/feed-store.js';
 import { createVpnJson, type VpnJson } from '../lookups/vpn/record-json.js';
@@ -22,16 +22,8 @@ export async function loadGeo(
   vpn: boolean,
 ): Promise<LoadedGeo> {
   const [geo, holder] = await Promise.all([
-    loadGeoData(
-      {
-        geoipDb: config.geoipDb,
-        asnDb: config.asnDb,
-        dataDir: config.dataDir,
-        // one process, one command: the IPv6 tables only when an IPv6 address comes
-        ipv6OnDemand: true,
-      },
-      log,
-    ),
+    // one process, one command: the IPv6 tables only when an IPv6 address comes
+    loadConfiguredGeoData(config, log),
     vpn ? DetectionIndexHolder.open({ dataDir: feedsDir(config.dataDir) }) : null,
   ]);
   const geoip = createGeoIpLookup(geo);

@@ -130,6 +130,19 @@ async function loadUpdate(
 }
 
 /**
+ * The GeoIP and ASN data a configuration names, with the IPv6 tables left for
+ * later: the CLI reads them at its first IPv6 address, the service reads them
+ * ahead once it listens (preloadIpv6).
+ */
+export function loadConfiguredGeoData(
+  config: Pick<GeoDataOptions, 'geoipDb' | 'asnDb' | 'dataDir'>,
+  log: Logger,
+): Promise<GeoData> {
+  const { geoipDb, asnDb, dataDir } = config;
+  return loadGeoData({ geoipDb, asnDb, dataDir, ipv6OnDemand: true }, log);
+}
+
+/**
  * Reads ahead the IPv6 sections of tables loaded with `ipv6OnDemand` (the
  * service's start: it listens before reading them, half of the GeoIP file).
  */
