@@ -127,6 +127,19 @@ export function parseIpv6Groups(text: string): number[] | null {
   return out;
 }
 
+/** "00".."ff" by byte value, and the same without a leading zero ("0".."ff") */
+const HEX_PADDED = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+const HEX_BARE = Array.from({ length: 256 }, (_, b) => b.toString(16));
+
+/**
+ * A 16-bit group in lower-case hex without leading zeros: Number's
+ * toString(16) is a call into the runtime, seen on every IPv6 answer.
+ */
+function hexGroup(group: number): string {
+  const high = group >>> 8;
+  return high === 0 ? HEX_BARE[group]! : HEX_BARE[high]! + HEX_PADDED[group & 255]!;
+}
+
 /** RFC 5952 §4: lower case, no leading zeros, the longest run (≥2) of zero groups as "::". */
 export function formatIpv6(groups: readonly number[]): string {
   let bestStart = -1;
@@ -155,7 +168,7 @@ export function formatIpv6(groups: readonly number[]): string {
       continue;
     }
     if (!separated) out += ':';
-    out += groups[i]!.toString(16);
+    out += hexGroup(groups[i]!);
     separated = false;
   }
   return out;

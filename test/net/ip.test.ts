@@ -130,6 +130,13 @@ describe('parseIp refuses anything that is not exactly an address', () => {
 });
 
 describe('formatIpv6 (RFC 5952)', () => {
+  it('writes every 16-bit group value in lower-case hex without leading zeros', () => {
+    for (let g = 1; g < 65_536; g++) {
+      const hex = g.toString(16);
+      assert.equal(formatIpv6([0x2001, g, 0, 0, 0, 0, 0, g]), `2001:${hex}::${hex}`);
+    }
+  });
+
   const table: { groups: number[]; want: string }[] = [
     { groups: [0, 0, 0, 0, 0, 0, 0, 0], want: '::' },
     { groups: [0, 0, 0, 0, 0, 0, 0, 1], want: '::1' },
