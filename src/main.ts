@@ -15,10 +15,12 @@ import { runCluster, signalWorkers } from './cluster.js';
 import { openRedisLink, type RedisState } from './redis/redis-link.js';
 import { BatchedAccessLog, silentAccessLog, type AccessLog } from './http/access-log.js';
 import { DataError } from './lookups/geoip/load.js';
+import { createMetrics } from './metrics.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
-const IPV6_READ_AHEAD_DELAY_MS = 1_000;
+/** after listening, when the work left for later begins */
+const WARM_UP_DELAY_MS = 1_000;
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -71,7 +73,9 @@ async function serve(
     config.redisUrl === null ? null : openRedis(config.redisUrl, log),
   ]);
   let ready = true;
+  const metrics = createMetrics();
   const app = buildService(config, data, log, {
+    metrics,
     isReady: () => ready,
     accessLog,
     ...(redis === null
@@ -95,17 +99,18 @@ async function serve(
       },
       'ipintel listening',
     );
-    // the IPv6 tables (half the GeoIP file) were left for later: read
-    // shortly after, while answering, not in the way of the first answers (on
-    // one core the read-ahead would take the CPU from them)
+    // what the first answers do not need is made shortly after, while
+    // answering, not in their way (on one core it would take the CPU from
+    // them): the IPv6 tables (half the GeoIP file), prom-client's registry
     setTimeout(() => {
+      metrics.prepare();
       preloadIpv6(data.geo.tables).catch((error: unknown) =>
         log.warn(
           { err: error },
           'reading the IPv6 tables ahead failed; read at the first IPv6 lookup',
         ),
       );
-    }, IPV6_READ_AHEAD_DELAY_MS).unref();
+    }, WARM_UP_DELAY_MS).unref();
   });
   const shutdown = (signal: string): void => {
     if (!ready) return;

@@ -2,7 +2,7 @@
 // status, cache hits and misses per endpoint, upstream latency and errors per
 // kind, rate-limit rejections and the age of every data set. The per-request
 // series are counted by src/request-stats.ts and rendered by prom-client.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Gauge, Registry } from 'prom-client';
 import {
   FastCounter,
   FastHistogram,
@@ -33,103 +33,125 @@ export interface Metrics {
   /** the last GeoIP/ASN update per kind (outcome, when it ran), read at scrape time */
   dataUpdates(read: () => readonly DataUpdateSample[]): void;
   render(): Promise<string>;
+  /**
+   * Loads prom-client and builds the registry now, in the background
+   * (otherwise at the first scrape). prom-client takes ~60–90 ms to import:
+   * the service calls this shortly after it listens, not before its first
+   * answers. Node's default metrics (GC, event-loop delay) count from then.
+   */
+  prepare(): void;
 }
 
+/** Prometheus' text exposition format, as prom-client's Registry writes it */
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
 export function createMetrics(now: () => number = Date.now): Metrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
   const requests = new FastCounter(
-    registry,
     'ipintel_http_requests_total',
     'HTTP requests by route, method and status',
   );
   const latency = new FastHistogram(
-    registry,
     'ipintel_http_request_duration_seconds',
     'HTTP request latency by route and status',
     [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   );
   const cache = new FastCounter(
-    registry,
     'ipintel_cache_requests_total',
     'Lookup cache hits and misses by endpoint',
   );
-  const upstream = new Histogram({
-    name: 'ipintel_upstream_duration_seconds',
-    help: 'Upstream lookups (DNS, DNSBL, RDAP, whois) by kind and outcome',
-    labelNames: ['kind', 'outcome'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
-  const upstreamErrors = new Counter({
-    name: 'ipintel_upstream_errors_total',
-    help: 'Upstream lookups that failed, by kind and outcome (error or timeout)',
-    labelNames: ['kind', 'outcome'] as const,
-    registers: [registry],
-  });
-  const limited = new Counter({
-    name: 'ipintel_rate_limited_total',
-    help: 'Requests refused by the rate limit',
-    registers: [registry],
-  });
+  const upstream = new FastHistogram(
+    'ipintel_upstream_duration_seconds',
+    'Upstream lookups (DNS, DNSBL, RDAP, whois) by kind and outcome',
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
+  const upstreamErrors = new FastCounter(
+    'ipintel_upstream_errors_total',
+    'Upstream lookups that failed, by kind and outcome (error or timeout)',
+  );
+  const limited = new FastCounter(
+    'ipintel_rate_limited_total',
+    'Requests refused by the rate limit',
+  );
+  // a family without labels has its one series from the start (0 until the first refusal)
+  const limitedSeries = limited.series({});
   let readAges: () => readonly { name: string; kind: string; at: number | null }[] = () => [];
-  const ages: Gauge<'name' | 'kind'> = new Gauge({
-    name: 'ipintel_data_set_age_seconds',
-    help: 'Age of each data set (build or fetch time), by name and kind',
-    labelNames: ['name', 'kind'] as const,
-    registers: [registry],
-    // prom-client calls collect() at every scrape
-    collect() {
-      ages.reset();
-      for (const d of readAges()) {
-        if (d.at !== null) ages.labels(d.name, d.kind).set(Math.max(0, (now() - d.at) / 1000));
-      }
-    },
-  });
-
   let readUpdates: () => readonly DataUpdateSample[] = () => [];
-  const updateOutcome: Gauge<'kind' | 'outcome'> = new Gauge({
-    name: 'ipintel_data_update_last_outcome',
-    help: 'Outcome of the last GeoIP/ASN update per data set kind: 1 for the outcome it had (updated, unchanged, failed), 0 for the others',
-    labelNames: ['kind', 'outcome'] as const,
-    registers: [registry],
-    collect() {
-      updateOutcome.reset();
-      for (const u of readUpdates()) {
-        for (const outcome of ['updated', 'unchanged', 'failed'] as const) {
-          updateOutcome.labels(u.kind, outcome).set(u.outcome === outcome ? 1 : 0);
-        }
-      }
-    },
-  });
-  const updateTimes: Gauge<'kind' | 'event'> = new Gauge({
-    name: 'ipintel_data_update_timestamp_seconds',
-    help: 'When the last GeoIP/ASN update ran (event="checked") and last ended with current data (event="succeeded"), per kind',
-    labelNames: ['kind', 'event'] as const,
-    registers: [registry],
-    collect() {
-      updateTimes.reset();
-      for (const u of readUpdates()) {
-        updateTimes.labels(u.kind, 'checked').set(u.checkedAt / 1000);
-        if (u.succeededAt !== null)
-          updateTimes.labels(u.kind, 'succeeded').set(u.succeededAt / 1000);
-      }
-    },
-  });
-
   let readDependencies: () => Readonly<Record<string, string>> = () => ({});
-  const dependencyUp: Gauge<'name'> = new Gauge({
-    name: 'ipintel_dependency_up',
-    help: 'Whether each external dependency (Redis) answers: 1 up, 0 down',
-    labelNames: ['name'] as const,
-    registers: [registry],
-    collect() {
-      dependencyUp.reset();
-      for (const [name, state] of Object.entries(readDependencies())) {
-        dependencyUp.labels(name).set(state === 'up' ? 1 : 0);
-      }
-    },
-  });
+
+  /** The registry: Node's default metrics, the families above and the gauges read at scrape time. */
+  async function buildRegistry(): Promise<Registry> {
+    const prom = await import('prom-client');
+    const registry = new prom.Registry();
+    prom.collectDefaultMetrics({ register: registry });
+    for (const family of [requests, latency, cache, upstream, upstreamErrors, limited]) {
+      family.register(registry);
+    }
+    const ages: Gauge<'name' | 'kind'> = new prom.Gauge({
+      name: 'ipintel_data_set_age_seconds',
+      help: 'Age of each data set (build or fetch time), by name and kind',
+      labelNames: ['name', 'kind'] as const,
+      registers: [registry],
+      // prom-client calls collect() at every scrape
+      collect() {
+        ages.reset();
+        for (const d of readAges()) {
+          if (d.at !== null) ages.labels(d.name, d.kind).set(Math.max(0, (now() - d.at) / 1000));
+        }
+      },
+    });
+    const updateOutcome: Gauge<'kind' | 'outcome'> = new prom.Gauge({
+      name: 'ipintel_data_update_last_outcome',
+      help: 'Outcome of the last GeoIP/ASN update per data set kind: 1 for the outcome it had (updated, unchanged, failed), 0 for the others',
+      labelNames: ['kind', 'outcome'] as const,
+      registers: [registry],
+      collect() {
+        updateOutcome.reset();
+        for (const u of readUpdates()) {
+          for (const outcome of ['updated', 'unchanged', 'failed'] as const) {
+            updateOutcome.labels(u.kind, outcome).set(u.outcome === outcome ? 1 : 0);
+          }
+        }
+      },
+    });
+    const updateTimes: Gauge<'kind' | 'event'> = new prom.Gauge({
+      name: 'ipintel_data_update_timestamp_seconds',
+      help: 'When the last GeoIP/ASN update ran (event="checked") and last ended with current data (event="succeeded"), per kind',
+      labelNames: ['kind', 'event'] as const,
+      registers: [registry],
+      collect() {
+        updateTimes.reset();
+        for (const u of readUpdates()) {
+          updateTimes.labels(u.kind, 'checked').set(u.checkedAt / 1000);
+          if (u.succeededAt !== null)
+            updateTimes.labels(u.kind, 'succeeded').set(u.succeededAt / 1000);
+        }
+      },
+    });
+    const dependencyUp: Gauge<'name'> = new prom.Gauge({
+      name: 'ipintel_dependency_up',
+      help: 'Whether each external dependency (Redis) answers: 1 up, 0 down',
+      labelNames: ['name'] as const,
+      registers: [registry],
+      collect() {
+        dependencyUp.reset();
+        for (const [name, state] of Object.entries(readDependencies())) {
+          dependencyUp.labels(name).set(state === 'up' ? 1 : 0);
+        }
+      },
+    });
+    return registry;
+  }
+  let registry: Promise<Registry> | null = null;
+  const registryNow = (): Promise<Registry> => {
+    registry ??= buildRegistry().catch((error: unknown) => {
+      registry = null; // the next scrape tries again
+      throw error;
+    });
+    return registry;
+  };
+
+  /** upstream series by kind, then outcome: asked for once, kept */
+  const upstreamSeries = new Map<string, { time: HistogramSeries; errors: CounterSeries | null }>();
 
   type RequestSeries = { count: CounterSeries; time: HistogramSeries };
   type StatusSeries = Map<number, RequestSeries>;
@@ -137,7 +159,7 @@ export function createMetrics(now: () => number = Date.now): Metrics {
   const cacheSeries = new Map<string, { hit: CounterSeries; miss: CounterSeries }>();
 
   return {
-    contentType: registry.contentType,
+    contentType: PROMETHEUS_CONTENT_TYPE,
     observeRequest(route, method, status, seconds) {
       // nested maps: route and method strings are interned, so no key is built per request
       let byMethod = requestSeries.get(route);
@@ -170,11 +192,20 @@ export function createMetrics(now: () => number = Date.now): Metrics {
       (hit ? pair.hit : pair.miss).value++;
     },
     upstream(kind, seconds, outcome) {
-      upstream.labels(kind, outcome).observe(seconds);
-      if (outcome !== 'ok') upstreamErrors.labels(kind, outcome).inc();
+      const key = `${kind} ${outcome}`;
+      let series = upstreamSeries.get(key);
+      if (series === undefined) {
+        series = {
+          time: upstream.series({ kind, outcome }),
+          errors: outcome === 'ok' ? null : upstreamErrors.series({ kind, outcome }),
+        };
+        upstreamSeries.set(key, series);
+      }
+      series.time.observe(seconds);
+      if (series.errors !== null) series.errors.value++;
     },
     rateLimited() {
-      limited.inc();
+      limitedSeries.value++;
     },
     dependencies(read) {
       readDependencies = read;
@@ -185,6 +216,9 @@ export function createMetrics(now: () => number = Date.now): Metrics {
     dataUpdates(read) {
       readUpdates = read;
     },
-    render: () => registry.metrics(),
+    render: async () => (await registryNow()).metrics(),
+    prepare() {
+      registryNow().catch(() => undefined);
+    },
   };
 }

@@ -31,9 +31,15 @@ function keyOf(labels: Labels): string {
 export class FastCounter {
   private readonly all = new Map<string, { labels: Labels; series: CounterSeries }>();
 
-  constructor(registry: Registry, name: string, help: string) {
+  constructor(
+    private readonly name: string,
+    private readonly help: string,
+  ) {}
+
+  /** Exposes the family in a registry (read at each scrape). */
+  register(registry: Registry): void {
     registry.registerMetric(
-      custom(name, help, 'counter', () =>
+      custom(this.name, this.help, 'counter', () =>
         [...this.all.values()].map(({ labels, series }) => ({ labels, value: series.value })),
       ),
     );
@@ -79,12 +85,14 @@ export class FastHistogram {
   private readonly all = new Map<string, { labels: Labels; series: Buckets }>();
 
   constructor(
-    registry: Registry,
     private readonly name: string,
-    help: string,
+    private readonly help: string,
     private readonly bounds: readonly number[],
-  ) {
-    registry.registerMetric(custom(name, help, 'histogram', () => this.values()));
+  ) {}
+
+  /** Exposes the family in a registry (read at each scrape). */
+  register(registry: Registry): void {
+    registry.registerMetric(custom(this.name, this.help, 'histogram', () => this.values()));
   }
 
   /** The series of a label set, made on first use: keep it, and observe into it. */

@@ -8,7 +8,8 @@ import { FastCounter, FastHistogram } from '../src/request-stats.js';
 describe('request stats', () => {
   it('a counter keeps one series per label set', async () => {
     const registry = new Registry();
-    const counter = new FastCounter(registry, 'demo_total', 'Demo counter');
+    const counter = new FastCounter('demo_total', 'Demo counter');
+    counter.register(registry);
     for (let i = 0; i < 3; i++) counter.series({ route: '/a', status: '200' }).value++;
     const kept = counter.series({ route: '/b', status: '404' });
     kept.value++;
@@ -20,9 +21,18 @@ describe('request stats', () => {
     assert.match(text, /^demo_total\{route="\/b",status="404"\} 1$/m);
   });
 
+  it('a counter without labels renders its one series without braces', async () => {
+    const registry = new Registry();
+    const counter = new FastCounter('plain_total', 'Plain counter');
+    counter.register(registry);
+    counter.series({}).value += 2;
+    assert.match(await registry.metrics(), /^plain_total 2$/m);
+  });
+
   it('a histogram renders cumulative buckets, +Inf, sum and count', async () => {
     const registry = new Registry();
-    const histogram = new FastHistogram(registry, 'demo_seconds', 'Demo latency', [0.01, 0.1, 1]);
+    const histogram = new FastHistogram('demo_seconds', 'Demo latency', [0.01, 0.1, 1]);
+    histogram.register(registry);
     const series = histogram.series({ route: '/a' });
     for (const value of [0.005, 0.01, 0.05, 0.5, 3]) series.observe(value);
     const text = await registry.metrics();

@@ -61,6 +61,14 @@ describe('GET /metrics', () => {
       text,
       /ipintel_http_request_duration_seconds_bucket\{le="0.001",route="\/ip\/:ip"/,
     );
+    // the DNS miss asked the upstream once, and it answered
+    assert.equal(
+      sample(text, 'ipintel_upstream_duration_seconds_count{kind="dns",outcome="ok"}'),
+      1,
+    );
+    assert.doesNotMatch(text, /^ipintel_upstream_errors_total\{/m);
+    // Node's own metrics (prom-client's defaults) are there too
+    assert.ok((sample(text, 'process_cpu_user_seconds_total') ?? 0) > 0);
   });
 
   it('is not rate limited', async (t) => {
