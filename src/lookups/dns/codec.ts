@@ -2,9 +2,17 @@
 // dns-packet does the RFC 1035 §4 encoding; this file decides which replies
 // belong to which query (RFC 5452 §9.1: ID, question and addresses must match).
 import { Buffer } from 'node:buffer';
-import dnsPacket from 'dns-packet';
+import { createRequire } from 'node:module';
 import type { DecodedPacket, RecordType as WireType } from 'dns-packet';
 import { messageEnd } from './layout.js';
+
+// dns-packet (with its dependencies ~45 ms to load) is read at the first
+// query, not at start: most requests never ask DNS
+const require = createRequire(import.meta.url);
+let loaded: typeof import('dns-packet') | null = null;
+function wire(): typeof import('dns-packet') {
+  return (loaded ??= require('dns-packet') as typeof import('dns-packet'));
+}
 
 export interface Question {
   /** without trailing dot, as dns-packet writes and reads names */
@@ -28,10 +36,10 @@ export const EDNS_UDP_PAYLOAD = 1232;
 
 /** A recursive query (RD, RFC 1035 §4.1.1) for one question, class IN, with an EDNS0 OPT record. */
 export function encodeQuery(id: number, question: Question): Buffer {
-  return dnsPacket.encode({
+  return wire().encode({
     type: 'query',
     id,
-    flags: dnsPacket.RECURSION_DESIRED,
+    flags: wire().RECURSION_DESIRED,
     questions: [{ name: question.name, type: question.type, class: 'IN' }],
     additionals: [
       // RFC 6891 §6.1.2: owner is the root; the class field carries the payload size
@@ -69,7 +77,7 @@ export function matchResponse(message: Buffer, id: number, question: Question): 
   if ('problem' in layout) return { kind: 'garbage', cause: new Error(layout.problem) };
   let packet: DecodedPacket;
   try {
-    packet = dnsPacket.decode(message);
+    packet = wire().decode(message);
   } catch (error) {
     return {
       kind: 'garbage',
@@ -77,7 +85,7 @@ export function matchResponse(message: Buffer, id: number, question: Question): 
     };
   }
   // every record's RDATA must have been read exactly as its RDLENGTH says
-  if (dnsPacket.decode.bytes !== layout.end) {
+  if (wire().decode.bytes !== layout.end) {
     return { kind: 'garbage', cause: new Error('RDATA does not match RDLENGTH') };
   }
   if (!packet.flag_qr) return { kind: 'ignore', reason: 'not a response' };
