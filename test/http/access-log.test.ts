@@ -4,7 +4,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Buffer } from 'node:buffer';
-import { BatchedAccessLog, jsonString, writeMilliseconds } from '../../src/http/access-log.js';
+import {
+  BatchedAccessLog,
+  jsonString,
+  writeJsonText,
+  writeMilliseconds,
+} from '../../src/http/access-log.js';
 
 describe('jsonString', () => {
   for (const text of [
@@ -22,6 +27,9 @@ describe('jsonString', () => {
     it(`${JSON.stringify(text)} round-trips and matches JSON.stringify`, () => {
       assert.equal(JSON.parse(jsonString(text)), text);
       assert.equal(jsonString(text), JSON.stringify(text));
+      const out = Buffer.alloc(6 * text.length + 2);
+      const end = writeJsonText(out, 0, text);
+      assert.equal(out.toString('utf8', 0, end), JSON.stringify(text), 'written as bytes');
     });
   }
 });
