@@ -6,7 +6,6 @@ import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildService, loadServiceData, reloadGeoData, type ServiceData } from './deps.js';
 import { preloadIpv6, updateSignature } from './lookups/geoip/load.js';
-import { runScheduledUpdate } from './update/scheduled.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
 import { IpcRateLimitStore } from './ratelimit/ipc-rate-limit-store.js';
 import { RedisRateLimitStore } from './ratelimit/redis-rate-limit-store.js';
@@ -228,7 +227,9 @@ function scheduleUpdates(
 ): void {
   if (config.feedUpdateIntervalHours === 0) return;
   const update = (): void => {
-    runScheduledUpdate(config, log, data)
+    // the updater (download, compile, checks) is loaded when an update is due, not at start
+    import('./update/scheduled.js')
+      .then(({ runScheduledUpdate }) => runScheduledUpdate(config, log, data))
       .then(onUpdated)
       .catch((error: unknown) => log.error({ err: error }, 'scheduled update failed'));
   };

@@ -52,32 +52,35 @@ export const DEFAULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
  * against the injected clock, so tests control time.
  */
 export class MemoryCacheStore implements CacheStore {
-  private readonly entries: LRUCache<string, CachedValue> | null;
+  /** made at the first write: lru-cache allocates its `max` slots up front (~20 ms, ~1 MB at 50,000) */
+  private lru: LRUCache<string, CachedValue> | null = null;
 
   constructor(
-    maxEntries: number,
+    private readonly maxEntries: number,
     private readonly now: () => number = Date.now,
-    maxBytes: number = DEFAULT_CACHE_MAX_BYTES,
-  ) {
-    this.entries =
-      maxEntries > 0 && maxBytes > 0
-        ? new LRUCache({
-            max: maxEntries,
-            maxSize: maxBytes,
-            sizeCalculation: (entry, key) => entryCost(key, entry.value),
-          })
-        : null;
+    private readonly maxBytes: number = DEFAULT_CACHE_MAX_BYTES,
+  ) {}
+
+  private writable(): LRUCache<string, CachedValue> | null {
+    if (this.lru === null && this.maxEntries > 0 && this.maxBytes > 0) {
+      this.lru = new LRUCache({
+        max: this.maxEntries,
+        maxSize: this.maxBytes,
+        sizeCalculation: (entry, key) => entryCost(key, entry.value),
+      });
+    }
+    return this.lru;
   }
 
   get size(): number {
-    return this.entries?.size ?? 0;
+    return this.lru?.size ?? 0;
   }
 
   get(key: string): CachedValue | undefined {
-    const entry = this.entries?.get(key);
+    const entry = this.lru?.get(key);
     if (entry === undefined) return undefined;
     if (entry.expiresAt <= this.now()) {
-      this.entries?.delete(key);
+      this.lru?.delete(key);
       return undefined;
     }
     return entry;
@@ -85,9 +88,11 @@ export class MemoryCacheStore implements CacheStore {
 
   set(key: string, value: string, ttlMs: number, data?: unknown): void {
     // an entry larger than the whole bound is not kept (lru-cache would refuse it anyway)
-    if (ttlMs <= 0 || entryCost(key, value) > (this.entries?.maxSize ?? 0)) return;
+    if (ttlMs <= 0) return;
+    const entries = this.writable();
+    if (entries === null || entryCost(key, value) > entries.maxSize) return;
     // every field from the start: one object shape for all entries
-    this.entries?.set(key, {
+    entries.set(key, {
       value,
       expiresAt: this.now() + ttlMs,
       body: undefined,

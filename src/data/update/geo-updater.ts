@@ -18,10 +18,9 @@ import { withFileUrls } from './file-fetch.js';
 import { DEFAULT_MIN_RATIO, baselineOf } from './sanity.js';
 import { releasesFor, type Artifact, type Release, type SourceSettings } from './sources.js';
 import { recordOutcome, type UpdateOutcome } from './update-status.js';
+import { updateTablesPath } from './paths.js';
 
-export function updateTablesPath(dataDir: string, kind: DataSetKind): string {
-  return join(dataDir, 'tables', `${kind}.update.tables`);
-}
+export { updateTablesPath } from './paths.js';
 
 export type GeoProgress =
   | { kind: DataSetKind; phase: 'check'; source: string }

@@ -24,7 +24,7 @@ import {
   type Manifest,
 } from '../../data/compiled-set.js';
 import { readTableManifest } from '../../data/table-file.js';
-import { updateTablesPath } from '../../data/update/geo-updater.js';
+import { updateTablesPath } from '../../data/update/paths.js';
 import type { GeoTables } from './geoip.js';
 
 export { DataError };

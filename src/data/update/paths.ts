@@ -1,0 +1,8 @@
+// Where an update puts its compiled tables: read at every start, so apart
+// from the updater (which loads the download, compile and check machinery).
+import { join } from 'node:path';
+import type { DataSetKind } from '../compiled-set.js';
+
+export function updateTablesPath(dataDir: string, kind: DataSetKind): string {
+  return join(dataDir, 'tables', `${kind}.update.tables`);
+}
