@@ -206,7 +206,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     addRouteHeaders(x, route);
     x.cacheControl = route.cacheControl;
     return data instanceof JsonBody
-      ? x.send(200, data.body, undefined, data.bytes)
+      ? x.send(200, data.body, undefined, data.bytes, data.encoding)
       : x.send(200, `{"data":${serialise(data)}}`);
   }
 

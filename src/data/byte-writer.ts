@@ -52,6 +52,19 @@ for (const [byte, letter] of [
   ESCAPE[byte] = letter;
 }
 
+/** One ASCII code `c` as JSON.stringify writes it inside a string, at `at`; returns the offset after it. */
+function writeJsonChar(out: Buffer, at: number, c: number): number {
+  const escape = ESCAPE[c]!;
+  if (escape === 0) {
+    out[at] = c;
+    return at + 1;
+  }
+  if (escape === 0x75) return writeAscii(out, at, `\\u00${HEX[c >> 4]!}${HEX[c & 15]!}`);
+  out[at] = 0x5c; // backslash
+  out[at + 1] = escape;
+  return at + 2;
+}
+
 /**
  * Bytes [start, end) of ASCII text written as a JSON string, exactly as
  * JSON.stringify writes it; returns the offset after it, or -1 at a byte
@@ -68,15 +81,19 @@ export function writeJsonString(
   for (let i = start; i < end; i++) {
     const c = from[i]!;
     if (c >= 0x80) return -1;
-    const escape = ESCAPE[c]!;
-    if (escape === 0) {
-      out[at++] = c;
-    } else if (escape === 0x75) {
-      at = writeAscii(out, at, `\\u00${HEX[c >> 4]!}${HEX[c & 15]!}`);
-    } else {
-      out[at++] = 0x5c; // backslash
-      out[at++] = escape;
-    }
+    at = writeJsonChar(out, at, c);
+  }
+  out[at++] = 0x22;
+  return at;
+}
+
+/** As writeJsonString, for a string: -1 at a character beyond ASCII. */
+export function writeJsonText(out: Buffer, at: number, text: string): number {
+  out[at++] = 0x22;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) return -1;
+    at = writeJsonChar(out, at, c);
   }
   out[at++] = 0x22;
   return at;

@@ -5,7 +5,7 @@
 // thread pool). Lines wait at most `maxDelayMs`, or until `maxBytes` gather.
 import { Buffer } from 'node:buffer';
 import { hostname } from 'node:os';
-import { copyBytes, writeAscii } from '../data/byte-writer.js';
+import { copyBytes, writeAscii, writeJsonText } from '../data/byte-writer.js';
 import { OutputBuffer } from '../data/output-buffer.js';
 
 export interface AccessEntry {
@@ -59,8 +59,8 @@ export class BatchedAccessLog implements AccessLog {
   record(e: AccessEntry): void {
     // reqId (generated, or checked against [A-Za-z0-9._:@/+=-]), the method
     // (an HTTP token: the parser refuses others) and the canonical address
-    // are ASCII with nothing to escape; the URL may need both
-    // a JSON-escaped URL is at most 6 bytes a character ("\u001f"), a UTF-8 one 3
+    // are ASCII with nothing to escape; the URL may need both (escaped, at
+    // most 6 bytes a character: "\u001f"; as UTF-8, at most 3)
     const bound =
       PREFIX.length + 24 + this.base.length + e.reqId.length + e.method.length + 6 * e.url.length;
     const b = this.out.reserve(bound + e.ip.length + 128);
@@ -72,7 +72,8 @@ export class BatchedAccessLog implements AccessLog {
     at = writeAscii(b, at, '","method":"');
     at = writeAscii(b, at, e.method);
     at = writeAscii(b, at, '","url":');
-    at = writeJsonText(b, at, e.url);
+    const urlEnd = writeJsonText(b, at, e.url);
+    at = urlEnd >= 0 ? urlEnd : at + b.write(jsonString(e.url), at, 'utf8');
     at = writeAscii(b, at, ',"status":');
     at = writeUint(b, at, e.status);
     at = writeAscii(b, at, ',"ip":"');
@@ -133,25 +134,6 @@ export function writeMilliseconds(out: Buffer, at: number, ms: number): number {
   out[at++] = 0x30 + Math.floor(fraction / 10);
   if (fraction % 10 !== 0) out[at++] = 0x30 + (fraction % 10);
   return at;
-}
-
-/**
- * `text` as a JSON string, written at `at`: copied char by char when it is
- * printable ASCII with nothing to escape (a request's URL, nearly always),
- * else through jsonString and UTF-8.
- */
-export function writeJsonText(out: Buffer, at: number, text: string): number {
-  out[at] = 0x22; // "
-  let end = at + 1;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) {
-      return at + out.write(jsonString(text), at, 'utf8');
-    }
-    out[end++] = c;
-  }
-  out[end++] = 0x22;
-  return end;
 }
 
 // what JSON must escape in a string: the quote, the backslash, control characters

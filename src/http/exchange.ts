@@ -86,20 +86,27 @@ export class Exchange {
   }
 
   /** Writes the whole answer: the decided headers plus the ones every answer carries. */
-  send(status: number, body: string | Buffer, contentType = JSON_TYPE, bytes?: number): number {
+  send(
+    status: number,
+    body: string | Buffer,
+    contentType = JSON_TYPE,
+    bytes?: number,
+    encoding: 'utf8' | 'latin1' = 'utf8',
+  ): number {
     const headers = this.commonHeaders();
     headers.push('content-type', contentType, 'content-length', bytes ?? Buffer.byteLength(body));
     if (bodyStillArriving(this.req)) {
       // an early refusal (413, 415, 429, 405): see ./linger.ts
       headers.push('connection', 'close');
       this.res.writeHead(status, headers);
-      sendLingering(this.req, this.res, this.head ? undefined : body);
+      const bytesOf = encoding === 'latin1' ? Buffer.from(body as string, 'latin1') : body;
+      sendLingering(this.req, this.res, this.head ? undefined : bytesOf);
       return status;
     }
     this.res.writeHead(status, headers);
     if (this.head) endWithTurn(this.res, undefined);
-    else if (typeof body === 'string' || body.length > JOINED_BODY_BYTES)
-      endWithTurn(this.res, body);
+    else if (typeof body === 'string') endWithTurn(this.res, body, encoding);
+    else if (body.length > JOINED_BODY_BYTES) endWithTurn(this.res, body);
     // node:http joins a string body to the head and writes both at once; a
     // Buffer goes out as a second chunk of a writev, which costs more than
     // copying a small body into a string: its bytes as latin1, one char a byte

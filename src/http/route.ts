@@ -163,5 +163,7 @@ export class JsonBody {
     readonly body: string | Buffer,
     /** its UTF-8 length, when the maker knows it (saves measuring it) */
     readonly bytes?: number,
+    /** 'latin1': `body` is a string of UTF-8 bytes, one char a byte (written as they are) */
+    readonly encoding: 'utf8' | 'latin1' = 'utf8',
   ) {}
 }

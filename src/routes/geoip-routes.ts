@@ -26,7 +26,7 @@ export function geoipHandlers(
       headers: attribution,
       handle: ({ ctx }) => {
         const body = geoip.body(ctx.clientIp);
-        return new JsonBody(body, body.length);
+        return new JsonBody(body, body.length, 'latin1');
       },
       record: ({ ctx }) => geoip.lookup(ctx.clientIp),
     }),
@@ -41,7 +41,7 @@ export function geoipHandlers(
       headers: attribution,
       handle: ({ params }) => {
         const body = geoip.body(params.ip);
-        return new JsonBody(body, body.length);
+        return new JsonBody(body, body.length, 'latin1');
       },
       record: ({ params }) => geoip.lookup(params.ip),
     }),

@@ -345,7 +345,7 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
       address,
       `${text} (the body of GET /ip/:ip)`,
       `{"data":${want}}`,
-      geo.body(ip).toString(),
+      Buffer.from(geo.body(ip), 'latin1').toString('utf8'),
     );
     m.check(address, `${text} (IPv6 read on demand)`, want, onDemand.json(ip));
     if (bogon) {

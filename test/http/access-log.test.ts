@@ -4,12 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Buffer } from 'node:buffer';
-import {
-  BatchedAccessLog,
-  jsonString,
-  writeJsonText,
-  writeMilliseconds,
-} from '../../src/http/access-log.js';
+import { writeJsonText } from '../../src/data/byte-writer.js';
+import { BatchedAccessLog, jsonString, writeMilliseconds } from '../../src/http/access-log.js';
 
 describe('jsonString', () => {
   for (const text of [
@@ -29,7 +25,11 @@ describe('jsonString', () => {
       assert.equal(jsonString(text), JSON.stringify(text));
       const out = Buffer.alloc(6 * text.length + 2);
       const end = writeJsonText(out, 0, text);
-      assert.equal(out.toString('utf8', 0, end), JSON.stringify(text), 'written as bytes');
+      if (/^[\x00-\x7f]*$/.test(text)) {
+        assert.equal(out.toString('utf8', 0, end), JSON.stringify(text), 'written as bytes');
+      } else {
+        assert.equal(end, -1, 'beyond ASCII: left to the string path');
+      }
     });
   }
 });
@@ -71,6 +71,8 @@ describe('BatchedAccessLog', () => {
       ms: 0.12,
     });
     log.record({ reqId: 'r2', method: 'GET', url: '/x?q="\\\n', status: 404, ip: '::1', ms: 1 });
+    // beyond ASCII: the string path (escaped by JSON.stringify, then UTF-8)
+    log.record({ reqId: 'r3', method: 'GET', url: '/x?q=Zürich"', status: 404, ip: '::1', ms: 1 });
     assert.equal(chunks.length, 0, 'nothing is written at once');
     await sleep(60);
     assert.equal(chunks.length, 1);
@@ -78,7 +80,8 @@ describe('BatchedAccessLog', () => {
       .trimEnd()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.equal(lines.length, 2);
+    assert.equal(lines.length, 3);
+    assert.equal(lines[2]?.['url'], '/x?q=Zürich"');
     assert.deepEqual(
       { ...lines[1], pid: 0, hostname: '' },
       {
