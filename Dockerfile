@@ -57,6 +57,8 @@ COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/package.json ./
 COPY --from=build /app/tables ./tables
 COPY --from=build /app/dist/src ./dist/src
+# the service itself runs as its bundle (scripts/bundle.ts); dist/src serves the CLI and scripts
+COPY --from=build /app/dist/bundle ./dist/bundle
 COPY --from=build /app/dist/scripts/update-data.js /app/dist/scripts/mcp-stdio.js ./dist/scripts/
 COPY resources/asn-classes.csv ./resources/
 # the web page's files are served as they are in the repository (src/web/page-assets.ts)
@@ -76,4 +78,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz',{signal:AbortSignal.timeout(3000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # node is PID 1 and handles SIGTERM itself (stop accepting, drain, exit 0);
 # early-stop.js makes a SIGTERM during start-up exit 0 at once
-CMD ["node", "--import", "/app/dist/src/early-stop.js", "--max-semi-space-size=16", "dist/src/main.js"]
+CMD ["node", "--import", "/app/dist/src/early-stop.js", "--max-semi-space-size=16", "dist/bundle/main.js"]

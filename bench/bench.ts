@@ -1,6 +1,6 @@
 // `npm run bench`: what the reference ../shared/bench/perf-bar.sh measures,
 // with the same figures. The service (`node <npm start's flags>
-// dist/src/main.js`) and a bare node:http server (bench/baseline-server.ts)
+// dist/bundle/main.js`) and a bare node:http server (bench/baseline-server.ts)
 // are started once, each pinned to CPU 0. Per scenario: one warm-up load of
 // each, then BENCH_ROUNDS interleaved pairs (the service alone, then the bare
 // server alone), each load `wrk -t1 -c50 -d<BENCH_SECONDS>s --latency`
@@ -35,7 +35,7 @@ import { PATH_COUNT, writePathLists, type ScenarioName } from './paths.js';
 
 const here = dirname(fileURLToPath(import.meta.url)); // dist/bench
 const root = resolve(here, '..', '..');
-const MAIN = 'dist/src/main.js';
+const MAIN = 'dist/bundle/main.js';
 /** package.json's start script runs this wrapper: the build check, then MAIN in the same process */
 const START_WRAPPER = 'scripts/start.mjs';
 const SERVER_CPU = 0;
@@ -82,7 +82,7 @@ function selectedScenarios(): typeof SCENARIOS {
 
 /**
  * The environment assignments and node flags of package.json's `start`
- * script (`[NAME=value …] node <flags> scripts/start.mjs`, or `… dist/src/main.js`),
+ * script (`[NAME=value …] node <flags> scripts/start.mjs`, or `… dist/bundle/main.js`),
  * so that the bench runs the service as `npm start` does (minus the build check).
  */
 function startCommand(): { env: Record<string, string>; flags: string[] } {

@@ -1,6 +1,6 @@
 // `npm run bench:bulk`: the bulk figures of BENCHMARKS.md.
 //  1. POST /batch of 1,000 random public IPv4 addresses, BULK_BATCHES times in
-//     a row over one keep-alive connection to `node dist/src/main.js`: the
+//     a row over one keep-alive connection to `node dist/bundle/main.js`: the
 //     median server time (the access log's `ms`, from the request's arrival
 //     to the end of the answer) and the median whole request seen by the client.
 //  2. `ipintel enrich` of a synthetic access log of BULK_LINES lines (random
@@ -64,7 +64,7 @@ async function startService(): Promise<{
   stop: () => void;
 }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
+  const child = spawn(process.execPath, ['dist/bundle/main.js'], {
     cwd: root,
     env: {
       ...process.env,

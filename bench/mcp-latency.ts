@@ -2,7 +2,7 @@
 // One client, one keep-alive connection, requests one after another
 // (latency, not throughput): the median and p90 of `GET /ip/8.8.8.8` and of
 // `POST /mcp` `tools/call geoip_lookup {ip: "8.8.8.8"}` against the built
-// service (dist/src/main.js), interleaved in rounds so that a loaded machine
+// service (dist/bundle/main.js), interleaved in rounds so that a loaded machine
 // slows both alike. BENCH_MCP_REQUESTS (default 2000) per kind and round.
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -58,7 +58,7 @@ const quantile = (sorted: number[], q: number): number =>
 
 async function main(): Promise<void> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
+  const child = spawn(process.execPath, ['dist/bundle/main.js'], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_MAX: '1000000000' },
     stdio: 'ignore',
   });

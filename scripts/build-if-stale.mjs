@@ -1,5 +1,6 @@
-// Compiles to dist/ only when dist/ is older than what it is compiled from, so
-// `npm start` (and the other run-a-script commands) skip tsc's ~15 s when
+// Compiles to dist/ (tsc, then the service's bundle in dist/bundle/:
+// scripts/bundle.ts) only when dist/ is older than what it is compiled from,
+// so `npm start` (and the other run-a-script commands) skip the ~15 s when
 // nothing changed. Plain JavaScript with no dependencies: it runs before there
 // is a dist/ to run.
 //
@@ -11,7 +12,7 @@
 // "Stale" is make's rule: some input was modified after the last successful
 // build began. The inputs are src/, scripts/, bench/ (their files and their
 // directories, so a deleted or renamed file counts too), tsconfig*.json and
-// package.json. The stamp dist/.build-stamp is written after tsc succeeds,
+// package.json. The stamp dist/.build-stamp is written after both succeed,
 // dated when the build began, so a file saved during a build is newer than the
 // stamp and the next run builds again. A file put in place with an older date
 // (cp -p, tar, rsync -a) is not noticed: run `npm run build` after such a copy.
@@ -73,6 +74,12 @@ function build() {
     stdio: ['ignore', 2, 2],
   });
   if (result.status !== 0) process.exit(result.status ?? 1);
+  // the service's bundle (dist/bundle/, what `npm start` runs): scripts/bundle.ts, built just now
+  const bundled = spawnSync(process.execPath, [join(ROOT, 'dist', 'scripts', 'bundle.js')], {
+    cwd: ROOT,
+    stdio: ['ignore', 2, 2],
+  });
+  if (bundled.status !== 0) process.exit(bundled.status ?? 1);
   // the bins run by their first line (`./dist/src/cli/main.js`, as a global install does)
   /** @type {unknown} */
   const parsed = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));

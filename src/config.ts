@@ -3,6 +3,7 @@
 // names every bad variable, so start-up fails loudly instead of half-working.
 import { isIP } from 'node:net';
 import { cpus } from 'node:os';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -325,7 +326,13 @@ function parseTrustProxy(text: string | undefined): TrustProxy | null {
 }
 
 function findProjectRoot(): string {
-  // src/config.ts runs from src/ (tsx) or dist/src/ (built): walk up to package.json's folder.
-  const here = dirname(fileURLToPath(import.meta.url));
-  return here.includes(`${join('dist', 'src')}`) ? resolve(here, '..', '..') : resolve(here, '..');
+  // this module runs from src/ (tsx), dist/src/ (built) or dist/bundle/ (the
+  // service's bundle): the root is the nearest folder up with a package.json
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
+    dir = parent;
+  }
+  return dir;
 }

@@ -80,7 +80,7 @@ export function createMetrics(now: () => number = Date.now): Metrics {
 
   /** The registry: Node's default metrics, the families above and the gauges read at scrape time. */
   async function buildRegistry(): Promise<Registry> {
-    const prom = await import('prom-client');
+    const prom = await import('./later/prom-client.js');
     const registry = new prom.Registry();
     prom.collectDefaultMetrics({ register: registry });
     for (const family of [requests, latency, cache, upstream, upstreamErrors, limited]) {

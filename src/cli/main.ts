@@ -25,8 +25,13 @@ const SERVICE_FLAGS = ['--max-semi-space-size=16'];
  * exit is this process's.
  */
 function serve(args: string[]): void {
-  // the same extension as this file's: main.js when built, main.ts under tsx
-  const entry = fileURLToPath(new URL(`../main${extname(import.meta.url)}`, import.meta.url));
+  // built, the service's bundle (dist/bundle/main.js, what `npm start` runs);
+  // under tsx, src/main.ts
+  const entry = fileURLToPath(
+    extname(import.meta.url) === '.ts'
+      ? new URL('../main.ts', import.meta.url)
+      : new URL('../../bundle/main.js', import.meta.url),
+  );
   const flags = process.execArgv.filter((flag) => !flag.startsWith('--max-semi-space-size'));
   const child = spawn(process.execPath, [...flags, ...SERVICE_FLAGS, entry, ...args], {
     stdio: 'inherit',

@@ -121,7 +121,7 @@ export interface EmbeddedCompileResult {
 
 /** mmdb-lib's reader, loaded only to compile (the service itself never reads MMDB files). */
 export async function mmdbReader(buffer: Buffer): Promise<Reader<object>> {
-  const { Reader } = await import('maxmind');
+  const { Reader } = await import('../later/maxmind.js');
   return new Reader<object>(buffer);
 }
 

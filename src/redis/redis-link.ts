@@ -180,6 +180,6 @@ export async function openRedisLink(
   url: string,
   options: RedisLinkOptions = {},
 ): Promise<RedisLink> {
-  const { Redis } = await import('ioredis');
+  const { Redis } = await import('../later/ioredis.js');
   return new RedisLink(Redis, url, options);
 }

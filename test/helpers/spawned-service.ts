@@ -18,14 +18,16 @@ export interface SpawnedService {
 
 /**
  * Starts the service with `env` added and waits for /healthz (30 s at most);
- * `command` is what node runs (src/main.ts, or the CLI's `serve`).
+ * `command` is what node runs (src/main.ts, or the CLI's `serve`), through
+ * tsx unless `tsx` is false (built JavaScript, such as the service's bundle).
  */
 export async function spawnService(
   env: Record<string, string>,
   command: string[] = ['src/main.ts'],
+  { tsx = true }: { tsx?: boolean } = {},
 ): Promise<SpawnedService> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', ...command], {
+  const child = spawn(process.execPath, [...(tsx ? ['--import', 'tsx'] : []), ...command], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'ignore'],
   });

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { FetchLike } from '../../lookups/vpn/feed-download.js';
 import type { CompiledSet, DataSetKind, Manifest } from '../compiled-set.js';
 import { readTableManifest } from '../table-file.js';
-import { compileInWorker } from './compile-worker.js';
+import { compileInWorker } from './compile-in-worker.js';
 import { fetchRelease, type ReleaseFetch } from './fetch-release.js';
 import { withFileUrls } from './file-fetch.js';
 import { DEFAULT_MIN_RATIO, baselineOf } from './sanity.js';
