@@ -242,9 +242,20 @@ export async function loadCompiledSetAsync(
 }
 
 const V6_SECTIONS = ['v6Keys', 'v6Values', 'v6Jump', 'v6SplitAt', 'v6SubKeys', 'v6SubValues'];
+const V4_SECTIONS = ['v4Keys', 'v4Values', 'v4Jump'];
+const RECORD_SECTIONS = ['recordOffsets', 'recordBytes'];
+/** GeoIP only */
+const PLACE_SECTIONS = ['placeOf', 'coordinates'];
 
 /** `ipv6OnDemand`: the IPv6 sections are read at the first IPv6 lookup, not now. */
 function compiledSetOf(file: TableFile<Manifest>, ipv6OnDemand: boolean): CompiledSet {
+  // what the set needs now, read in as few reads (and buffers) as the file's layout allows
+  file.readNow?.([
+    ...(ipv6OnDemand ? [] : V6_SECTIONS),
+    ...V4_SECTIONS,
+    ...RECORD_SECTIONS,
+    ...(file.manifest.kind === 'geoip' ? PLACE_SECTIONS : []),
+  ]);
   const v6 = (): V6Table => ({
     keys: file.u32('v6Keys'),
     values: file.u32('v6Values'),

@@ -83,10 +83,12 @@ export interface TableFile<M> {
   u32(name: string): Uint32Array;
   u8(name: string): Uint8Array;
   /**
-   * Reads these sections off the main thread now, for u32/u8 to return later
-   * without a wait (a file opened section by section; a file read whole has
-   * them all already).
+   * Reads these sections now, adjacent ones in one read into one buffer, for
+   * u32/u8 to return (a file opened section by section; a file read whole
+   * has them all already).
    */
+  readNow?(names: readonly string[]): void;
+  /** As readNow, off the main thread, for u32/u8 to return later without a wait. */
   preload?(names: readonly string[]): Promise<void>;
 }
 
@@ -168,8 +170,11 @@ export function openTableFile<M>(path: string): TableFile<M> {
   const ready = new Map<string, Buffer>();
   /** reads in flight: the descriptor stays open until they end */
   let pending = 0;
+  let closed = false;
   const closeWhenDone = (): void => {
-    if (unread.size === 0 && pending === 0) closeSync(fd);
+    if (closed || unread.size > 0 || pending > 0) return;
+    closed = true;
+    closeSync(fd);
   };
   const entryOf = (name: string, type: 'u32' | 'u8'): { entry: SectionEntry; bytes: number } => {
     const entry = header.sections.find((s) => s.name === name);
@@ -182,43 +187,93 @@ export function openTableFile<M>(path: string): TableFile<M> {
     }
     return { entry, bytes };
   };
-  const readSection = (name: string, type: 'u32' | 'u8'): Buffer => {
-    const early = ready.get(name);
-    if (early !== undefined) {
-      ready.delete(name);
-      return early;
+  /**
+   * The unread sections among `names` as runs of sections adjacent in the
+   * file, each to be read into one buffer: one large allocation instead of
+   * several gets transparent huge pages over nearly all of it, which makes
+   * reading the tables at start several times cheaper on this kind of VM
+   * (README, design notes), and one read instead of several.
+   */
+  const runsOf = (names: readonly string[]): SectionRun[] => {
+    const entries = header.sections
+      // a missing section is for u32/u8 to report, when asked
+      .filter((entry) => names.includes(entry.name) && unread.has(entry.name))
+      .filter((entry) => !ready.has(entry.name))
+      .map((entry) => ({ entry, bytes: entryOf(entry.name, entry.type).bytes }))
+      .sort((a, b) => a.entry.offset - b.entry.offset);
+    const runs: SectionRun[] = [];
+    for (const section of entries) {
+      const last = runs.at(-1);
+      if (last !== undefined && section.entry.offset <= align8(last.start + last.bytes)) {
+        last.sections.push(section.entry);
+        last.bytes = section.entry.offset + section.bytes - last.start;
+      } else {
+        runs.push({ start: section.entry.offset, bytes: section.bytes, sections: [section.entry] });
+      }
     }
-    const { entry, bytes } = entryOf(name, type);
-    // a buffer of its own starts its ArrayBuffer: aligned for any typed-array view
-    const buffer = Buffer.allocUnsafeSlow(bytes);
-    for (let done = 0; done < bytes;) {
-      const got = readSync(fd, buffer, done, bytes - done, bodyStart + entry.offset + done);
-      if (got === 0) throw new TableFileError(path, `section ${name} is truncated`);
-      done += got;
-    }
-    unread.delete(name);
-    closeWhenDone();
-    return buffer;
+    return runs;
   };
-  const readAhead = async (name: string): Promise<void> => {
-    if (!unread.has(name) || ready.has(name)) return;
-    const entry = header.sections.find((s) => s.name === name);
-    if (entry === undefined) return; // u32/u8 will say so, when asked
-    const { bytes } = entryOf(name, entry.type);
-    const buffer = Buffer.allocUnsafeSlow(bytes);
-    pending++;
-    try {
-      for (let done = 0; done < bytes;) {
-        const got = await readAt(fd, buffer, done, bytes - done, bodyStart + entry.offset + done);
-        if (got === 0) throw new TableFileError(path, `section ${name} is truncated`);
+  /** A run's sections as views of its buffer, ready for u32/u8. */
+  const keep = (run: SectionRun, buffer: Buffer): void => {
+    for (const entry of run.sections) {
+      // read meanwhile by u32/u8 (a lookup could not wait): this copy is not needed
+      if (!unread.delete(entry.name)) continue;
+      const bytes = entry.length * (entry.type === 'u32' ? 4 : 1);
+      ready.set(
+        entry.name,
+        buffer.subarray(entry.offset - run.start, entry.offset - run.start + bytes),
+      );
+    }
+  };
+  const readNow = (names: readonly string[]): void => {
+    for (const run of runsOf(names)) {
+      // a buffer of its own starts its ArrayBuffer, and sections start at
+      // multiples of 8 from the run's start: aligned for any typed-array view
+      const buffer = Buffer.allocUnsafeSlow(run.bytes);
+      for (let done = 0; done < run.bytes;) {
+        const got = readSync(fd, buffer, done, run.bytes - done, bodyStart + run.start + done);
+        if (got === 0)
+          throw new TableFileError(path, `section ${run.sections[0]!.name} is truncated`);
         done += got;
       }
-    } finally {
-      pending--;
+      keep(run, buffer);
     }
-    // read meanwhile by u32/u8 (a lookup could not wait): this copy is not needed
-    if (unread.delete(name)) ready.set(name, buffer);
     closeWhenDone();
+  };
+  const readSection = (name: string, type: 'u32' | 'u8'): Buffer => {
+    entryOf(name, type); // the right type, and within the file
+    if (!ready.has(name)) readNow([name]);
+    const buffer = ready.get(name);
+    // each section is handed out once (its holder keeps it)
+    if (buffer === undefined) throw new TableFileError(path, `section ${name} was read already`);
+    ready.delete(name);
+    return buffer;
+  };
+  const preload = async (names: readonly string[]): Promise<void> => {
+    // one run after another: each read is large, and the thread pool serves DNS too
+    for (const run of runsOf(names)) {
+      const buffer = Buffer.allocUnsafeSlow(run.bytes);
+      pending++;
+      try {
+        for (let done = 0; done < run.bytes;) {
+          const got = await readAt(
+            fd,
+            buffer,
+            done,
+            run.bytes - done,
+            bodyStart + run.start + done,
+          );
+          if (got === 0) {
+            throw new TableFileError(path, `section ${run.sections[0]!.name} is truncated`);
+          }
+          done += got;
+        }
+      } finally {
+        pending--;
+      }
+      keep(run, buffer);
+      closeWhenDone();
+    }
   };
   return {
     manifest: header.manifest,
@@ -227,11 +282,16 @@ export function openTableFile<M>(path: string): TableFile<M> {
       return new Uint32Array(b.buffer, b.byteOffset, b.length / 4);
     },
     u8: (name) => readSection(name, 'u8'),
-    preload: async (names) => {
-      // one after another: each read is large, and the thread pool serves DNS too
-      for (const name of names) await readAhead(name);
-    },
+    readNow,
+    preload,
   };
+}
+
+/** Sections adjacent in the file, read together: `bytes` from `start` (body offsets). */
+interface SectionRun {
+  start: number;
+  bytes: number;
+  sections: SectionEntry[];
 }
 
 function readAt(

@@ -97,6 +97,35 @@ describe('table files', () => {
     assert.equal((await readdir('/proc/self/fd')).length, before);
   });
 
+  it('opened lazily, readNow reads adjacent sections in one buffer, skips the ones not named, and closes the file once all are read', async () => {
+    const path = join(dir, 'runs.tables');
+    writeTableFile(
+      path,
+      { name: 'runs' },
+      {
+        a: Uint32Array.from([1, 2, 3]),
+        b: Buffer.from('odd length'),
+        c: Uint32Array.from([4, 5]),
+        d: Buffer.from('last'),
+      },
+    );
+    const before = (await readdir('/proc/self/fd')).length;
+    const file = openTableFile<{ name: string }>(path);
+    file.readNow!(['a', 'b', 'd', 'absent']);
+    const [a, b, d] = [file.u32('a'), file.u8('b'), file.u8('d')];
+    // a and b are one read (b's odd length pads c to 8), d after the unnamed c another
+    assert.equal(a.buffer, b.buffer);
+    assert.notEqual(d.buffer, a.buffer);
+    assert.deepEqual([...a], [1, 2, 3]);
+    assert.equal(Buffer.from(b).toString(), 'odd length');
+    assert.equal(Buffer.from(d).toString(), 'last');
+    assert.equal((await readdir('/proc/self/fd')).length, before + 1, 'c is still to read');
+    assert.deepEqual([...file.u32('c')], [4, 5]);
+    assert.equal((await readdir('/proc/self/fd')).length, before);
+    assert.throws(() => file.u32('a'), /section a was read already/);
+    assert.throws(() => file.u32('absent'), /section absent \(u32\) is missing/);
+  });
+
   it('opened lazily, a section cut short fails its read ahead, naming it', async () => {
     const path = join(dir, 'preload-cut.tables');
     await writeFile(path, good.subarray(0, good.length - 8));

