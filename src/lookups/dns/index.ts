@@ -57,11 +57,15 @@ export interface DnsClientOptions {
 }
 
 export function createDnsClient(options: DnsClientOptions): DnsClient {
-  const query = createResolver({
-    servers: options.servers ?? systemServers(),
-    timeoutMs: options.timeoutMs,
-    transport: options.transport,
-  });
+  // made at the first lookup: reading the system's servers (resolv.conf,
+  // through c-ares) is start-up time that only DNS answers need
+  let resolver: QueryFn | undefined;
+  const query: QueryFn = (name, type, queryOptions) =>
+    (resolver ??= createResolver({
+      servers: options.servers ?? systemServers(),
+      timeoutMs: options.timeoutMs,
+      transport: options.transport,
+    }))(name, type, queryOptions);
 
   async function lookupDns(domain: string, type: RecordType): Promise<Lookup<DnsRecordsResult>> {
     const response = await query(domain, type);
