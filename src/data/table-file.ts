@@ -213,6 +213,12 @@ export function openTableFile<M>(path: string): TableFile<M> {
     }
     return runs;
   };
+  /** The file ended `done` bytes into `run` (it shrank since it was opened): name that section. */
+  const truncated = (run: SectionRun, done: number): TableFileError => {
+    const at = run.start + done;
+    const section = run.sections.findLast((entry) => entry.offset <= at) ?? run.sections[0]!;
+    return new TableFileError(path, `section ${section.name} is truncated`);
+  };
   /** A run's sections as views of its buffer, ready for u32/u8. */
   const keep = (run: SectionRun, buffer: Buffer): void => {
     for (const entry of run.sections) {
@@ -232,8 +238,7 @@ export function openTableFile<M>(path: string): TableFile<M> {
       const buffer = Buffer.allocUnsafeSlow(run.bytes);
       for (let done = 0; done < run.bytes;) {
         const got = readSync(fd, buffer, done, run.bytes - done, bodyStart + run.start + done);
-        if (got === 0)
-          throw new TableFileError(path, `section ${run.sections[0]!.name} is truncated`);
+        if (got === 0) throw truncated(run, done);
         done += got;
       }
       keep(run, buffer);
@@ -263,9 +268,7 @@ export function openTableFile<M>(path: string): TableFile<M> {
             run.bytes - done,
             bodyStart + run.start + done,
           );
-          if (got === 0) {
-            throw new TableFileError(path, `section ${run.sections[0]!.name} is truncated`);
-          }
+          if (got === 0) throw truncated(run, done);
           done += got;
         }
       } finally {

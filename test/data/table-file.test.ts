@@ -2,6 +2,7 @@
 // with an error naming the file — never read as tables (the loaders then
 // compile again).
 import assert from 'node:assert/strict';
+import { truncateSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,6 +125,21 @@ describe('table files', () => {
     assert.equal((await readdir('/proc/self/fd')).length, before);
     assert.throws(() => file.u32('a'), /section a was read already/);
     assert.throws(() => file.u32('absent'), /section absent \(u32\) is missing/);
+  });
+
+  it('opened lazily, a file cut short after it was opened fails the read of its run, naming the section it ended in', async () => {
+    const path = join(dir, 'shrunk.tables');
+    await writeFile(path, good);
+    const file = openTableFile(path);
+    // keys and text are one run; the file now ends inside text
+    truncateSync(path, good.length - 4);
+    assert.throws(
+      () => file.readNow!(['keys', 'text']),
+      (error: unknown) =>
+        error instanceof TableFileError &&
+        /section text is truncated/.test(error.message) &&
+        error.message.includes(path),
+    );
   });
 
   it('opened lazily, a section cut short fails its read ahead, naming it', async () => {
