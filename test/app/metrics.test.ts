@@ -67,8 +67,13 @@ describe('GET /metrics', () => {
       1,
     );
     assert.doesNotMatch(text, /^ipintel_upstream_errors_total\{/m);
-    // Node's own metrics (prom-client's defaults) are there too
-    assert.ok((sample(text, 'process_cpu_user_seconds_total') ?? 0) > 0);
+    // Node's own metrics (prom-client's defaults) are there too. The CPU counters
+    // count from when prom-client was loaded (here: this first scrape), so they
+    // may still read 0 on a kernel that accounts CPU time by ticks; the memory
+    // gauges are read at the scrape
+    assert.ok((sample(text, 'process_cpu_user_seconds_total') ?? -1) >= 0);
+    assert.ok((sample(text, 'process_resident_memory_bytes') ?? 0) > 10_000_000);
+    assert.ok((sample(text, 'nodejs_heap_size_used_bytes') ?? 0) > 1_000_000);
   });
 
   it('is not rate limited', async (t) => {
