@@ -29,8 +29,17 @@ function get(
   agent: Agent,
   method = 'GET',
 ): Promise<{ status: number; body: Buffer }> {
+  return getFrom(port, path, agent, method);
+}
+
+function getFrom(
+  serverPort: number,
+  path: string,
+  agent: Agent,
+  method = 'GET',
+): Promise<{ status: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent, method }, (res) => {
+    const req = request({ host: '127.0.0.1', port: serverPort, path, agent, method }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
@@ -53,6 +62,30 @@ describe('answers ended with the turn', () => {
         place: 'Zürich 東京',
       });
     });
+  });
+
+  it('an answer that cannot be ended is dropped alone: the others of its turn still go', async () => {
+    const failing = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      // a body res.end() refuses (it throws): that response is destroyed, not the batch
+      if (req.url === '/bad') endWithTurn(res, 42 as unknown as string);
+      else endWithTurn(res, `ok ${req.url}`);
+    });
+    await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+    const failingPort = (failing.address() as AddressInfo).port;
+    const agent = new Agent({ keepAlive: true, maxSockets: 10 });
+    try {
+      const ask = (path: string) =>
+        getFrom(failingPort, path, agent).then(
+          (a) => a.body.toString(),
+          (error: Error & { code?: string }) => error.code ?? error.message,
+        );
+      const answers = await Promise.all(['/a', '/bad', '/b', '/c'].map(ask));
+      assert.deepEqual(answers, ['ok /a', 'ECONNRESET', 'ok /b', 'ok /c']);
+    } finally {
+      agent.destroy();
+      failing.close();
+    }
   });
 
   it('HEAD: the head only', async () => {
