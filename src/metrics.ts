@@ -45,7 +45,16 @@ export interface Metrics {
 /** Prometheus' text exposition format, as prom-client's Registry writes it */
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-export function createMetrics(now: () => number = Date.now): Metrics {
+type PromClient = typeof import('./later/prom-client.js');
+
+/**
+ * `loadPromClient` is prom-client's import (a test makes it fail to see the
+ * next scrape try again).
+ */
+export function createMetrics(
+  now: () => number = Date.now,
+  loadPromClient: () => Promise<PromClient> = () => import('./later/prom-client.js'),
+): Metrics {
   const requests = new FastCounter(
     'ipintel_http_requests_total',
     'HTTP requests by route, method and status',
@@ -80,65 +89,74 @@ export function createMetrics(now: () => number = Date.now): Metrics {
 
   /** The registry: Node's default metrics, the families above and the gauges read at scrape time. */
   async function buildRegistry(): Promise<Registry> {
-    const prom = await import('./later/prom-client.js');
+    const prom = await loadPromClient();
     const registry = new prom.Registry();
     prom.collectDefaultMetrics({ register: registry });
     for (const family of [requests, latency, cache, upstream, upstreamErrors, limited]) {
       family.register(registry);
     }
-    const ages: Gauge<'name' | 'kind'> = new prom.Gauge({
-      name: 'ipintel_data_set_age_seconds',
-      help: 'Age of each data set (build or fetch time), by name and kind',
-      labelNames: ['name', 'kind'] as const,
-      registers: [registry],
-      // prom-client calls collect() at every scrape
-      collect() {
-        ages.reset();
-        for (const d of readAges()) {
-          if (d.at !== null) ages.labels(d.name, d.kind).set(Math.max(0, (now() - d.at) / 1000));
+    /** A gauge whose samples are read at each scrape (prom-client calls collect() then). */
+    function readAtScrape<L extends string>(
+      name: string,
+      help: string,
+      labelNames: readonly L[],
+      read: () => Iterable<readonly [Record<L, string>, number]>,
+    ): void {
+      const gauge: Gauge<L> = new prom.Gauge({
+        name,
+        help,
+        labelNames,
+        registers: [registry],
+        collect() {
+          gauge.reset();
+          for (const [labels, value] of read()) gauge.set(labels, value);
+        },
+      });
+    }
+    readAtScrape(
+      'ipintel_data_set_age_seconds',
+      'Age of each data set (build or fetch time), by name and kind',
+      ['name', 'kind'],
+      function* () {
+        for (const { name, kind, at } of readAges()) {
+          if (at !== null) yield [{ name, kind }, Math.max(0, (now() - at) / 1000)];
         }
       },
-    });
-    const updateOutcome: Gauge<'kind' | 'outcome'> = new prom.Gauge({
-      name: 'ipintel_data_update_last_outcome',
-      help: 'Outcome of the last GeoIP/ASN update per data set kind: 1 for the outcome it had (updated, unchanged, failed), 0 for the others',
-      labelNames: ['kind', 'outcome'] as const,
-      registers: [registry],
-      collect() {
-        updateOutcome.reset();
+    );
+    readAtScrape(
+      'ipintel_data_update_last_outcome',
+      'Outcome of the last GeoIP/ASN update per data set kind: 1 for the outcome it had (updated, unchanged, failed), 0 for the others',
+      ['kind', 'outcome'],
+      function* () {
         for (const u of readUpdates()) {
           for (const outcome of ['updated', 'unchanged', 'failed'] as const) {
-            updateOutcome.labels(u.kind, outcome).set(u.outcome === outcome ? 1 : 0);
+            yield [{ kind: u.kind, outcome }, u.outcome === outcome ? 1 : 0];
           }
         }
       },
-    });
-    const updateTimes: Gauge<'kind' | 'event'> = new prom.Gauge({
-      name: 'ipintel_data_update_timestamp_seconds',
-      help: 'When the last GeoIP/ASN update ran (event="checked") and last ended with current data (event="succeeded"), per kind',
-      labelNames: ['kind', 'event'] as const,
-      registers: [registry],
-      collect() {
-        updateTimes.reset();
+    );
+    readAtScrape(
+      'ipintel_data_update_timestamp_seconds',
+      'When the last GeoIP/ASN update ran (event="checked") and last ended with current data (event="succeeded"), per kind',
+      ['kind', 'event'],
+      function* () {
         for (const u of readUpdates()) {
-          updateTimes.labels(u.kind, 'checked').set(u.checkedAt / 1000);
+          yield [{ kind: u.kind, event: 'checked' }, u.checkedAt / 1000];
           if (u.succeededAt !== null)
-            updateTimes.labels(u.kind, 'succeeded').set(u.succeededAt / 1000);
+            yield [{ kind: u.kind, event: 'succeeded' }, u.succeededAt / 1000];
         }
       },
-    });
-    const dependencyUp: Gauge<'name'> = new prom.Gauge({
-      name: 'ipintel_dependency_up',
-      help: 'Whether each external dependency (Redis) answers: 1 up, 0 down',
-      labelNames: ['name'] as const,
-      registers: [registry],
-      collect() {
-        dependencyUp.reset();
+    );
+    readAtScrape(
+      'ipintel_dependency_up',
+      'Whether each external dependency (Redis) answers: 1 up, 0 down',
+      ['name'],
+      function* () {
         for (const [name, state] of Object.entries(readDependencies())) {
-          dependencyUp.labels(name).set(state === 'up' ? 1 : 0);
+          yield [{ name }, state === 'up' ? 1 : 0];
         }
       },
-    });
+    );
     return registry;
   }
   let registry: Promise<Registry> | null = null;

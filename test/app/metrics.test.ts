@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startDnsServer } from '../helpers/dns-server.js';
 import { get, startService } from '../helpers/service.js';
+import { createMetrics } from '../../src/metrics.js';
 
 function sample(text: string, series: string): number | null {
   const line = text.split('\n').find((l) => l.startsWith(series));
@@ -84,5 +85,54 @@ describe('GET /metrics', () => {
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('ratelimit-limit'), null);
     }
+  });
+});
+
+describe('createMetrics: the gauges read at scrape time, and prom-client loaded late', () => {
+  it('renders the data-set ages, the last update per kind and the dependencies as they are at the scrape', async () => {
+    const metrics = createMetrics(() => 10_000_000);
+    metrics.dataSetAges(() => [
+      { name: 'City', kind: 'geoip', at: 9_000_000 },
+      { name: 'Undated', kind: 'asn', at: null },
+    ]);
+    metrics.dataUpdates(() => [
+      { kind: 'geoip', outcome: 'unchanged', checkedAt: 9_500_000, succeededAt: 9_000_000 },
+      { kind: 'asn', outcome: 'failed', checkedAt: 9_600_000, succeededAt: null },
+    ]);
+    let redis = 'up';
+    metrics.dependencies(() => ({ redis }));
+    const text = await metrics.render();
+    assert.equal(sample(text, 'ipintel_data_set_age_seconds{name="City",kind="geoip"}'), 1000);
+    assert.doesNotMatch(text, /ipintel_data_set_age_seconds\{name="Undated"/);
+    const outcome = 'ipintel_data_update_last_outcome';
+    assert.equal(sample(text, `${outcome}{kind="geoip",outcome="unchanged"}`), 1);
+    assert.equal(sample(text, `${outcome}{kind="geoip",outcome="updated"}`), 0);
+    assert.equal(sample(text, `${outcome}{kind="asn",outcome="failed"}`), 1);
+    const times = 'ipintel_data_update_timestamp_seconds';
+    assert.equal(sample(text, `${times}{kind="geoip",event="checked"}`), 9500);
+    assert.equal(sample(text, `${times}{kind="geoip",event="succeeded"}`), 9000);
+    assert.doesNotMatch(
+      text,
+      /ipintel_data_update_timestamp_seconds\{kind="asn",event="succeeded"/,
+    );
+    assert.equal(sample(text, 'ipintel_dependency_up{name="redis"}'), 1);
+    redis = 'down';
+    assert.equal(sample(await metrics.render(), 'ipintel_dependency_up{name="redis"}'), 0);
+  });
+
+  it('prom-client failing to load fails that scrape; the next one loads it again, and the counts made meanwhile are all there', async () => {
+    let attempts = 0;
+    const metrics = createMetrics(Date.now, async () => {
+      attempts++;
+      if (attempts === 1) throw new Error('cannot load prom-client');
+      return import('../../src/later/prom-client.js');
+    });
+    metrics.prepare(); // the background load fails: nothing is thrown
+    metrics.rateLimited();
+    await assert.rejects(metrics.render(), /cannot load prom-client/);
+    metrics.rateLimited();
+    const text = await metrics.render();
+    assert.equal(attempts, 2);
+    assert.equal(sample(text, 'ipintel_rate_limited_total'), 2);
   });
 });
