@@ -30,6 +30,12 @@ before(async () => {
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
+/** assert.throws' check: a TableFileError saying `why` and naming the file. */
+function refusal(path: string, why: RegExp): (error: unknown) => boolean {
+  return (error) =>
+    error instanceof TableFileError && why.test(error.message) && error.message.includes(path);
+}
+
 /** This process's open descriptors of `path` (a count of all of them would see unrelated ones come and go). */
 async function descriptorsOf(path: string): Promise<number> {
   const targets = await Promise.all(
@@ -68,13 +74,7 @@ describe('table files', () => {
     it(`${name}: refused, naming the file`, async () => {
       const path = join(dir, `${name.replace(/\W+/g, '-')}.tables`);
       await writeFile(path, bytes());
-      assert.throws(
-        () => readTableFile(path).u32('keys'),
-        (error: unknown) =>
-          error instanceof TableFileError &&
-          why.test(error.message) &&
-          error.message.includes(path),
-      );
+      assert.throws(() => readTableFile(path).u32('keys'), refusal(path, why));
     });
   }
 
@@ -141,10 +141,7 @@ describe('table files', () => {
     truncateSync(path, good.length - 4);
     assert.throws(
       () => file.readNow!(['keys', 'text']),
-      (error: unknown) =>
-        error instanceof TableFileError &&
-        /section text is truncated/.test(error.message) &&
-        error.message.includes(path),
+      refusal(path, /section text is truncated/),
     );
   });
 
@@ -161,13 +158,7 @@ describe('table files', () => {
     await writeFile(path, good.subarray(0, good.length - 8));
     const file = openTableFile(path);
     assert.deepEqual([...file.u32('keys')], [0, 10, 20]);
-    assert.throws(
-      () => file.u8('text'),
-      (error: unknown) =>
-        error instanceof TableFileError &&
-        /section text is truncated/.test(error.message) &&
-        error.message.includes(path),
-    );
+    assert.throws(() => file.u8('text'), refusal(path, /section text is truncated/));
   });
 
   it('opened lazily, a file that is not one is refused at once', async () => {
