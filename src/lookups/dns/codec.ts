@@ -2,17 +2,13 @@
 // dns-packet does the RFC 1035 §4 encoding; this file decides which replies
 // belong to which query (RFC 5452 §9.1: ID, question and addresses must match).
 import { Buffer } from 'node:buffer';
-import { createRequire } from 'node:module';
 import type { DecodedPacket, RecordType as WireType } from 'dns-packet';
+import { requiredLater } from '../../later/required-later.js';
 import { messageEnd } from './layout.js';
 
 // dns-packet (with its dependencies ~45 ms to load) is read at the first
 // query, not at start: most requests never ask DNS
-const require = createRequire(import.meta.url);
-let loaded: typeof import('dns-packet') | null = null;
-function wire(): typeof import('dns-packet') {
-  return (loaded ??= require('dns-packet') as typeof import('dns-packet'));
-}
+const wire = requiredLater<typeof import('dns-packet')>('dns-packet');
 
 export interface Question {
   /** without trailing dot, as dns-packet writes and reads names */

@@ -8,14 +8,12 @@
 // data drop, a user's MMDB) fall back to @photostructure/tz-lookup: small and
 // fast, and right ~94 % of the time.
 import { Buffer } from 'node:buffer';
-import { createRequire } from 'node:module';
+import { requiredLater } from '../../later/required-later.js';
 
-type TzLookup = typeof import('@photostructure/tz-lookup');
-const require = createRequire(import.meta.url);
-let tzLookupLoaded: TzLookup | undefined;
-/** tz-lookup is required at its first use: the service compiles nothing at start (74 KB less to load). */
-const tzLookup: TzLookup = (latitude, longitude) =>
-  (tzLookupLoaded ??= require('@photostructure/tz-lookup') as TzLookup)(latitude, longitude);
+/** required at its first use: the service compiles nothing at start (74 KB less to load) */
+const tzLookup = requiredLater<typeof import('@photostructure/tz-lookup')>(
+  '@photostructure/tz-lookup',
+);
 
 const MAGIC = 'IPINTEL-TZ-1\n';
 
@@ -121,7 +119,7 @@ export function createTimezoneResolver(index: TimezoneIndex | null): TimezoneRes
     const exact = index?.find(latitude, longitude);
     if (exact) return exact;
     try {
-      return tzLookup(latitude, longitude);
+      return tzLookup()(latitude, longitude);
     } catch {
       return null;
     }
