@@ -1,10 +1,9 @@
 // The curated ASN → class table (resources/asn-classes.csv). The parser is
 // pure and strict: the file is ours and committed, so a malformed row is a bug
 // to fail loudly on at start-up, not a line to skip.
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../../config.js';
 import { splitCsvLine } from '../geoip/asn-csv.js';
 
 export type AsnClass = 'hosting' | 'vpn' | 'mobile' | 'isp';
@@ -56,19 +55,9 @@ export function parseAsnClasses(text: string): Map<number, AsnClassEntry> {
   return table;
 }
 
-/**
- * The committed file, found by walking up from this module so that it is the
- * same from src/ (tsx) and dist/src/ (built).
- */
+/** The committed file, in the installation (src/, dist/src/ and dist/bundle/ alike). */
 export function defaultAsnClassesPath(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(dir, 'resources', 'asn-classes.csv');
-    if (existsSync(candidate)) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('resources/asn-classes.csv not found');
-    dir = parent;
-  }
+  return join(PROJECT_ROOT, 'resources', 'asn-classes.csv');
 }
 
 export async function loadAsnClasses(path = defaultAsnClassesPath()): Promise<AsnClassTable> {
