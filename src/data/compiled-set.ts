@@ -228,8 +228,8 @@ export interface LoadOptions {
 
 export function loadCompiledSet(path: string, options: LoadOptions = {}): CompiledSet {
   return options.ipv6OnDemand === true
-    ? compiledSetOf(openTableFile<Manifest>(path), true)
-    : compiledSetOf(readTableFile<Manifest>(path), false);
+    ? compiledSetOf(openTableFile<Manifest>(path))
+    : compiledSetOf(readTableFile<Manifest>(path));
 }
 
 export async function loadCompiledSetAsync(
@@ -238,7 +238,7 @@ export async function loadCompiledSetAsync(
 ): Promise<CompiledSet> {
   return options.ipv6OnDemand === true
     ? loadCompiledSet(path, options)
-    : compiledSetOf(await readTableFileAsync<Manifest>(path), false);
+    : compiledSetOf(await readTableFileAsync<Manifest>(path));
 }
 
 const V6_SECTIONS = ['v6Keys', 'v6Values', 'v6Jump', 'v6SplitAt', 'v6SubKeys', 'v6SubValues'];
@@ -247,11 +247,14 @@ const RECORD_SECTIONS = ['recordOffsets', 'recordBytes'];
 /** GeoIP only */
 const PLACE_SECTIONS = ['placeOf', 'coordinates'];
 
-/** `ipv6OnDemand`: the IPv6 sections are read at the first IPv6 lookup, not now. */
-function compiledSetOf(file: TableFile<Manifest>, ipv6OnDemand: boolean): CompiledSet {
-  // what the set needs now, read in as few reads (and buffers) as the file's layout allows
+/**
+ * The set over a table file. A file opened section by section (openTableFile)
+ * leaves the IPv6 sections for the first IPv6 lookup or preloadIpv6; one read
+ * whole has them all already.
+ */
+function compiledSetOf(file: TableFile<Manifest>): CompiledSet {
+  // what the set needs now, in as few reads (and buffers) as the file's layout allows
   file.readNow?.([
-    ...(ipv6OnDemand ? [] : V6_SECTIONS),
     ...V4_SECTIONS,
     ...RECORD_SECTIONS,
     ...(file.manifest.kind === 'geoip' ? PLACE_SECTIONS : []),
@@ -266,7 +269,7 @@ function compiledSetOf(file: TableFile<Manifest>, ipv6OnDemand: boolean): Compil
   });
   const table = new RangeTable(
     { keys: file.u32('v4Keys'), values: file.u32('v4Values'), jump: file.u32('v4Jump') },
-    ipv6OnDemand ? v6 : v6(),
+    file.readNow === undefined ? v6() : v6,
   );
   const records = new RecordBlob(file.u32('recordOffsets'), file.u8('recordBytes') as Buffer);
   let placeOf: Uint32Array | null = null;
@@ -277,7 +280,6 @@ function compiledSetOf(file: TableFile<Manifest>, ipv6OnDemand: boolean): Compil
     coordinates = new Int32Array(raw.buffer, raw.byteOffset, raw.length);
   }
   const preloadIpv6 = async (): Promise<void> => {
-    if (!ipv6OnDemand) return;
     await file.preload?.(V6_SECTIONS);
     // the sections read ahead become the table now, not at the first IPv6 lookup
     void table.v6;
