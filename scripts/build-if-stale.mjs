@@ -65,21 +65,21 @@ function staleness() {
   return inputsModified() >= built ? 'sources changed since the last build' : null;
 }
 
+/**
+ * Runs a node script of the build; a failure ends this process with its status.
+ * Its report goes to stderr: `npm run mcp` speaks MCP on stdout.
+ * @param {string[]} args
+ */
+function runStep(args) {
+  const result = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 2, 2] });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
 function build() {
   const began = new Date();
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  // tsc's report goes to stderr: `npm run mcp` speaks MCP on stdout
-  const result = spawnSync(process.execPath, [tsc, ...BUILD_ARGS], {
-    cwd: ROOT,
-    stdio: ['ignore', 2, 2],
-  });
-  if (result.status !== 0) process.exit(result.status ?? 1);
+  runStep([createRequire(import.meta.url).resolve('typescript/bin/tsc'), ...BUILD_ARGS]);
   // the service's bundle (dist/bundle/, what `npm start` runs): scripts/bundle.ts, built just now
-  const bundled = spawnSync(process.execPath, [join(ROOT, 'dist', 'scripts', 'bundle.js')], {
-    cwd: ROOT,
-    stdio: ['ignore', 2, 2],
-  });
-  if (bundled.status !== 0) process.exit(bundled.status ?? 1);
+  runStep([join(ROOT, 'dist', 'scripts', 'bundle.js')]);
   // the bins run by their first line (`./dist/src/cli/main.js`, as a global install does)
   /** @type {unknown} */
   const parsed = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
