@@ -78,6 +78,22 @@ export function staticInputs(metafile: Metafile, entry: string): string[] {
   return [...inputs];
 }
 
+/** The npm packages the metafile input paths `inputs` come from. */
+export function packagesOf(inputs: Iterable<string>): Set<string> {
+  const names = new Set<string>();
+  for (const input of inputs) {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match !== null) names.add(match[1]!);
+  }
+  return names;
+}
+
+/** The packages of LOADED_LATER that `entry`'s start-up would load (the build refuses any). */
+export function loadedTooEarly(metafile: Metafile, entry: string): string[] {
+  const early = packagesOf(staticInputs(metafile, entry));
+  return LOADED_LATER.filter((name) => early.has(name));
+}
+
 /** The entry's output path as the metafile names it. */
 export function entryOutput(outdir: string): string {
   return relative(ROOT, join(outdir, 'main.js')).split('\\').join('/');
@@ -110,10 +126,7 @@ export async function bundleService(outdir = BUNDLE_DIR): Promise<Metafile> {
     metafile: true,
     logLevel: 'warning',
   });
-  const early = staticInputs(result.metafile, entryOutput(outdir));
-  const wrong = LOADED_LATER.filter((name) =>
-    early.some((input) => input.includes(`node_modules/${name}/`)),
-  );
+  const wrong = loadedTooEarly(result.metafile, entryOutput(outdir));
   if (wrong.length > 0) {
     throw new Error(`the bundle's start-up imports ${wrong.join(', ')}: load it when first needed`);
   }

@@ -14,7 +14,14 @@ import type { Metafile } from 'esbuild';
 import { PROJECT_ROOT } from '../../src/config.js';
 import { loadCompiledSet } from '../../src/data/compiled-set.js';
 import type { CompileJob } from '../../src/data/update/compile-update.js';
-import { LOADED_LATER, bundleService, entryOutput, staticInputs } from '../../scripts/bundle.js';
+import {
+  LOADED_LATER,
+  bundleService,
+  entryOutput,
+  loadedTooEarly,
+  packagesOf,
+  staticInputs,
+} from '../../scripts/bundle.js';
 import { geoip2City, ADDRESS } from '../helpers/geo-release.js';
 import { getOnce } from '../helpers/http-get.js';
 import { startRedisServer } from '../helpers/redis-server.js';
@@ -42,14 +49,6 @@ after(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-function packagesOf(inputs: string[]): Set<string> {
-  const names = inputs.flatMap((input) => {
-    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
-    return match === null ? [] : [match[1]!];
-  });
-  return new Set(names);
-}
-
 describe('the service bundle', () => {
   it('keeps the packages only some deployments use out of its start-up, and has them for later', () => {
     const early = packagesOf(staticInputs(metafile, entryOutput(outdir)));
@@ -63,11 +62,45 @@ describe('the service bundle', () => {
       locales.map((input) => input.split('/').pop()),
       ['en.js', 'index.js'],
     );
+    assert.deepEqual(loadedTooEarly(metafile, entryOutput(outdir)), []);
     const all = packagesOf(Object.keys(metafile.inputs));
     for (const name of LOADED_LATER) {
       assert.ok(all.has(name), `${name} is bundled`);
       assert.ok(!early.has(name), `${name} is not loaded at start`);
     }
+  });
+
+  it('the check the build makes: a later package reached by static imports (through a chunk) is caught, one reached by import() is not', () => {
+    const output = (inputs: string[], imports: Metafile['outputs'][string]['imports']) => ({
+      bytes: 1,
+      inputs: Object.fromEntries(inputs.map((input) => [input, { bytesInOutput: 1 }])),
+      imports,
+      exports: [],
+    });
+    const made: Metafile = {
+      inputs: {},
+      outputs: {
+        'out/main.js': output(
+          ['src/main.ts'],
+          [
+            { path: 'out/chunk-a.js', kind: 'import-statement' },
+            { path: 'out/chunk-b.js', kind: 'dynamic-import' },
+            { path: 'node:http', kind: 'import-statement', external: true },
+          ],
+        ),
+        'out/chunk-a.js': output(
+          ['node_modules/ioredis/built/index.js', 'node_modules/pino/pino.js'],
+          [],
+        ),
+        'out/chunk-b.js': output(['node_modules/prom-client/index.js'], []),
+      },
+    };
+    assert.deepEqual([...packagesOf(staticInputs(made, 'out/main.js'))].sort(), [
+      'ioredis',
+      'pino',
+    ]);
+    assert.deepEqual(loadedTooEarly(made, 'out/main.js'), ['ioredis']);
+    assert.throws(() => staticInputs(made, 'out/other.js'), /not an output of the bundle/);
   });
 
   it('answers GeoIP, VPN and CIDR exactly as the sources do', async () => {
