@@ -20,8 +20,6 @@ import { releasesFor, type Artifact, type Release, type SourceSettings } from '.
 import { recordOutcome, type UpdateOutcome } from './update-status.js';
 import { updateTablesPath } from './paths.js';
 
-export { updateTablesPath } from './paths.js';
-
 export type GeoProgress =
   | { kind: DataSetKind; phase: 'check'; source: string }
   | { kind: DataSetKind; phase: 'download'; file: string; url: string }

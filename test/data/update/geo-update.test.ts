@@ -9,11 +9,8 @@ import { pathToFileURL } from 'node:url';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import type { DataSetKind } from '../../../src/data/compiled-set.js';
-import {
-  updateGeoData,
-  updateTablesPath,
-  type GeoUpdateOptions,
-} from '../../../src/data/update/geo-updater.js';
+import { updateGeoData, type GeoUpdateOptions } from '../../../src/data/update/geo-updater.js';
+import { updateTablesPath } from '../../../src/data/update/paths.js';
 import { readStatus } from '../../../src/data/update/update-status.js';
 import { reloadGeoData, type ServiceData } from '../../../src/deps.js';
 import { startFeedServer, type FeedServer } from '../../helpers/feed-server.js';
