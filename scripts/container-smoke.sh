@@ -288,7 +288,8 @@ redis_timed_out() { docker logs "$1" 2>&1 | grep -q 'Redis did not answer within
 
 replicas() {
   local attempt=${1:-1} net redis a b
-  net=$(docker network create "ipintel-smoke-$$") || fail "docker network create failed"
+  # a network of its own per attempt: the first one stays until the cleanup at exit
+  net=$(docker network create "ipintel-smoke-$$-$attempt") || fail "docker network create failed"
   NETWORKS+=("$net")
   run_container --network "$net" --network-alias redis "$REDIS_IMAGE"
   redis=$RUN_ID
