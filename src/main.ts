@@ -5,7 +5,7 @@ import cluster from 'node:cluster';
 import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildService, loadServiceData, reloadGeoData, type ServiceData } from './deps.js';
-import { preloadIpv6, updateSignature } from './lookups/geoip/load.js';
+import { readRest, updateSignature } from './lookups/geoip/load.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
 import { IpcRateLimitStore } from './ratelimit/ipc-rate-limit-store.js';
 import { RedisRateLimitStore } from './ratelimit/redis-rate-limit-store.js';
@@ -100,15 +100,26 @@ async function serve(
     );
     // what the first answers do not need is made shortly after, while
     // answering, not in their way (on one core it would take the CPU from
-    // them): the IPv6 tables (half the GeoIP file), prom-client's registry
+    // them): the tables' sections no lookup has read yet, prom-client's registry
     setTimeout(() => {
       metrics.prepare();
-      preloadIpv6(data.geo.tables).catch((error: unknown) =>
-        log.warn(
-          { err: error },
-          'reading the IPv6 tables ahead failed; read at the first IPv6 lookup',
-        ),
-      );
+      const reading = performance.now();
+      readRest(data.geo.tables)
+        .then(() =>
+          log.info(
+            {
+              ms: Math.round(performance.now() - reading),
+              rssMb: Math.round(process.memoryUsage().rss / 1e6),
+            },
+            'tables in memory',
+          ),
+        )
+        .catch((error: unknown) =>
+          log.warn(
+            { err: error },
+            'reading the rest of the tables failed; lookups read what they need',
+          ),
+        );
     }, WARM_UP_DELAY_MS).unref();
   });
   const shutdown = (signal: string): void => {

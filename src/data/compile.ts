@@ -13,6 +13,7 @@ import {
 import type { Ip } from '../net/ip.js';
 import { GrowableU32 } from './range-table-builder.js';
 import { NO_COORDINATE, RecordCollector, type CompiledSet } from './compiled-set.js';
+import { WHOLE } from './table-file.js';
 import { walkMmdb } from './mmdb-walk.js';
 import { ALIAS, MAX_RECORDS, NONE, RangeTable } from './range-table.js';
 import { V4Builder, V6Builder } from './range-table-builder.js';
@@ -133,7 +134,7 @@ export function compileMmdb(v4: Reader<object>, v6: Reader<object>, sink: Record
   const b6 = new V6Builder();
   addV4(b4, v4, v4Index);
   if (v6.metadata.ipVersion === 6) addV6(b6, v6, v6Index);
-  return { table: new RangeTable(b4.finish(), b6.finish()), ...sink.finish() };
+  return { table: new RangeTable(b4.finish(), b6.finish()), ...sink.finish(), pager: WHOLE };
 }
 
 /** An address as one number: IPv4 in 32 bits, IPv6 in 128. */
@@ -206,5 +207,5 @@ export function compileAsnRanges(rows: readonly AsnRange[]): Compiled {
       }
     }
   }
-  return { table: new RangeTable(b4.finish(), b6.finish()), ...records.finish() };
+  return { table: new RangeTable(b4.finish(), b6.finish()), ...records.finish(), pager: WHOLE };
 }

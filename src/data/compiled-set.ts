@@ -5,14 +5,17 @@
 // city, region, time zone: ~195,000 distinct among ~565,000 locations) and
 // keep their coordinates as numbers, which keeps the tables ~50 MB smaller.
 import { Buffer } from 'node:buffer';
-import { RangeTable, type V6Table } from './range-table.js';
+import { RangeTable } from './range-table.js';
 import {
   openTableFile,
   readTableFile,
   readTableFileAsync,
+  WHOLE,
   writeTableFile,
+  type Pager,
   type TableFile,
 } from './table-file.js';
+import { copyBytes } from './byte-writer.js';
 import { GrowableU32 } from './range-table-builder.js';
 
 export type DataSetKind = 'geoip' | 'asn';
@@ -87,9 +90,11 @@ export class RecordBlob {
   readonly longest: number;
 
   constructor(
-    /** record i is bytes[offsets[i] .. offsets[i + 1]) */
+    /** record i is bytes[offsets[i] .. offsets[i + 1]); in memory whole */
     readonly offsets: Uint32Array,
     readonly bytes: Buffer,
+    /** what of `bytes` is in memory (a paged table file) */
+    private readonly pager: Pager = WHOLE,
   ) {
     let longest = 0;
     for (let i = 1; i < offsets.length; i++) {
@@ -111,7 +116,18 @@ export class RecordBlob {
   }
 
   text(index: number): string {
-    return this.bytes.toString('utf8', this.offsets[index], this.offsets[index + 1]);
+    const start = this.offsets[index]!;
+    const end = this.offsets[index + 1]!;
+    if (!this.pager.whole) this.pager.need(this.bytes, start, end);
+    return this.bytes.toString('utf8', start, end);
+  }
+
+  /** Copies record `index`'s bytes into `out` at `at`; returns the offset after them. */
+  write(index: number, out: Buffer, at: number): number {
+    const start = this.offsets[index]!;
+    const end = this.offsets[index + 1]!;
+    if (!this.pager.whole) this.pager.need(this.bytes, start, end);
+    return copyBytes(this.bytes, start, end, out, at);
   }
 }
 
@@ -162,11 +178,11 @@ export interface CompiledSet {
   /** GeoIP: record i's latitude and longitude × 10^4 at 2i, 2i + 1 (NO_COORDINATE: null) */
   coordinates: Int32Array | null;
   /**
-   * Reads the IPv6 sections of a set loaded with `ipv6OnDemand` off the main
-   * thread, so that no IPv6 lookup waits on the disk later (absent or a no-op
-   * for a set in memory whole).
+   * What of the set is in memory: WHOLE for a set read whole or compiled
+   * here; a paged set (LoadOptions) reads what lookups need as they need it,
+   * and the rest with `pager.readRest()`.
    */
-  preloadIpv6?: () => Promise<void>;
+  pager: Pager;
 }
 
 /** How many records the set has (not texts: GeoIP records share places). */
@@ -218,16 +234,16 @@ export function saveCompiledSet(path: string, set: CompiledSet): number {
 
 export interface LoadOptions {
   /**
-   * Read the IPv6 sections when an IPv6 address is first looked up, not at
-   * load: for a process that may never see one (`ipintel enrich` over an
-   * IPv4 log reads half the GeoIP file). The service asks for it too, and
-   * reads them ahead off the main thread once it listens (preloadIpv6).
+   * Read the sections as lookups need them (Pager), not at load: the service
+   * answers before its tables are in memory and reads the rest once it
+   * listens (`pager.readRest()`); a CLI lookup reads a few chunks of the file,
+   * `ipintel enrich` over an IPv4 log never the IPv6 half.
    */
-  ipv6OnDemand?: boolean;
+  paged?: boolean;
 }
 
 export function loadCompiledSet(path: string, options: LoadOptions = {}): CompiledSet {
-  return options.ipv6OnDemand === true
+  return options.paged === true
     ? compiledSetOf(openTableFile<Manifest>(path))
     : compiledSetOf(readTableFile<Manifest>(path));
 }
@@ -236,42 +252,30 @@ export async function loadCompiledSetAsync(
   path: string,
   options: LoadOptions = {},
 ): Promise<CompiledSet> {
-  return options.ipv6OnDemand === true
+  return options.paged === true
     ? loadCompiledSet(path, options)
     : compiledSetOf(await readTableFileAsync<Manifest>(path));
 }
 
-const V6_SECTIONS = ['v6Keys', 'v6Values', 'v6Jump', 'v6SplitAt', 'v6SubKeys', 'v6SubValues'];
-const V4_SECTIONS = ['v4Keys', 'v4Values', 'v4Jump'];
-const RECORD_SECTIONS = ['recordOffsets', 'recordBytes'];
-/** GeoIP only */
-const PLACE_SECTIONS = ['placeOf', 'coordinates'];
-
-/**
- * The set over a table file. A file opened section by section (openTableFile)
- * leaves the IPv6 sections for the first IPv6 lookup or preloadIpv6; one read
- * whole has them all already.
- */
+/** The set over a table file, read whole or paged. */
 function compiledSetOf(file: TableFile<Manifest>): CompiledSet {
-  // what the set needs now, in as few reads (and buffers) as the file's layout allows
-  file.readNow?.([
-    ...V4_SECTIONS,
-    ...RECORD_SECTIONS,
-    ...(file.manifest.kind === 'geoip' ? PLACE_SECTIONS : []),
-  ]);
-  const v6 = (): V6Table => ({
-    keys: file.u32('v6Keys'),
-    values: file.u32('v6Values'),
-    jump: file.u32('v6Jump'),
-    splitAt: file.u32('v6SplitAt'),
-    subKeys: file.u32('v6SubKeys'),
-    subValues: file.u32('v6SubValues'),
-  });
+  const { pager } = file;
   const table = new RangeTable(
     { keys: file.u32('v4Keys'), values: file.u32('v4Values'), jump: file.u32('v4Jump') },
-    file.readNow === undefined ? v6() : v6,
+    {
+      keys: file.u32('v6Keys'),
+      values: file.u32('v6Values'),
+      jump: file.u32('v6Jump'),
+      splitAt: file.u32('v6SplitAt'),
+      subKeys: file.u32('v6SubKeys'),
+      subValues: file.u32('v6SubValues'),
+    },
+    pager,
   );
-  const records = new RecordBlob(file.u32('recordOffsets'), file.u8('recordBytes') as Buffer);
+  // in memory whole from the start: RecordBlob finds the longest record in them
+  const offsets = file.u32('recordOffsets');
+  pager.need(offsets, 0, offsets.length);
+  const records = new RecordBlob(offsets, file.u8('recordBytes') as Buffer, pager);
   let placeOf: Uint32Array | null = null;
   let coordinates: Int32Array | null = null;
   if (file.manifest.kind === 'geoip') {
@@ -279,10 +283,5 @@ function compiledSetOf(file: TableFile<Manifest>): CompiledSet {
     const raw = file.u32('coordinates');
     coordinates = new Int32Array(raw.buffer, raw.byteOffset, raw.length);
   }
-  const preloadIpv6 = async (): Promise<void> => {
-    await file.preload?.(V6_SECTIONS);
-    // the sections read ahead become the table now, not at the first IPv6 lookup
-    void table.v6;
-  };
-  return { manifest: file.manifest, table, records, placeOf, coordinates, preloadIpv6 };
+  return { manifest: file.manifest, table, records, placeOf, coordinates, pager };
 }

@@ -19,6 +19,8 @@
 // answers what the IPv4 table answers for those 32 bits, as a reader of the
 // MMDB would.
 
+import { WHOLE, type Pager } from './table-file.js';
+
 /** no record for these addresses */
 export const NONE = 0xffffffff;
 /** the /64 block has boundaries inside it: the low bits index the split blocks */
@@ -74,20 +76,22 @@ function bisect2(keys: Uint32Array, high: number, low: number, lo: number, hi: n
 }
 
 export class RangeTable {
-  private v6Table: V6Table | null;
-  private readonly openV6: (() => V6Table) | null;
-
-  /** `v6` may be a function that reads the IPv6 table when it is first needed. */
   constructor(
     readonly v4: V4Table,
-    v6: V6Table | (() => V6Table),
-  ) {
-    this.v6Table = typeof v6 === 'function' ? null : v6;
-    this.openV6 = typeof v6 === 'function' ? v6 : null;
-  }
+    readonly v6: V6Table,
+    /**
+     * What of the arrays is in memory (a paged table file): each lookup asks
+     * for the entries it reads, just before it reads them, until all are.
+     */
+    private readonly pager: Pager = WHOLE,
+  ) {}
 
-  get v6(): V6Table {
-    return (this.v6Table ??= this.openV6!());
+  /**
+   * Makes entries [from, to) of one of this table's arrays readable, for a
+   * reader other than the lookups below (they ask for what they read).
+   */
+  need(view: Uint32Array, from: number, to: number): void {
+    this.pager.need(view, from, to);
   }
 
   get rangeCount(): number {
@@ -97,25 +101,44 @@ export class RangeTable {
   /** The record index of an IPv4 address (as an unsigned 32-bit integer), or NONE. */
   findV4(value: number): number {
     const { keys, values, jump } = this.v4;
+    const paged = !this.pager.whole;
     const top = value >>> 16;
-    return values[bisect1(keys, value, jump[top]!, jump[top + 1]!)]!;
+    if (paged) this.pager.need(jump, top, top + 2);
+    const lo = jump[top]!;
+    const hi = jump[top + 1]!;
+    if (paged) this.pager.need(keys, lo, hi + 1);
+    const at = bisect1(keys, value, lo, hi);
+    if (paged) this.pager.need(values, at, at + 1);
+    return values[at]!;
   }
 
   /** The record index of an IPv6 address given as eight 16-bit groups, or NONE. */
   findV6(groups: readonly number[]): number {
     const { keys, values, jump } = this.v6;
+    const paged = !this.pager.whole;
     const g0 = groups[0]!;
     const high = ((g0 << 16) | groups[1]!) >>> 0;
     const low = ((groups[2]! << 16) | groups[3]!) >>> 0;
-    let value = values[bisect2(keys, high, low, jump[g0]!, jump[g0 + 1]!)]!;
+    if (paged) this.pager.need(jump, g0, g0 + 2);
+    const lo = jump[g0]!;
+    const hi = jump[g0 + 1]!;
+    if (paged) this.pager.need(keys, 2 * lo, 2 * hi + 2);
+    const at = bisect2(keys, high, low, lo, hi);
+    if (paged) this.pager.need(values, at, at + 1);
+    let value = values[at]!;
     if (value === NONE || (value & FLAGS) === 0) return value;
     if ((value & SPLIT) !== 0) {
       const { splitAt, subKeys, subValues } = this.v6;
       const block = value & ~SPLIT;
       const subHigh = ((groups[4]! << 16) | groups[5]!) >>> 0;
       const subLow = ((groups[6]! << 16) | groups[7]!) >>> 0;
-      value =
-        subValues[bisect2(subKeys, subHigh, subLow, splitAt[block]!, splitAt[block + 1]! - 1)]!;
+      if (paged) this.pager.need(splitAt, block, block + 2);
+      const first = splitAt[block]!;
+      const last = splitAt[block + 1]! - 1;
+      if (paged) this.pager.need(subKeys, 2 * first, 2 * last + 2);
+      const sub = bisect2(subKeys, subHigh, subLow, first, last);
+      if (paged) this.pager.need(subValues, sub, sub + 1);
+      value = subValues[sub]!;
       if (value === NONE || (value & ALIAS) === 0) return value;
     }
     return this.findV4(embeddedIpv4(groups, value & ~ALIAS));

@@ -10,7 +10,6 @@ import {
   closeSync,
   fstatSync,
   openSync,
-  read,
   readFileSync,
   readSync,
   renameSync,
@@ -82,14 +81,8 @@ export interface TableFile<M> {
   manifest: M;
   u32(name: string): Uint32Array;
   u8(name: string): Uint8Array;
-  /**
-   * Reads these sections now, adjacent ones in one read into one buffer, for
-   * u32/u8 to return (a file opened section by section; a file read whole
-   * has them all already).
-   */
-  readNow?(names: readonly string[]): void;
-  /** As readNow, off the main thread, for u32/u8 to return later without a wait. */
-  preload?(names: readonly string[]): Promise<void>;
+  /** what of the sections is in memory: WHOLE for a file read whole */
+  pager: Pager;
 }
 
 /** Reads a table file: the manifest, and views of its sections over one buffer. */
@@ -128,13 +121,13 @@ function parseTableFile<M>(path: string, file: Buffer): TableFile<M> {
     if (entry === undefined || entry.type !== type) {
       throw new TableFileError(path, `section ${name} (${type}) is missing`);
     }
-    const bytes = entry.length * (type === 'u32' ? 4 : 1);
-    if (entry.offset + bytes > body.length)
+    if (entry.offset + sectionBytes(entry) > body.length)
       throw new TableFileError(path, `section ${name} is truncated`);
     return entry;
   };
   return {
     manifest: header.manifest,
+    pager: WHOLE,
     u32: (name) => {
       const s = section(name, 'u32');
       return new Uint32Array(body.buffer, body.byteOffset + s.offset, s.length);
@@ -146,170 +139,145 @@ function parseTableFile<M>(path: string, file: Buffer): TableFile<M> {
   };
 }
 
+/** Bytes read together: a page-cache copy of 64 KB costs little more than one of 4 KB. */
+const CHUNK_BYTES = 64 * 1024;
+/** what readRest reads in one turn of the event loop (a few milliseconds at most) */
+const SLICE_BYTES = 1024 * 1024;
+
 /**
- * A table file whose sections are read one by one when first asked for: a
- * process that needs only some of them (`ipintel enrich` over an IPv4 log
- * never touches the IPv6 sections, half the GeoIP file) reads and keeps only
- * those. The file stays open until every section has been read; a file
- * replaced meanwhile (an update renames a new one into place) is still read
- * from the version opened.
+ * Which parts of a table file's sections are in memory. A file opened with
+ * openTableFile has views over one buffer the size of its body, allocated
+ * but untouched (no memory of its own yet); a lookup asks for the entries it
+ * is about to read (`need`), and the chunks holding them are read then. So a
+ * service answers before its tables are in memory — reading 60 MB into fresh
+ * memory is most of a start on a VM that hands freed memory back to its host
+ * (README, design notes) — and `readRest` reads the rest after it listens.
+ * A process that needs little (one CLI lookup, an IPv4-only log) reads
+ * little. Readers check `whole` first: once everything is read, a lookup
+ * costs one load and one branch more than over plain arrays.
+ */
+export class Pager {
+  /** true when every section is in memory: `need` is then never necessary */
+  whole: boolean;
+  private readonly read: Uint8Array;
+  private unread: number;
+  /** the first chunk readRest has not looked at */
+  private cursor = 0;
+
+  constructor(
+    private readonly file: {
+      path: string;
+      fd: number;
+      bodyStart: number;
+      body: Uint8Array;
+      sections: readonly SectionEntry[];
+    } | null,
+  ) {
+    const chunks = file === null ? 0 : Math.ceil(file.body.length / CHUNK_BYTES);
+    this.read = new Uint8Array(chunks);
+    this.unread = chunks;
+    this.whole = chunks === 0;
+    if (this.whole && file !== null) closeSync(file.fd);
+  }
+
+  /** Makes entries [from, to) of `view` (a section of this file, or a view of one) readable. */
+  need(view: Section | Int32Array, from: number, to: number): void {
+    if (this.whole || to <= from) return;
+    const start = view.byteOffset + from * view.BYTES_PER_ELEMENT;
+    const end = view.byteOffset + to * view.BYTES_PER_ELEMENT;
+    const last = Math.floor((end - 1) / CHUNK_BYTES);
+    for (let chunk = Math.floor(start / CHUNK_BYTES); chunk <= last; chunk++) {
+      if (this.read[chunk] === 0) this.readChunks(chunk, last + 1);
+    }
+  }
+
+  /**
+   * Reads every chunk not read yet, a slice per turn of the event loop (so
+   * that answers go on meanwhile), then closes the file.
+   */
+  async readRest(): Promise<void> {
+    while (!this.whole) {
+      while (this.cursor < this.read.length && this.read[this.cursor] === 1) this.cursor++;
+      this.readChunks(this.cursor, this.cursor + SLICE_BYTES / CHUNK_BYTES);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Reads the unread chunks from `first` (unread) up to the next read one or `limit`. */
+  private readChunks(first: number, limit: number): void {
+    const file = this.file!;
+    let end = first + 1;
+    while (end < Math.min(limit, this.read.length) && this.read[end] === 0) end++;
+    const from = first * CHUNK_BYTES;
+    const to = Math.min(end * CHUNK_BYTES, file.body.length);
+    for (let done = from; done < to;) {
+      const got = readSync(file.fd, file.body, done, to - done, file.bodyStart + done);
+      if (got === 0) {
+        const section = file.sections.findLast((entry) => entry.offset <= done);
+        throw new TableFileError(file.path, `section ${section?.name ?? '?'} is truncated`);
+      }
+      done += got;
+    }
+    this.read.fill(1, first, end);
+    this.unread -= end - first;
+    if (this.unread === 0) {
+      this.whole = true;
+      closeSync(file.fd);
+    }
+  }
+}
+
+/** The pager of tables read whole (or compiled in this process). */
+export const WHOLE = new Pager(null);
+
+/**
+ * A table file whose sections are read as they are needed (Pager): the
+ * manifest and the directory are read now, every section must lie within the
+ * file. The file stays open until all of it has been read; a file replaced
+ * meanwhile (an update renames a new one into place) is still read from the
+ * version opened.
  */
 export function openTableFile<M>(path: string): TableFile<M> {
   const fd = openSync(path, 'r');
-  let header: FileHeader<M>;
-  let bodyStart: number;
-  let size: number;
   try {
-    ({ header, bodyStart, size } = readHeader<M>(fd, path));
+    const { header, bodyStart, size } = readHeader<M>(fd, path);
+    let bodyBytes = 0;
+    for (const entry of header.sections) {
+      const end = entry.offset + sectionBytes(entry);
+      if (bodyStart + end > size)
+        throw new TableFileError(path, `section ${entry.name} is truncated`);
+      bodyBytes = Math.max(bodyBytes, end);
+    }
+    // zero-filled on allocation by the system, not by a write: untouched
+    // until read, it takes no memory yet
+    const body = new Uint8Array(new ArrayBuffer(bodyBytes));
+    const pager = new Pager({ path, fd, bodyStart, body, sections: header.sections });
+    const section = (name: string, type: 'u32' | 'u8'): SectionEntry => {
+      const entry = header.sections.find((s) => s.name === name);
+      if (entry === undefined || entry.type !== type) {
+        throw new TableFileError(path, `section ${name} (${type}) is missing`);
+      }
+      return entry;
+    };
+    return {
+      manifest: header.manifest,
+      pager,
+      u32: (name) => {
+        const s = section(name, 'u32');
+        return new Uint32Array(body.buffer, s.offset, s.length);
+      },
+      u8: (name) => {
+        const s = section(name, 'u8');
+        return Buffer.from(body.buffer, s.offset, s.length);
+      },
+    };
   } catch (error) {
     closeSync(fd);
     throw error;
   }
-  const unread = new Set(header.sections.map((s) => s.name));
-  /** sections read ahead by preload, waiting for u32/u8 */
-  const ready = new Map<string, Buffer>();
-  /** reads in flight: the descriptor stays open until they end */
-  let pending = 0;
-  let closed = false;
-  const closeWhenDone = (): void => {
-    if (closed || unread.size > 0 || pending > 0) return;
-    closed = true;
-    closeSync(fd);
-  };
-  const entryOf = (name: string, type: 'u32' | 'u8'): { entry: SectionEntry; bytes: number } => {
-    const entry = header.sections.find((s) => s.name === name);
-    if (entry === undefined || entry.type !== type) {
-      throw new TableFileError(path, `section ${name} (${type}) is missing`);
-    }
-    const bytes = entry.length * (type === 'u32' ? 4 : 1);
-    if (bodyStart + entry.offset + bytes > size) {
-      throw new TableFileError(path, `section ${name} is truncated`);
-    }
-    return { entry, bytes };
-  };
-  /**
-   * The unread sections among `names` as runs of sections adjacent in the
-   * file, each to be read into one buffer: one large allocation instead of
-   * several gets transparent huge pages over nearly all of it, which makes
-   * reading the tables at start several times cheaper on this kind of VM
-   * (README, design notes), and one read instead of several.
-   */
-  const runsOf = (names: readonly string[]): SectionRun[] => {
-    const entries = header.sections
-      // a missing section is for u32/u8 to report, when asked
-      .filter((entry) => names.includes(entry.name) && unread.has(entry.name))
-      .filter((entry) => !ready.has(entry.name))
-      .map((entry) => ({ entry, bytes: entryOf(entry.name, entry.type).bytes }))
-      .sort((a, b) => a.entry.offset - b.entry.offset);
-    const runs: SectionRun[] = [];
-    for (const section of entries) {
-      const last = runs.at(-1);
-      if (last !== undefined && section.entry.offset <= align8(last.start + last.bytes)) {
-        last.sections.push(section.entry);
-        last.bytes = section.entry.offset + section.bytes - last.start;
-      } else {
-        runs.push({ start: section.entry.offset, bytes: section.bytes, sections: [section.entry] });
-      }
-    }
-    return runs;
-  };
-  /** The file ended `done` bytes into `run` (it shrank since it was opened): name that section. */
-  const truncated = (run: SectionRun, done: number): TableFileError => {
-    const at = run.start + done;
-    const section = run.sections.findLast((entry) => entry.offset <= at) ?? run.sections[0]!;
-    return new TableFileError(path, `section ${section.name} is truncated`);
-  };
-  /** A run's sections as views of its buffer, ready for u32/u8. */
-  const keep = (run: SectionRun, buffer: Buffer): void => {
-    for (const entry of run.sections) {
-      // read meanwhile by u32/u8 (a lookup could not wait): this copy is not needed
-      if (!unread.delete(entry.name)) continue;
-      const bytes = entry.length * (entry.type === 'u32' ? 4 : 1);
-      ready.set(
-        entry.name,
-        buffer.subarray(entry.offset - run.start, entry.offset - run.start + bytes),
-      );
-    }
-  };
-  const readNow = (names: readonly string[]): void => {
-    for (const run of runsOf(names)) {
-      // a buffer of its own starts its ArrayBuffer, and sections start at
-      // multiples of 8 from the run's start: aligned for any typed-array view
-      const buffer = Buffer.allocUnsafeSlow(run.bytes);
-      for (let done = 0; done < run.bytes;) {
-        const got = readSync(fd, buffer, done, run.bytes - done, bodyStart + run.start + done);
-        if (got === 0) throw truncated(run, done);
-        done += got;
-      }
-      keep(run, buffer);
-    }
-    closeWhenDone();
-  };
-  const readSection = (name: string, type: 'u32' | 'u8'): Buffer => {
-    entryOf(name, type); // the right type, and within the file
-    if (!ready.has(name)) readNow([name]);
-    const buffer = ready.get(name);
-    // each section is handed out once (its holder keeps it)
-    if (buffer === undefined) throw new TableFileError(path, `section ${name} was read already`);
-    ready.delete(name);
-    return buffer;
-  };
-  const preload = async (names: readonly string[]): Promise<void> => {
-    // one run after another: each read is large, and the thread pool serves DNS too
-    for (const run of runsOf(names)) {
-      const buffer = Buffer.allocUnsafeSlow(run.bytes);
-      pending++;
-      try {
-        for (let done = 0; done < run.bytes;) {
-          const got = await readAt(
-            fd,
-            buffer,
-            done,
-            run.bytes - done,
-            bodyStart + run.start + done,
-          );
-          if (got === 0) throw truncated(run, done);
-          done += got;
-        }
-      } finally {
-        pending--;
-      }
-      keep(run, buffer);
-      closeWhenDone();
-    }
-  };
-  return {
-    manifest: header.manifest,
-    u32: (name) => {
-      const b = readSection(name, 'u32');
-      return new Uint32Array(b.buffer, b.byteOffset, b.length / 4);
-    },
-    u8: (name) => readSection(name, 'u8'),
-    readNow,
-    preload,
-  };
 }
 
-/** Sections adjacent in the file, read together: `bytes` from `start` (body offsets). */
-interface SectionRun {
-  start: number;
-  bytes: number;
-  sections: SectionEntry[];
-}
-
-function readAt(
-  fd: number,
-  buffer: Buffer,
-  offset: number,
-  length: number,
-  position: number,
-): Promise<number> {
-  return new Promise((resolve, reject) => {
-    read(fd, buffer, offset, length, position, (error, got) =>
-      error === null ? resolve(got) : reject(error),
-    );
-  });
-}
+const sectionBytes = (entry: SectionEntry): number => entry.length * (entry.type === 'u32' ? 4 : 1);
 
 function readHeader<M>(
   fd: number,

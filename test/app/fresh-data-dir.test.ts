@@ -20,12 +20,7 @@ async function startWith(
   dataDir: string,
 ): Promise<{ port: number; logs: () => LogLine[]; stop: () => void }> {
   const service = await spawnService({ DATA_DIR: dataDir });
-  const logs = (): LogLine[] =>
-    service
-      .stdout()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as LogLine);
+  const logs = (): LogLine[] => service.logLines<LogLine>();
   return { port: service.port, logs, stop: () => service.kill() };
 }
 

@@ -36,11 +36,7 @@ describe('graceful shutdown', () => {
     assert.equal((JSON.parse(answer.body) as { data: { ip: string } }).data.ip, '23.0.2.10');
     assert.equal(await exited, 0);
     // access lines are batched: the last one still reaches the log at shutdown
-    const logged = service
-      .stdout()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { msg?: string; url?: string; status?: number });
+    const logged = service.logLines<{ msg?: string; url?: string; status?: number }>();
     assert.ok(
       logged.some((l) => l.msg === 'request' && l.url === '/whois/23.0.2.10' && l.status === 200),
       'the in-flight request has its access line',

@@ -296,15 +296,15 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
   let asn: AsnReference;
   let asnRows: AsnRange[];
 
-  /** the same tables with the IPv6 sections read at the first IPv6 probe (the bulk CLI's way) */
-  let onDemand: GeoIpLookup;
+  /** the same tables paged: each probe reads what it needs (the service's start, the CLI's way) */
+  let paged: GeoIpLookup;
 
   before(async () => {
     const embedded = await loadEmbedded(pino({ level: 'silent' }));
     tables = { geoip: embedded.geoip, asn: embedded.asn };
     geo = new GeoIpLookup({ tables });
-    const lazy = await loadEmbedded(pino({ level: 'silent' }), undefined, { ipv6OnDemand: true });
-    onDemand = new GeoIpLookup({ tables: { geoip: lazy.geoip, asn: lazy.asn } });
+    const lazy = await loadEmbedded(pino({ level: 'silent' }), undefined, { paged: true });
+    paged = new GeoIpLookup({ tables: { geoip: lazy.geoip, asn: lazy.asn } });
     const files = embeddedFiles();
     cityV4 = cachingReader(readFileSync(files.cityV4));
     cityV6 = cachingReader(readFileSync(files.cityV6));
@@ -347,7 +347,7 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
       `{"data":${want}}`,
       Buffer.from(geo.body(ip), 'latin1').toString('utf8'),
     );
-    m.check(address, `${text} (IPv6 read on demand)`, want, onDemand.json(ip));
+    m.check(address, `${text} (paged)`, want, paged.json(ip));
     if (bogon) {
       const l = indexIn(tables.geoip.table, ip);
       const n = indexIn(tables.asn.table, ip);

@@ -84,86 +84,96 @@ describe('table files', () => {
     assert.throws(() => file.u32('absent'), /section absent \(u32\) is missing/);
   });
 
-  it('opened lazily: each section read when first asked for, the same bytes as a whole read', () => {
-    const file = openTableFile<{ name: string }>(join(dir, 'good.tables'));
+  it('opened paged: the sections read as asked for are the bytes of a whole read', () => {
+    const path = join(dir, 'good.tables');
+    const file = openTableFile<{ name: string }>(path);
     assert.deepEqual(file.manifest, { name: 'test' });
-    assert.deepEqual([...file.u32('keys')], [0, 10, 20]);
-    assert.equal(Buffer.from(file.u8('text')).toString('utf8'), 'héllo');
+    const keys = file.u32('keys');
+    const text = file.u8('text');
+    assert.equal(keys.length, 3);
+    assert.equal(file.pager.whole, false);
+    file.pager.need(keys, 0, 3);
+    file.pager.need(text, 0, text.length);
+    assert.deepEqual([...keys], [0, 10, 20]);
+    assert.equal(Buffer.from(text).toString('utf8'), 'héllo');
     assert.throws(() => file.u32('absent'), /section absent \(u32\) is missing/);
+    assert.throws(() => file.u8('keys'), /section keys \(u8\) is missing/);
   });
 
-  it('opened lazily, sections read ahead (preload) come back the same, and the file is closed once all are read', async () => {
-    const path = join(dir, 'preload.tables');
-    await writeFile(path, good);
-    const file = openTableFile<{ name: string }>(path);
+  /** A file of three sections of a few megabytes each, every entry its own index plus one. */
+  function writeLarge(path: string): { a: Uint32Array; b: Uint8Array; c: Uint32Array } {
+    const a = Uint32Array.from({ length: 700_000 }, (_, i) => i + 1);
+    const b = Uint8Array.from({ length: 1_500_001 }, (_, i) => (i % 255) + 1);
+    const c = Uint32Array.from({ length: 300_000 }, (_, i) => i + 1);
+    writeTableFile(path, { name: 'large' }, { a, b, c });
+    return { a, b, c };
+  }
+
+  it('opened paged, `need` reads the chunks holding the entries asked for and nothing far from them', () => {
+    const path = join(dir, 'large.tables');
+    const want = writeLarge(path);
+    const file = openTableFile(path);
+    const a = file.u32('a');
+    const c = file.u32('c');
+    // not read yet: the memory is zeros
+    assert.equal(a[400_000], 0);
+    file.pager.need(a, 400_000, 400_010);
+    assert.deepEqual([...a.subarray(400_000, 400_010)], [...want.a.subarray(400_000, 400_010)]);
+    assert.equal(a[0], 0, "the section's start is 1.6 MB away: not read");
+    assert.equal(c[c.length - 1], 0);
+    // the last entry of the body, in its last (short) chunk
+    file.pager.need(c, c.length - 1, c.length);
+    assert.equal(c[c.length - 1], 300_000);
+    assert.equal(file.pager.whole, false);
+  });
+
+  it('opened paged, readRest reads the rest a slice per turn of the event loop, then closes the file', async () => {
+    const path = join(dir, 'rest.tables');
+    const want = writeLarge(path);
+    const file = openTableFile(path);
+    const [a, b, c] = [file.u32('a'), file.u8('b'), file.u32('c')];
+    file.pager.need(b, 1_000_000, 1_000_001);
     assert.equal(await descriptorsOf(path), 1);
-    // one section asked for while the other is read ahead: each read once, both right
-    const ahead = file.preload!(['text', 'keys']);
-    assert.deepEqual([...file.u32('keys')], [0, 10, 20]);
-    await ahead;
-    assert.equal(Buffer.from(file.u8('text')).toString('utf8'), 'héllo');
+    const rest = file.pager.readRest();
+    assert.equal(file.pager.whole, false, 'one slice, then the event loop');
+    await rest;
+    assert.equal(file.pager.whole, true);
+    assert.deepEqual(a, want.a);
+    assert.deepEqual(new Uint8Array(b), want.b);
+    assert.deepEqual(c, want.c);
     assert.equal(await descriptorsOf(path), 0);
+    // whole: nothing more to read, and no descriptor to read it from
+    file.pager.need(a, 0, a.length);
+    await file.pager.readRest();
   });
 
-  it('opened lazily, readNow reads adjacent sections in one buffer, skips the ones not named, and closes the file once all are read', async () => {
-    const path = join(dir, 'runs.tables');
-    writeTableFile(
-      path,
-      { name: 'runs' },
-      {
-        a: Uint32Array.from([1, 2, 3]),
-        b: Buffer.from('odd length'),
-        c: Uint32Array.from([4, 5]),
-        d: Buffer.from('last'),
-      },
-    );
-    const file = openTableFile<{ name: string }>(path);
-    file.readNow!(['a', 'b', 'd', 'absent']);
-    const [a, b, d] = [file.u32('a'), file.u8('b'), file.u8('d')];
-    // a and b are one read (b's odd length pads c to 8), d after the unnamed c another
-    assert.equal(a.buffer, b.buffer);
-    assert.notEqual(d.buffer, a.buffer);
-    assert.deepEqual([...a], [1, 2, 3]);
-    assert.equal(Buffer.from(b).toString(), 'odd length');
-    assert.equal(Buffer.from(d).toString(), 'last');
-    assert.equal(await descriptorsOf(path), 1, 'c is still to read');
-    assert.deepEqual([...file.u32('c')], [4, 5]);
-    assert.equal(await descriptorsOf(path), 0);
-    assert.throws(() => file.u32('a'), /section a was read already/);
-    assert.throws(() => file.u32('absent'), /section absent \(u32\) is missing/);
-  });
-
-  it('opened lazily, a file cut short after it was opened fails the read of its run, naming the section it ended in', async () => {
+  it('opened paged, a file cut short after it was opened fails the read, naming the section it ended in', async () => {
     const path = join(dir, 'shrunk.tables');
-    await writeFile(path, good);
+    const want = writeLarge(path);
     const file = openTableFile(path);
-    // keys and text are one run; the file now ends inside text
-    truncateSync(path, good.length - 4);
+    const [a, c] = [file.u32('a'), file.u32('c')];
+    file.pager.need(a, 0, 10);
+    truncateSync(path, (await readFile(path)).length - 800_000);
     assert.throws(
-      () => file.readNow!(['keys', 'text']),
-      refusal(path, /section text is truncated/),
+      () => file.pager.need(c, c.length - 10, c.length),
+      refusal(path, /section c is truncated/),
     );
+    await assert.rejects(file.pager.readRest(), refusal(path, /section c is truncated/));
+    // what was read stays right
+    assert.deepEqual([...a.subarray(0, 10)], [...want.a.subarray(0, 10)]);
   });
 
-  it('opened lazily, a section cut short fails its read ahead, naming it', async () => {
-    const path = join(dir, 'preload-cut.tables');
+  it('opened paged, a file whose sections run past its end is refused at once, and not left open', async () => {
+    const path = join(dir, 'paged-cut.tables');
     await writeFile(path, good.subarray(0, good.length - 8));
-    const file = openTableFile(path);
-    await assert.rejects(file.preload!(['text']), /section text is truncated/);
-    assert.deepEqual([...file.u32('keys')], [0, 10, 20]);
+    assert.throws(() => openTableFile(path), refusal(path, /section text is truncated/));
+    assert.equal(await descriptorsOf(path), 0);
   });
 
-  it('opened lazily, a file cut short in its last section opens, and fails naming it only when that section is read', async () => {
-    const path = join(dir, 'lazy-cut.tables');
-    await writeFile(path, good.subarray(0, good.length - 8));
-    const file = openTableFile(path);
-    assert.deepEqual([...file.u32('keys')], [0, 10, 20]);
-    assert.throws(() => file.u8('text'), refusal(path, /section text is truncated/));
-  });
-
-  it('opened lazily, a file that is not one is refused at once', async () => {
-    const path = join(dir, 'lazy-not.tables');
+  it('opened paged, a file that is not one is refused at once', async () => {
+    const path = join(dir, 'paged-not.tables');
     await writeFile(path, 'just text, long enough');
     assert.throws(() => openTableFile(path), /not a compiled table file/);
+    assert.equal(await descriptorsOf(path), 0);
   });
 });

@@ -11,6 +11,8 @@ export interface SpawnedService {
   pid: number;
   /** everything the process wrote to stdout so far (its JSON log lines) */
   stdout(): string;
+  /** its JSON log lines so far, parsed */
+  logLines<T = Record<string, unknown>>(): T[];
   /** the exit code, once it exits */
   exited: Promise<number | null>;
   kill(signal?: NodeJS.Signals): void;
@@ -39,6 +41,11 @@ export async function spawnService(
     port,
     pid: child.pid ?? 0,
     stdout: () => out,
+    logLines: <T>() =>
+      out
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as T),
     exited,
     kill: (signal = 'SIGKILL') => {
       if (child.exitCode === null) child.kill(signal);

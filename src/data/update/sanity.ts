@@ -34,11 +34,13 @@ function rangesOf(counts: Manifest['counts']): number {
 export function sampleProbes(table: RangeTable): Probe[] {
   const probes: Probe[] = [];
   const { v4, v6 } = table;
-  for (const i of spread(v4.values, (value) => value !== NONE)) {
+  for (const i of spread(table, v4.values, (value) => value !== NONE)) {
+    table.need(v4.keys, i, i + 1);
     probes.push({ v: 4, value: v4.keys[i]! });
   }
   const plain = (value: number) => value !== NONE && (value & (SPLIT | ALIAS)) === 0;
-  for (const i of spread(v6.values, plain)) {
+  for (const i of spread(table, v6.values, plain)) {
+    table.need(v6.keys, 2 * i, 2 * i + 2);
     const high = v6.keys[2 * i]!;
     const low = v6.keys[2 * i + 1]!;
     probes.push({
@@ -50,12 +52,17 @@ export function sampleProbes(table: RangeTable): Probe[] {
 }
 
 /** Indexes of answered entries: the first one at or after each of 32 even steps (a bounded scan). */
-function spread(values: Uint32Array, answered: (value: number) => boolean): number[] {
+function spread(
+  table: RangeTable,
+  values: Uint32Array,
+  answered: (value: number) => boolean,
+): number[] {
   const found = new Set<number>();
   const step = Math.max(1, values.length / PROBES_PER_FAMILY);
   for (let k = 0; k < PROBES_PER_FAMILY && k * step < values.length; k++) {
     const from = Math.floor(k * step);
     const to = Math.min(values.length, from + SCAN_LIMIT);
+    table.need(values, from, to);
     for (let i = from; i < to; i++) {
       if (answered(values[i]!)) {
         found.add(i);

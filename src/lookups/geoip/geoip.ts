@@ -10,7 +10,7 @@ import { Buffer } from 'node:buffer';
 import { NO_COORDINATE, type CompiledSet } from '../../data/compiled-set.js';
 import { NONE } from '../../data/range-table.js';
 import type { Ip } from '../../net/ip.js';
-import { copyBytes, writeAscii } from '../../data/byte-writer.js';
+import { writeAscii } from '../../data/byte-writer.js';
 import { isBogon } from './bogons.js';
 import { UNKNOWN_LOCATION, placeJson, type AsnInfo, type GeoLocation } from './record-map.js';
 
@@ -164,6 +164,7 @@ export class GeoIpLookup {
     const l = v4 ? geoip.table.findV4(ip.value) : geoip.table.findV6(ip.groups);
     if (l !== NONE) {
       found.location = l;
+      if (!geoip.pager.whole) geoip.pager.need(geoip.placeOf!, l, l + 1);
       found.place = geoip.placeOf![l]!;
     }
     found.network = v4 ? asn.table.findV4(ip.value) : asn.table.findV6(ip.groups);
@@ -213,8 +214,10 @@ export class GeoIpLookup {
     if (found.location === NONE) {
       at = writeAscii(out, at, NO_PLACE);
     } else {
-      const records = geoip.records;
-      at = copyBytes(records.bytes, records.start(found.place), records.end(found.place), out, at);
+      at = geoip.records.write(found.place, out, at);
+      if (!geoip.pager.whole) {
+        geoip.pager.need(geoip.coordinates!, 2 * found.location, 2 * found.location + 2);
+      }
       latitude = geoip.coordinates![2 * found.location]!;
       longitude = geoip.coordinates![2 * found.location + 1]!;
     }
@@ -224,16 +227,7 @@ export class GeoIpLookup {
     at = writeCoordinate(out, at, longitude);
     out[at++] = 0x2c; // ,
     if (found.network === NONE) at = writeAscii(out, at, NO_NETWORK);
-    else {
-      const records = asn.records;
-      at = copyBytes(
-        records.bytes,
-        records.start(found.network),
-        records.end(found.network),
-        out,
-        at,
-      );
-    }
+    else at = asn.records.write(found.network, out, at);
     at = writeAscii(out, at, found.bogon ? RECORD_BOGON_TAIL : RECORD_PUBLIC_TAIL);
     return at;
   }

@@ -59,8 +59,8 @@ export interface GeoDataOptions {
   dataDir: string;
   /** the tables in memory (a reload): a file whose manifest matches one of them is not read again */
   current?: GeoTables;
-  /** leave the IPv6 sections for the first IPv6 lookup or preloadIpv6 (LoadOptions) */
-  ipv6OnDemand?: boolean;
+  /** read the tables as lookups need them, the rest with readRest (LoadOptions) */
+  paged?: boolean;
 }
 
 function dataSetInfo(set: CompiledSet): DataSetInfo {
@@ -130,25 +130,25 @@ async function loadUpdate(
 }
 
 /**
- * The GeoIP and ASN data a configuration names, with the IPv6 tables left for
- * later: the CLI reads them at its first IPv6 address, the service reads them
- * ahead once it listens (preloadIpv6).
+ * The GeoIP and ASN data a configuration names, paged: the CLI reads only
+ * what its lookups need, the service reads the rest once it listens
+ * (readRest).
  */
 export function loadConfiguredGeoData(
   config: Pick<GeoDataOptions, 'geoipDb' | 'asnDb' | 'dataDir'>,
   log: Logger,
 ): Promise<GeoData> {
   const { geoipDb, asnDb, dataDir } = config;
-  return loadGeoData({ geoipDb, asnDb, dataDir, ipv6OnDemand: true }, log);
+  return loadGeoData({ geoipDb, asnDb, dataDir, paged: true }, log);
 }
 
 /**
- * Reads ahead the IPv6 sections of tables loaded with `ipv6OnDemand` (the
- * service's start: it listens before reading them, half of the GeoIP file).
+ * Reads what is left of paged tables (the service, once it listens: it
+ * answered from them meanwhile, reading only what each lookup needed).
  */
-export async function preloadIpv6(tables: GeoTables): Promise<void> {
-  await tables.geoip.preloadIpv6?.();
-  await tables.asn.preloadIpv6?.();
+export async function readRest(tables: GeoTables): Promise<void> {
+  await tables.geoip.pager.readRest();
+  await tables.asn.pager.readRest();
 }
 
 /** Modification times of the update tables: a change means new data to load. */
@@ -167,7 +167,7 @@ export function updateSignature(dataDir: string): string {
 export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise<GeoData> {
   const cacheDir = join(options.dataDir, 'tables');
   const { current } = options;
-  const loadOptions: LoadOptions = { ipv6OnDemand: options.ipv6OnDemand === true };
+  const loadOptions: LoadOptions = { paged: options.paged === true };
   const updated = {
     geoip:
       options.geoipDb === null
