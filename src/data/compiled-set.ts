@@ -96,12 +96,16 @@ export class RecordBlob {
     /** what of `bytes` is in memory (a paged table file) */
     private readonly pager: Pager = WHOLE,
   ) {
+    this.bytesAt = bytes.byteOffset;
     let longest = 0;
     for (let i = 1; i < offsets.length; i++) {
       longest = Math.max(longest, offsets[i]! - offsets[i - 1]!);
     }
     this.longest = longest;
   }
+
+  /** where `bytes` starts in its file's body (read once: `byteOffset` is a call) */
+  private readonly bytesAt: number;
 
   get count(): number {
     return this.offsets.length - 1;
@@ -118,7 +122,7 @@ export class RecordBlob {
   text(index: number): string {
     const start = this.offsets[index]!;
     const end = this.offsets[index + 1]!;
-    if (!this.pager.whole) this.pager.need(this.bytes, start, end);
+    if (!this.pager.whole) this.pager.needBytes(this.bytesAt + start, this.bytesAt + end);
     return this.bytes.toString('utf8', start, end);
   }
 
@@ -126,7 +130,7 @@ export class RecordBlob {
   write(index: number, out: Buffer, at: number): number {
     const start = this.offsets[index]!;
     const end = this.offsets[index + 1]!;
-    if (!this.pager.whole) this.pager.need(this.bytes, start, end);
+    if (!this.pager.whole) this.pager.needBytes(this.bytesAt + start, this.bytesAt + end);
     return copyBytes(this.bytes, start, end, out, at);
   }
 }

@@ -84,7 +84,37 @@ export class RangeTable {
      * for the entries it reads, just before it reads them, until all are.
      */
     private readonly pager: Pager = WHOLE,
-  ) {}
+  ) {
+    this.at = {
+      v4Keys: v4.keys.byteOffset,
+      v4Values: v4.values.byteOffset,
+      v4Jump: v4.jump.byteOffset,
+      v6Keys: v6.keys.byteOffset,
+      v6Values: v6.values.byteOffset,
+      v6Jump: v6.jump.byteOffset,
+      splitAt: v6.splitAt.byteOffset,
+      subKeys: v6.subKeys.byteOffset,
+      subValues: v6.subValues.byteOffset,
+    };
+  }
+
+  /**
+   * Where each array starts in its file's body, for `need4`: reading a typed
+   * array's `byteOffset` costs 10–30 ns (a call, not inlined on Node 20), too
+   * much for every lookup of a paged table.
+   */
+  private readonly at: Record<
+    | 'v4Keys'
+    | 'v4Values'
+    | 'v4Jump'
+    | 'v6Keys'
+    | 'v6Values'
+    | 'v6Jump'
+    | 'splitAt'
+    | 'subKeys'
+    | 'subValues',
+    number
+  >;
 
   /**
    * Makes entries [from, to) of one of this table's arrays readable, for a
@@ -92,6 +122,11 @@ export class RangeTable {
    */
   need(view: Uint32Array, from: number, to: number): void {
     this.pager.need(view, from, to);
+  }
+
+  /** Entries [from, to) of the 32-bit array starting at byte `at` of the body (this.at). */
+  private need4(at: number, from: number, to: number): void {
+    this.pager.needBytes(at + 4 * from, at + 4 * to);
   }
 
   get rangeCount(): number {
@@ -103,12 +138,12 @@ export class RangeTable {
     const { keys, values, jump } = this.v4;
     const paged = !this.pager.whole;
     const top = value >>> 16;
-    if (paged) this.pager.need(jump, top, top + 2);
+    if (paged) this.need4(this.at.v4Jump, top, top + 2);
     const lo = jump[top]!;
     const hi = jump[top + 1]!;
-    if (paged) this.pager.need(keys, lo, hi + 1);
+    if (paged) this.need4(this.at.v4Keys, lo, hi + 1);
     const at = bisect1(keys, value, lo, hi);
-    if (paged) this.pager.need(values, at, at + 1);
+    if (paged) this.need4(this.at.v4Values, at, at + 1);
     return values[at]!;
   }
 
@@ -119,12 +154,12 @@ export class RangeTable {
     const g0 = groups[0]!;
     const high = ((g0 << 16) | groups[1]!) >>> 0;
     const low = ((groups[2]! << 16) | groups[3]!) >>> 0;
-    if (paged) this.pager.need(jump, g0, g0 + 2);
+    if (paged) this.need4(this.at.v6Jump, g0, g0 + 2);
     const lo = jump[g0]!;
     const hi = jump[g0 + 1]!;
-    if (paged) this.pager.need(keys, 2 * lo, 2 * hi + 2);
+    if (paged) this.need4(this.at.v6Keys, 2 * lo, 2 * hi + 2);
     const at = bisect2(keys, high, low, lo, hi);
-    if (paged) this.pager.need(values, at, at + 1);
+    if (paged) this.need4(this.at.v6Values, at, at + 1);
     let value = values[at]!;
     if (value === NONE || (value & FLAGS) === 0) return value;
     if ((value & SPLIT) !== 0) {
@@ -132,12 +167,12 @@ export class RangeTable {
       const block = value & ~SPLIT;
       const subHigh = ((groups[4]! << 16) | groups[5]!) >>> 0;
       const subLow = ((groups[6]! << 16) | groups[7]!) >>> 0;
-      if (paged) this.pager.need(splitAt, block, block + 2);
+      if (paged) this.need4(this.at.splitAt, block, block + 2);
       const first = splitAt[block]!;
       const last = splitAt[block + 1]! - 1;
-      if (paged) this.pager.need(subKeys, 2 * first, 2 * last + 2);
+      if (paged) this.need4(this.at.subKeys, 2 * first, 2 * last + 2);
       const sub = bisect2(subKeys, subHigh, subLow, first, last);
-      if (paged) this.pager.need(subValues, sub, sub + 1);
+      if (paged) this.need4(this.at.subValues, sub, sub + 1);
       value = subValues[sub]!;
       if (value === NONE || (value & ALIAS) === 0) return value;
     }

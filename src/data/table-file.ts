@@ -140,7 +140,8 @@ function parseTableFile<M>(path: string, file: Buffer): TableFile<M> {
 }
 
 /** Bytes read together: a page-cache copy of 64 KB costs little more than one of 4 KB. */
-const CHUNK_BYTES = 64 * 1024;
+const CHUNK_SHIFT = 16;
+const CHUNK_BYTES = 1 << CHUNK_SHIFT;
 /** what readRest reads in one turn of the event loop (a few milliseconds at most) */
 const SLICE_BYTES = 1024 * 1024;
 
@@ -182,11 +183,28 @@ export class Pager {
 
   /** Makes entries [from, to) of `view` (a section of this file, or a view of one) readable. */
   need(view: Section | Int32Array, from: number, to: number): void {
-    if (this.whole || to <= from) return;
-    const start = view.byteOffset + from * view.BYTES_PER_ELEMENT;
-    const end = view.byteOffset + to * view.BYTES_PER_ELEMENT;
-    const last = Math.floor((end - 1) / CHUNK_BYTES);
-    for (let chunk = Math.floor(start / CHUNK_BYTES); chunk <= last; chunk++) {
+    const at = view.byteOffset;
+    this.needBytes(at + from * view.BYTES_PER_ELEMENT, at + to * view.BYTES_PER_ELEMENT);
+  }
+
+  /**
+   * Makes bytes [start, end) of the body readable (need's hot form: a lookup
+   * passes offsets it computed from arrays of one type, which keeps both
+   * sites monomorphic — `need` over several array types cost ~0.6 µs a
+   * line in `ipintel enrich`).
+   */
+  needBytes(start: number, end: number): void {
+    // kept small enough to be inlined: the chunk of a lookup's entries is
+    // nearly always one, and read already
+    const first = start >>> CHUNK_SHIFT;
+    if (this.whole || (this.read[first] === 1 && (end - 1) >>> CHUNK_SHIFT === first)) return;
+    this.readRange(start, end);
+  }
+
+  private readRange(start: number, end: number): void {
+    if (this.whole || end <= start) return;
+    const last = (end - 1) >>> CHUNK_SHIFT;
+    for (let chunk = start >>> CHUNK_SHIFT; chunk <= last; chunk++) {
       if (this.read[chunk] === 0) this.readChunks(chunk, last + 1);
     }
   }

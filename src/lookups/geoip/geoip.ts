@@ -164,12 +164,32 @@ export class GeoIpLookup {
     const l = v4 ? geoip.table.findV4(ip.value) : geoip.table.findV6(ip.groups);
     if (l !== NONE) {
       found.location = l;
-      if (!geoip.pager.whole) geoip.pager.need(geoip.placeOf!, l, l + 1);
+      if (!geoip.pager.whole) {
+        const at = this.locationsAt(geoip).placeOf + 4 * l;
+        geoip.pager.needBytes(at, at + 4);
+      }
       found.place = geoip.placeOf![l]!;
     }
     found.network = v4 ? asn.table.findV4(ip.value) : asn.table.findV6(ip.groups);
     return found;
   }
+
+  /**
+   * Where a paged set's placeOf and coordinates start in its file's body,
+   * read once per set: a typed array's `byteOffset` is a call (10–30 ns).
+   */
+  private locationsAt(set: CompiledSet): { placeOf: number; coordinates: number } {
+    if (this.locations?.set !== set) {
+      this.locations = {
+        set,
+        placeOf: set.placeOf!.byteOffset,
+        coordinates: set.coordinates!.byteOffset,
+      };
+    }
+    return this.locations;
+  }
+
+  private locations: { set: CompiledSet; placeOf: number; coordinates: number } | null = null;
 
   private readonly found: FoundRecord = {
     bogon: false,
@@ -216,7 +236,8 @@ export class GeoIpLookup {
     } else {
       at = geoip.records.write(found.place, out, at);
       if (!geoip.pager.whole) {
-        geoip.pager.need(geoip.coordinates!, 2 * found.location, 2 * found.location + 2);
+        const at = this.locationsAt(geoip).coordinates + 8 * found.location;
+        geoip.pager.needBytes(at, at + 8);
       }
       latitude = geoip.coordinates![2 * found.location]!;
       longitude = geoip.coordinates![2 * found.location + 1]!;
