@@ -98,29 +98,30 @@ async function serve(
       },
       'ipintel listening',
     );
+    // the tables' sections no lookup has read yet: read now, 1 MB per turn
+    // of the event loop, so that they are in memory before a load arrives
+    // while the first answers still go between the slices
+    const reading = performance.now();
+    readRest(data.geo.tables)
+      .then(() =>
+        log.info(
+          {
+            ms: Math.round(performance.now() - reading),
+            rssMb: Math.round(process.memoryUsage().rss / 1e6),
+          },
+          'tables in memory',
+        ),
+      )
+      .catch((error: unknown) =>
+        log.warn(
+          { err: error },
+          'reading the rest of the tables failed; lookups read what they need',
+        ),
+      );
     // what the first answers do not need is made shortly after, while
     // answering, not in their way (on one core it would take the CPU from
-    // them): the tables' sections no lookup has read yet, prom-client's registry
-    setTimeout(() => {
-      metrics.prepare();
-      const reading = performance.now();
-      readRest(data.geo.tables)
-        .then(() =>
-          log.info(
-            {
-              ms: Math.round(performance.now() - reading),
-              rssMb: Math.round(process.memoryUsage().rss / 1e6),
-            },
-            'tables in memory',
-          ),
-        )
-        .catch((error: unknown) =>
-          log.warn(
-            { err: error },
-            'reading the rest of the tables failed; lookups read what they need',
-          ),
-        );
-    }, WARM_UP_DELAY_MS).unref();
+    // them): prom-client's registry
+    setTimeout(() => metrics.prepare(), WARM_UP_DELAY_MS).unref();
   });
   const shutdown = (signal: string): void => {
     if (!ready) return;

@@ -29,8 +29,12 @@ export class MemoryRateLimitStore implements RateLimitStore {
   readonly maxEntries: number;
   /** key → its slot in the ring */
   private readonly slots = new Map<string, number>();
-  /** per slot: the key holding it, undefined when free or abandoned */
-  private readonly keys: (string | undefined)[];
+  /**
+   * per slot: the key holding it, undefined when free or abandoned; grown
+   * as the ring first fills (slots are taken in order from 0), not made
+   * whole at construction: 100,000 holes cost ~3 ms of every start-up
+   */
+  private readonly keys: (string | undefined)[] = [];
   private readonly counts: Float64Array;
   private readonly resetAts: Float64Array;
   /** the oldest slot in use, and how many are in use from there */
@@ -46,7 +50,6 @@ export class MemoryRateLimitStore implements RateLimitStore {
       throw new RangeError(`maxEntries must be a positive integer, got ${maxEntries}`);
     }
     this.maxEntries = maxEntries;
-    this.keys = new Array<string | undefined>(maxEntries).fill(undefined);
     this.counts = new Float64Array(maxEntries);
     this.resetAts = new Float64Array(maxEntries);
   }
