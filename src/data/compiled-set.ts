@@ -12,6 +12,7 @@ import {
   readTableFileAsync,
   WHOLE,
   writeTableFile,
+  type PagedSpan,
   type Pager,
   type TableFile,
 } from './table-file.js';
@@ -97,6 +98,7 @@ export class RecordBlob {
     private readonly pager: Pager = WHOLE,
   ) {
     this.bytesAt = bytes.byteOffset;
+    this.span = pager.span([bytes]);
     let longest = 0;
     for (let i = 1; i < offsets.length; i++) {
       longest = Math.max(longest, offsets[i]! - offsets[i - 1]!);
@@ -106,6 +108,8 @@ export class RecordBlob {
 
   /** where `bytes` starts in its file's body (read once: `byteOffset` is a call) */
   private readonly bytesAt: number;
+  /** `bytes` in memory whole, or not yet */
+  private readonly span: PagedSpan;
 
   get count(): number {
     return this.offsets.length - 1;
@@ -122,7 +126,7 @@ export class RecordBlob {
   text(index: number): string {
     const start = this.offsets[index]!;
     const end = this.offsets[index + 1]!;
-    if (!this.pager.whole) this.pager.needBytes(this.bytesAt + start, this.bytesAt + end);
+    if (!this.span.whole) this.pager.needBytes(this.bytesAt + start, this.bytesAt + end);
     return this.bytes.toString('utf8', start, end);
   }
 
@@ -130,7 +134,7 @@ export class RecordBlob {
   write(index: number, out: Buffer, at: number): number {
     const start = this.offsets[index]!;
     const end = this.offsets[index + 1]!;
-    if (!this.pager.whole) this.pager.needBytes(this.bytesAt + start, this.bytesAt + end);
+    if (!this.span.whole) this.pager.needBytes(this.bytesAt + start, this.bytesAt + end);
     return copyBytes(this.bytes, start, end, out, at);
   }
 }

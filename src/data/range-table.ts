@@ -19,7 +19,7 @@
 // answers what the IPv4 table answers for those 32 bits, as a reader of the
 // MMDB would.
 
-import { WHOLE, type Pager } from './table-file.js';
+import { WHOLE, type Pager, type PagedSpan } from './table-file.js';
 
 /** no record for these addresses */
 export const NONE = 0xffffffff;
@@ -85,6 +85,8 @@ export class RangeTable {
      */
     private readonly pager: Pager = WHOLE,
   ) {
+    this.v4Span = pager.span([v4.keys, v4.values, v4.jump]);
+    this.v6Span = pager.span([v6.keys, v6.values, v6.jump, v6.splitAt, v6.subKeys, v6.subValues]);
     this.at = {
       v4Keys: v4.keys.byteOffset,
       v4Values: v4.values.byteOffset,
@@ -97,6 +99,10 @@ export class RangeTable {
       subValues: v6.subValues.byteOffset,
     };
   }
+
+  /** what the IPv4 and IPv6 lookups read: while not whole, they ask for their entries */
+  private readonly v4Span: PagedSpan;
+  private readonly v6Span: PagedSpan;
 
   /**
    * Where each array starts in its file's body, for `need4`: reading a typed
@@ -136,7 +142,7 @@ export class RangeTable {
   /** The record index of an IPv4 address (as an unsigned 32-bit integer), or NONE. */
   findV4(value: number): number {
     const { keys, values, jump } = this.v4;
-    const paged = !this.pager.whole;
+    const paged = !this.v4Span.whole;
     const top = value >>> 16;
     if (paged) this.need4(this.at.v4Jump, top, top + 2);
     const lo = jump[top]!;
@@ -150,7 +156,7 @@ export class RangeTable {
   /** The record index of an IPv6 address given as eight 16-bit groups, or NONE. */
   findV6(groups: readonly number[]): number {
     const { keys, values, jump } = this.v6;
-    const paged = !this.pager.whole;
+    const paged = !this.v6Span.whole;
     const g0 = groups[0]!;
     const high = ((g0 << 16) | groups[1]!) >>> 0;
     const low = ((groups[2]! << 16) | groups[3]!) >>> 0;

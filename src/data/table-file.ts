@@ -157,11 +157,34 @@ const SLICE_BYTES = 1024 * 1024;
  * little. Readers check `whole` first: once everything is read, a lookup
  * costs one load and one branch more than over plain arrays.
  */
+/**
+ * Some sections of a paged file that a reader checks as one (a table's IPv4
+ * arrays, a set's record bytes): `whole` once every chunk under them is read,
+ * so a process that never reads the whole file — `ipintel enrich` over an
+ * IPv4 log never reads the IPv6 half — stops checking each part it has read.
+ */
+export class PagedSpan {
+  whole: boolean;
+
+  constructor(
+    readonly firstChunk: number,
+    readonly endChunk: number,
+    /** chunks of [firstChunk, endChunk) not read yet */
+    public unread: number,
+  ) {
+    this.whole = unread === 0;
+  }
+}
+
+const WHOLE_SPAN = new PagedSpan(0, 0, 0);
+
 export class Pager {
   /** true when every section is in memory: `need` is then never necessary */
   whole: boolean;
   private readonly read: Uint8Array;
   private unread: number;
+  /** the spans handed out that are not whole yet */
+  private spans: PagedSpan[] = [];
   /** the first chunk readRest has not looked at */
   private cursor = 0;
 
@@ -179,6 +202,26 @@ export class Pager {
     this.unread = chunks;
     this.whole = chunks === 0;
     if (this.whole && file !== null) closeSync(file.fd);
+  }
+
+  /** The span under these views (sections of this file), whole once they are all read. */
+  span(views: readonly (Section | Int32Array)[]): PagedSpan {
+    if (this.whole) return WHOLE_SPAN;
+    let start = Infinity;
+    let end = 0;
+    for (const view of views) {
+      if (view.byteLength === 0) continue;
+      start = Math.min(start, view.byteOffset);
+      end = Math.max(end, view.byteOffset + view.byteLength);
+    }
+    if (end === 0) return WHOLE_SPAN;
+    const first = start >>> CHUNK_SHIFT;
+    const last = ((end - 1) >>> CHUNK_SHIFT) + 1;
+    let unread = 0;
+    for (let chunk = first; chunk < last; chunk++) unread += 1 - this.read[chunk]!;
+    const span = new PagedSpan(first, last, unread);
+    if (!span.whole) this.spans.push(span);
+    return span;
   }
 
   /** Makes entries [from, to) of `view` (a section of this file, or a view of one) readable. */
@@ -206,6 +249,15 @@ export class Pager {
     const last = (end - 1) >>> CHUNK_SHIFT;
     for (let chunk = start >>> CHUNK_SHIFT; chunk <= last; chunk++) {
       if (this.read[chunk] === 0) this.readChunks(chunk, last + 1);
+    }
+    // A span half read by lookups is one this process uses everywhere: read
+    // the rest of it now. Some of its chunks no lookup may ever ask for (the
+    // ranges of multicast space, records no address of the input names), and
+    // until it is whole every lookup in it pays for the checks.
+    for (const span of this.spans.filter((s) => 2 * s.unread <= s.endChunk - s.firstChunk)) {
+      for (let chunk = span.firstChunk; chunk < span.endChunk && !span.whole; chunk++) {
+        if (this.read[chunk] === 0) this.readChunks(chunk, span.endChunk);
+      }
     }
   }
 
@@ -238,6 +290,12 @@ export class Pager {
     }
     this.read.fill(1, first, end);
     this.unread -= end - first;
+    for (const span of this.spans) {
+      // [first, end) were all unread: each chunk counts once
+      span.unread -= Math.max(0, Math.min(end, span.endChunk) - Math.max(first, span.firstChunk));
+      span.whole = span.unread === 0;
+    }
+    this.spans = this.spans.filter((span) => !span.whole);
     if (this.unread === 0) {
       this.whole = true;
       closeSync(file.fd);

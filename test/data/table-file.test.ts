@@ -147,6 +147,38 @@ describe('table files', () => {
     await file.pager.readRest();
   });
 
+  it('opened paged, a span is whole once every chunk under its sections is read, and not before', async () => {
+    const path = join(dir, 'spans.tables');
+    writeLarge(path);
+    const file = openTableFile(path);
+    const [a, b, c] = [file.u32('a'), file.u8('b'), file.u32('c')];
+    const spanA = file.pager.span([a]);
+    const spanAC = file.pager.span([a, c]);
+    assert.equal(spanA.whole, false);
+    file.pager.need(a, 0, 100_000);
+    assert.equal(spanA.whole, false, 'its first 400 KB only');
+    file.pager.need(a, 300_000, 310_000);
+    assert.equal(spanA.whole, false, 'two parts, less than half of it');
+    // past half of it read, the rest of it is read at once
+    file.pager.need(a, 100_000, 400_000);
+    assert.equal(spanA.whole, true);
+    assert.deepEqual([...a.subarray(a.length - 3)], [699_998, 699_999, 700_000]);
+    assert.equal(spanAC.whole, false, 'b, between them, and c are unread');
+    assert.equal(c[0], 0);
+    // a span made now counts what was read before it
+    assert.equal(file.pager.span([a]).whole, true);
+    const spanB = file.pager.span([b]);
+    await file.pager.readRest();
+    assert.equal(spanAC.whole, true);
+    assert.equal(spanB.whole, true);
+    assert.equal(file.pager.span([c]).whole, true);
+  });
+
+  it('read whole, every span is whole at once', () => {
+    const file = readTableFile(join(dir, 'good.tables'));
+    assert.equal(file.pager.span([file.u32('keys'), file.u8('text')]).whole, true);
+  });
+
   it('opened paged, a file cut short after it was opened fails the read, naming the section it ended in', async () => {
     const path = join(dir, 'shrunk.tables');
     const want = writeLarge(path);

@@ -9,6 +9,7 @@
 import { Buffer } from 'node:buffer';
 import { NO_COORDINATE, type CompiledSet } from '../../data/compiled-set.js';
 import { NONE } from '../../data/range-table.js';
+import type { PagedSpan } from '../../data/table-file.js';
 import type { Ip } from '../../net/ip.js';
 import { writeAscii } from '../../data/byte-writer.js';
 import { isBogon } from './bogons.js';
@@ -30,6 +31,13 @@ interface FoundRecord {
   location: number;
   place: number;
   network: number;
+}
+
+interface Locations {
+  set: CompiledSet;
+  span: PagedSpan;
+  placeOf: number;
+  coordinates: number;
 }
 
 export interface GeoTables {
@@ -164,8 +172,9 @@ export class GeoIpLookup {
     const l = v4 ? geoip.table.findV4(ip.value) : geoip.table.findV6(ip.groups);
     if (l !== NONE) {
       found.location = l;
-      if (!geoip.pager.whole) {
-        const at = this.locationsAt(geoip).placeOf + 4 * l;
+      const locations = this.locationsAt(geoip);
+      if (!locations.span.whole) {
+        const at = locations.placeOf + 4 * l;
         geoip.pager.needBytes(at, at + 4);
       }
       found.place = geoip.placeOf![l]!;
@@ -175,13 +184,15 @@ export class GeoIpLookup {
   }
 
   /**
-   * Where a paged set's placeOf and coordinates start in its file's body,
-   * read once per set: a typed array's `byteOffset` is a call (10–30 ns).
+   * A set's location arrays as a paged file holds them: whether they are in
+   * memory whole, and where they start in its body — read once per set, since
+   * a typed array's `byteOffset` is a call (10–30 ns).
    */
-  private locationsAt(set: CompiledSet): { placeOf: number; coordinates: number } {
+  private locationsAt(set: CompiledSet): Locations {
     if (this.locations?.set !== set) {
       this.locations = {
         set,
+        span: set.pager.span([set.placeOf!, set.coordinates!]),
         placeOf: set.placeOf!.byteOffset,
         coordinates: set.coordinates!.byteOffset,
       };
@@ -189,7 +200,7 @@ export class GeoIpLookup {
     return this.locations;
   }
 
-  private locations: { set: CompiledSet; placeOf: number; coordinates: number } | null = null;
+  private locations: Locations | null = null;
 
   private readonly found: FoundRecord = {
     bogon: false,
@@ -235,8 +246,9 @@ export class GeoIpLookup {
       at = writeAscii(out, at, NO_PLACE);
     } else {
       at = geoip.records.write(found.place, out, at);
-      if (!geoip.pager.whole) {
-        const at = this.locationsAt(geoip).coordinates + 8 * found.location;
+      const locations = this.locationsAt(geoip);
+      if (!locations.span.whole) {
+        const at = locations.coordinates + 8 * found.location;
         geoip.pager.needBytes(at, at + 8);
       }
       latitude = geoip.coordinates![2 * found.location]!;
