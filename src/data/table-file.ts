@@ -146,18 +146,6 @@ const CHUNK_BYTES = 1 << CHUNK_SHIFT;
 const SLICE_BYTES = 1024 * 1024;
 
 /**
- * Which parts of a table file's sections are in memory. A file opened with
- * openTableFile has views over one buffer the size of its body, allocated
- * but untouched (no memory of its own yet); a lookup asks for the entries it
- * is about to read (`need`), and the chunks holding them are read then. So a
- * service answers before its tables are in memory — reading 60 MB into fresh
- * memory is most of a start on a VM that hands freed memory back to its host
- * (README, design notes) — and `readRest` reads the rest after it listens.
- * A process that needs little (one CLI lookup, an IPv4-only log) reads
- * little. Readers check `whole` first: once everything is read, a lookup
- * costs one load and one branch more than over plain arrays.
- */
-/**
  * Some sections of a paged file that a reader checks as one (a table's IPv4
  * arrays, a set's record bytes): `whole` once every chunk under them is read,
  * so a process that never reads the whole file — `ipintel enrich` over an
@@ -178,6 +166,19 @@ export class PagedSpan {
 
 const WHOLE_SPAN = new PagedSpan(0, 0, 0);
 
+/**
+ * Which parts of a table file's sections are in memory. A file opened with
+ * openTableFile has views over one buffer the size of its body, allocated
+ * but untouched (no memory of its own yet); a lookup asks for the entries it
+ * is about to read (`need`), and the chunks holding them are read then. So a
+ * service answers before its tables are in memory — reading 60 MB into fresh
+ * memory is most of a start on a VM that hands freed memory back to its host
+ * (README, design notes) — and `readRest` reads the rest after it listens.
+ * A process that needs little (one CLI lookup, an IPv4-only log) reads
+ * little. Readers check the span they read first (`span`, or `whole`): once
+ * it is read, a lookup costs one load and one branch more than over plain
+ * arrays.
+ */
 export class Pager {
   /** true when every section is in memory: `need` is then never necessary */
   whole: boolean;
