@@ -428,6 +428,27 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
     m.assertNone('compiled range ends');
   });
 
+  it('lookups that read their chunks as they go (fresh paged sets, before any span is read whole) answer as the whole tables', async (t) => {
+    const random = seededRandom(SEED ^ 0x3333);
+    const m = new Mismatches();
+    let stillPaged = 0;
+    // 50 probes a set: far fewer chunks than half of any span, so every probe pages
+    for (let set = 0; set < 20; set++) {
+      const fresh = await loadEmbedded(pino({ level: 'silent' }), undefined, { paged: true });
+      const lookup = new GeoIpLookup({ tables: { geoip: fresh.geoip, asn: fresh.asn } });
+      for (let i = 0; i < 50; i++) {
+        const address =
+          i % 2 === 0 ? v4(BigInt(random.u32())) : v6((0x2n << 124n) | random.bigBits(124));
+        const ip = ipOf(textOf(address));
+        m.check(address, `${textOf(address)} (fresh paged set)`, geo.json(ip), lookup.json(ip));
+      }
+      if (!fresh.geoip.pager.whole && !fresh.asn.pager.whole) stillPaged++;
+    }
+    t.diagnostic(`TEST_SEED=${SEED}; ${m.checked} probes`);
+    assert.equal(stillPaged, 20, 'the sets were still paged after their probes');
+    m.assertNone('fresh paged sets');
+  });
+
   it("the first and last address of the source's leaves and ASN rows answer as the source", (t) => {
     const started = performance.now();
     const random = seededRandom(SEED ^ 0x2222);
