@@ -12,7 +12,7 @@ import {
 } from '../lookups/geoip/record-map.js';
 import type { Ip } from '../net/ip.js';
 import { GrowableU32 } from './range-table-builder.js';
-import { NO_COORDINATE, RecordCollector, type CompiledSet } from './compiled-set.js';
+import { Locations, NO_COORDINATE, RecordCollector, type CompiledSet } from './compiled-set.js';
 import { WHOLE } from './table-file.js';
 import { walkMmdb } from './mmdb-walk.js';
 import { ALIAS, MAX_RECORDS, NONE, RangeTable } from './range-table.js';
@@ -30,7 +30,7 @@ interface DecodingReader {
  */
 export interface RecordSink {
   intern(record: unknown): number;
-  finish(): Pick<CompiledSet, 'records' | 'placeOf' | 'coordinates'>;
+  finish(): Pick<CompiledSet, 'records' | 'locations'>;
 }
 
 /** ASN/ISP records: the network fragment; a record without an AS number is no record. */
@@ -46,8 +46,8 @@ export class NetworkSink implements RecordSink {
     return this.texts.intern(networkJson({ asn, org, isp: null }));
   }
 
-  finish(): Pick<CompiledSet, 'records' | 'placeOf' | 'coordinates'> {
-    return { records: this.texts.finish(), placeOf: null, coordinates: null };
+  finish(): Pick<CompiledSet, 'records' | 'locations'> {
+    return { records: this.texts.finish(), locations: null };
   }
 }
 
@@ -77,12 +77,14 @@ export class LocationSink implements RecordSink {
     return index;
   }
 
-  finish(): Pick<CompiledSet, 'records' | 'placeOf' | 'coordinates'> {
+  finish(): Pick<CompiledSet, 'records' | 'locations'> {
     const coordinates = this.coordinates.toArray();
     return {
       records: this.places.finish(),
-      placeOf: this.placeOf.toArray(),
-      coordinates: new Int32Array(coordinates.buffer, coordinates.byteOffset, coordinates.length),
+      locations: new Locations(
+        this.placeOf.toArray(),
+        new Int32Array(coordinates.buffer, coordinates.byteOffset, coordinates.length),
+      ),
     };
   }
 }

@@ -126,7 +126,7 @@ export class RecordBlob {
   text(index: number): string {
     const start = this.offsets[index]!;
     const end = this.offsets[index + 1]!;
-    if (!this.span.whole) this.pager.needBytes(this.bytesAt + start, this.bytesAt + end);
+    if (!this.span.whole) this.need(start, end);
     return this.bytes.toString('utf8', start, end);
   }
 
@@ -134,8 +134,64 @@ export class RecordBlob {
   write(index: number, out: Buffer, at: number): number {
     const start = this.offsets[index]!;
     const end = this.offsets[index + 1]!;
-    if (!this.span.whole) this.pager.needBytes(this.bytesAt + start, this.bytesAt + end);
+    if (!this.span.whole) this.need(start, end);
     return copyBytes(this.bytes, start, end, out, at);
+  }
+
+  private need(start: number, end: number): void {
+    this.pager.needBytes(this.bytesAt + start, this.bytesAt + end);
+  }
+}
+
+/**
+ * The locations of a GeoIP set: each one's place (a record text, shared by
+ * the locations of one place) and its coordinates, read through the set's
+ * pager as the table and the records are.
+ */
+export class Locations {
+  constructor(
+    /** location i's place is record text placeOf[i] */
+    readonly placeOf: Uint32Array,
+    /** location i's latitude and longitude × 10^4 at 2i, 2i + 1 (NO_COORDINATE: null) */
+    readonly coordinates: Int32Array,
+    private readonly pager: Pager = WHOLE,
+  ) {
+    this.span = pager.span([placeOf, coordinates]);
+    this.placeOfAt = placeOf.byteOffset;
+    this.coordinatesAt = coordinates.byteOffset;
+  }
+
+  /** both arrays in memory whole, or not yet */
+  private readonly span: PagedSpan;
+  /** where the arrays start in their file's body (read once: `byteOffset` is a call) */
+  private readonly placeOfAt: number;
+  private readonly coordinatesAt: number;
+
+  get count(): number {
+    return this.placeOf.length;
+  }
+
+  /** the record text index of location `index`'s place */
+  place(index: number): number {
+    if (!this.span.whole)
+      this.pager.needBytes(this.placeOfAt + 4 * index, this.placeOfAt + 4 * index + 4);
+    return this.placeOf[index]!;
+  }
+
+  /** latitude × 10^4, or NO_COORDINATE */
+  latitude(index: number): number {
+    return this.coordinate(2 * index);
+  }
+
+  /** longitude × 10^4, or NO_COORDINATE */
+  longitude(index: number): number {
+    return this.coordinate(2 * index + 1);
+  }
+
+  private coordinate(at: number): number {
+    if (!this.span.whole)
+      this.pager.needBytes(this.coordinatesAt + 4 * at, this.coordinatesAt + 4 * at + 4);
+    return this.coordinates[at]!;
   }
 }
 
@@ -181,10 +237,8 @@ export interface CompiledSet {
   table: RangeTable;
   /** the record texts (ASN: the whole network fragment; GeoIP: the place part) */
   records: RecordBlob;
-  /** GeoIP: record i's place is text placeOf[i]; null where texts are records */
-  placeOf: Uint32Array | null;
-  /** GeoIP: record i's latitude and longitude × 10^4 at 2i, 2i + 1 (NO_COORDINATE: null) */
-  coordinates: Int32Array | null;
+  /** GeoIP: record i is location i; null where texts are records (ASN) */
+  locations: Locations | null;
   /**
    * What of the set is in memory: WHOLE for a set read whole or compiled
    * here; a paged set (LoadOptions) reads what lookups need as they need it,
@@ -194,13 +248,13 @@ export interface CompiledSet {
 }
 
 /** How many records the set has (not texts: GeoIP records share places). */
-function recordCount(set: Pick<CompiledSet, 'records' | 'placeOf'>): number {
-  return set.placeOf === null ? set.records.count : set.placeOf.length;
+function recordCount(set: Pick<CompiledSet, 'records' | 'locations'>): number {
+  return set.locations === null ? set.records.count : set.locations.count;
 }
 
 export function countsOf(
   table: RangeTable,
-  set: Pick<CompiledSet, 'records' | 'placeOf'>,
+  set: Pick<CompiledSet, 'records' | 'locations'>,
 ): Manifest['counts'] {
   return {
     records: recordCount(set),
@@ -213,15 +267,16 @@ export function countsOf(
 
 export function saveCompiledSet(path: string, set: CompiledSet): number {
   const { v4, v6 } = set.table;
+  const { locations } = set;
   const geo =
-    set.placeOf === null || set.coordinates === null
+    locations === null
       ? {}
       : {
-          placeOf: set.placeOf,
+          placeOf: locations.placeOf,
           coordinates: new Uint32Array(
-            set.coordinates.buffer,
-            set.coordinates.byteOffset,
-            set.coordinates.length,
+            locations.coordinates.buffer,
+            locations.coordinates.byteOffset,
+            locations.coordinates.length,
           ),
         };
   return writeTableFile(path, set.manifest, {
@@ -284,12 +339,14 @@ function compiledSetOf(file: TableFile<Manifest>): CompiledSet {
   const offsets = file.u32('recordOffsets');
   pager.need(offsets, 0, offsets.length);
   const records = new RecordBlob(offsets, file.u8('recordBytes') as Buffer, pager);
-  let placeOf: Uint32Array | null = null;
-  let coordinates: Int32Array | null = null;
+  let locations: Locations | null = null;
   if (file.manifest.kind === 'geoip') {
-    placeOf = file.u32('placeOf');
-    const raw = file.u32('coordinates');
-    coordinates = new Int32Array(raw.buffer, raw.byteOffset, raw.length);
+    const coordinates = file.u32('coordinates');
+    locations = new Locations(
+      file.u32('placeOf'),
+      new Int32Array(coordinates.buffer, coordinates.byteOffset, coordinates.length),
+      pager,
+    );
   }
-  return { manifest: file.manifest, table, records, placeOf, coordinates, pager };
+  return { manifest: file.manifest, table, records, locations, pager };
 }

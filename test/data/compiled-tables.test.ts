@@ -109,9 +109,9 @@ function coordinateText(scaled: number): string {
 /** The location part a LocationSink set holds for a record index. */
 function locationText(set: Omit<Compiled, 'table'>, index: number): string {
   if (index === NONE) return NO_LOCATION;
-  const place = set.records.text(set.placeOf![index]!);
-  const latitude = coordinateText(set.coordinates![2 * index]!);
-  const longitude = coordinateText(set.coordinates![2 * index + 1]!);
+  const place = set.records.text(set.locations!.place(index));
+  const latitude = coordinateText(set.locations!.latitude(index));
+  const longitude = coordinateText(set.locations!.longitude(index));
   return `${place},"latitude":${latitude},"longitude":${longitude}`;
 }
 

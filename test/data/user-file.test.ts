@@ -69,7 +69,7 @@ describe('loadUserFile', () => {
     const london = ip('81.2.69.142');
     assert.ok(london.version === 4);
     const index = cached.table.findV4(london.value);
-    assert.equal(cached.records.text(cached.placeOf![index]!).includes('"London"'), true);
+    assert.equal(cached.records.text(cached.locations!.place(index)).includes('"London"'), true);
   });
 
   it('a damaged kept file is compiled again and replaced', async () => {

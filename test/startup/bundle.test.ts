@@ -201,6 +201,6 @@ describe('the service bundle', () => {
     const set = loadCompiledSet(job.output);
     const [a, b, c, d] = ADDRESS.split('.').map(Number) as [number, number, number, number];
     const record = set.table.findV4(((a << 24) | (b << 16) | (c << 8) | d) >>> 0);
-    assert.match(set.records.text(set.placeOf![record]!), /"city":"Paris"/);
+    assert.match(set.records.text(set.locations!.place(record)), /"city":"Paris"/);
   });
 });

@@ -9,7 +9,6 @@
 import { Buffer } from 'node:buffer';
 import { NO_COORDINATE, type CompiledSet } from '../../data/compiled-set.js';
 import { NONE } from '../../data/range-table.js';
-import type { PagedSpan } from '../../data/table-file.js';
 import type { Ip } from '../../net/ip.js';
 import { writeAscii } from '../../data/byte-writer.js';
 import { isBogon } from './bogons.js';
@@ -31,13 +30,6 @@ interface FoundRecord {
   location: number;
   place: number;
   network: number;
-}
-
-interface Locations {
-  set: CompiledSet;
-  span: PagedSpan;
-  placeOf: number;
-  coordinates: number;
 }
 
 export interface GeoTables {
@@ -172,35 +164,11 @@ export class GeoIpLookup {
     const l = v4 ? geoip.table.findV4(ip.value) : geoip.table.findV6(ip.groups);
     if (l !== NONE) {
       found.location = l;
-      const locations = this.locationsAt(geoip);
-      if (!locations.span.whole) {
-        const at = locations.placeOf + 4 * l;
-        geoip.pager.needBytes(at, at + 4);
-      }
-      found.place = geoip.placeOf![l]!;
+      found.place = geoip.locations!.place(l);
     }
     found.network = v4 ? asn.table.findV4(ip.value) : asn.table.findV6(ip.groups);
     return found;
   }
-
-  /**
-   * A set's location arrays as a paged file holds them: whether they are in
-   * memory whole, and where they start in its body — read once per set, since
-   * a typed array's `byteOffset` is a call (10–30 ns).
-   */
-  private locationsAt(set: CompiledSet): Locations {
-    if (this.locations?.set !== set) {
-      this.locations = {
-        set,
-        span: set.pager.span([set.placeOf!, set.coordinates!]),
-        placeOf: set.placeOf!.byteOffset,
-        coordinates: set.coordinates!.byteOffset,
-      };
-    }
-    return this.locations;
-  }
-
-  private locations: Locations | null = null;
 
   private readonly found: FoundRecord = {
     bogon: false,
@@ -246,13 +214,8 @@ export class GeoIpLookup {
       at = writeAscii(out, at, NO_PLACE);
     } else {
       at = geoip.records.write(found.place, out, at);
-      const locations = this.locationsAt(geoip);
-      if (!locations.span.whole) {
-        const at = locations.coordinates + 8 * found.location;
-        geoip.pager.needBytes(at, at + 8);
-      }
-      latitude = geoip.coordinates![2 * found.location]!;
-      longitude = geoip.coordinates![2 * found.location + 1]!;
+      latitude = geoip.locations!.latitude(found.location);
+      longitude = geoip.locations!.longitude(found.location);
     }
     at = writeAscii(out, at, ',"latitude":');
     at = writeCoordinate(out, at, latitude);
