@@ -246,7 +246,7 @@ export class Pager {
   }
 
   private readRange(start: number, end: number): void {
-    if (this.whole || end <= start) return;
+    if (end <= start) return;
     const last = (end - 1) >>> CHUNK_SHIFT;
     for (let chunk = start >>> CHUNK_SHIFT; chunk <= last; chunk++) {
       if (this.read[chunk] === 0) this.readChunks(chunk, last + 1);
@@ -254,7 +254,10 @@ export class Pager {
     // A span half read by lookups is one this process uses everywhere: read
     // the rest of it now. Some of its chunks no lookup may ever ask for (the
     // ranges of multicast space, records no address of the input names), and
-    // until it is whole every lookup in it pays for the checks.
+    // until it is whole every lookup in it pays for the checks. Not while
+    // readRest runs: it reads them a slice a turn, where this would read up
+    // to a whole span (53 MB of IPv6 arrays) inside one lookup.
+    if (this.restRunning) return;
     for (const span of this.spans.filter((s) => 2 * s.unread <= s.endChunk - s.firstChunk)) {
       for (let chunk = span.firstChunk; chunk < span.endChunk && !span.whole; chunk++) {
         if (this.read[chunk] === 0) this.readChunks(chunk, span.endChunk);
@@ -267,12 +270,19 @@ export class Pager {
    * that answers go on meanwhile), then closes the file.
    */
   async readRest(): Promise<void> {
-    while (!this.whole) {
-      while (this.cursor < this.read.length && this.read[this.cursor] === 1) this.cursor++;
-      this.readChunks(this.cursor, this.cursor + SLICE_BYTES / CHUNK_BYTES);
-      await new Promise((resolve) => setImmediate(resolve));
+    this.restRunning = true;
+    try {
+      while (!this.whole) {
+        while (this.cursor < this.read.length && this.read[this.cursor] === 1) this.cursor++;
+        this.readChunks(this.cursor, this.cursor + SLICE_BYTES / CHUNK_BYTES);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      this.restRunning = false;
     }
   }
+
+  private restRunning = false;
 
   /** Reads the unread chunks from `first` (unread) up to the next read one or `limit`. */
   private readChunks(first: number, limit: number): void {

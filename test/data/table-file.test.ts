@@ -174,6 +174,24 @@ describe('table files', () => {
     assert.equal(file.pager.span([c]).whole, true);
   });
 
+  it('opened paged, while readRest runs a lookup reads its own chunks only, not the rest of a span half read', async () => {
+    const path = join(dir, 'spans-rest.tables');
+    const want = writeLarge(path);
+    const file = openTableFile(path);
+    const a = file.u32('a');
+    const spanA = file.pager.span([a]);
+    // readRest's first slice (1 MB) is read before it yields: with these 400 KB, more than half of a
+    file.pager.need(a, 400_000, 500_000);
+    const rest = file.pager.readRest();
+    file.pager.need(a, a.length - 1, a.length);
+    assert.equal(a[a.length - 1], want.a[a.length - 1]);
+    assert.equal(spanA.whole, false, 'the rest of a is left to readRest');
+    assert.equal(a[350_000], 0);
+    await rest;
+    assert.equal(spanA.whole, true);
+    assert.deepEqual(a, want.a);
+  });
+
   it('read whole, every span is whole at once', () => {
     const file = readTableFile(join(dir, 'good.tables'));
     assert.equal(file.pager.span([file.u32('keys'), file.u8('text')]).whole, true);
