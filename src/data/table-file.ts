@@ -18,6 +18,8 @@ import {
 
 const MAGIC = 'IPINTEL-TABLES\n';
 export const TABLE_FORMAT = 1;
+/** The file's first bytes: the magic, the format version and the header's length. */
+const HEAD_BYTES = MAGIC.length + 8;
 
 export type Section = Uint32Array | Uint8Array;
 
@@ -51,13 +53,12 @@ export function writeTableFile<M>(
   const header = Buffer.from(
     JSON.stringify({ manifest, sections: entries } satisfies FileHeader<M>),
   );
-  const headStart = MAGIC.length + 8;
-  const bodyStart = align8(headStart + header.length);
+  const bodyStart = align8(HEAD_BYTES + header.length);
   const file = Buffer.alloc(bodyStart + offset);
   file.write(MAGIC, 0, 'latin1');
   file.writeUInt32LE(TABLE_FORMAT, MAGIC.length);
   file.writeUInt32LE(header.length, MAGIC.length + 4);
-  header.copy(file, headStart);
+  header.copy(file, HEAD_BYTES);
   for (const entry of entries) {
     const data = sections[entry.name]!;
     file.set(
@@ -96,25 +97,27 @@ export async function readTableFileAsync<M>(path: string): Promise<TableFile<M>>
 }
 
 function parseTableFile<M>(path: string, file: Buffer): TableFile<M> {
-  if (file.length < MAGIC.length + 8 || file.toString('latin1', 0, MAGIC.length) !== MAGIC) {
-    throw new TableFileError(path, 'not a compiled table file');
-  }
-  const format = file.readUInt32LE(MAGIC.length);
-  if (format !== TABLE_FORMAT) {
-    throw new TableFileError(path, `table format ${format}, this version reads ${TABLE_FORMAT}`);
-  }
-  const headStart = MAGIC.length + 8;
-  const headLength = file.readUInt32LE(MAGIC.length + 4);
+  const length = headerLength(path, file.subarray(0, HEAD_BYTES), file.length);
   const header = JSON.parse(
-    file.toString('utf8', headStart, headStart + headLength),
+    file.toString('utf8', HEAD_BYTES, HEAD_BYTES + length),
   ) as FileHeader<M>;
-  const bodyStart = align8(headStart + headLength);
+  const bodyStart = align8(HEAD_BYTES + length);
   // typed-array views need aligned offsets: a large read is its own allocation
   // (offset 0), but copy rather than trust it
   const body =
     (file.byteOffset + bodyStart) % 8 === 0
       ? file.subarray(bodyStart)
       : Buffer.from(Uint8Array.prototype.slice.call(file, bodyStart));
+  return tableFileOver(path, header, body, WHOLE);
+}
+
+/** The manifest, and views of the sections over `body` (which holds them all, read or not). */
+function tableFileOver<M>(
+  path: string,
+  header: FileHeader<M>,
+  body: Uint8Array,
+  pager: Pager,
+): TableFile<M> {
   const byName = new Map(header.sections.map((s) => [s.name, s]));
   const section = (name: string, type: 'u32' | 'u8'): SectionEntry => {
     const entry = byName.get(name);
@@ -127,7 +130,7 @@ function parseTableFile<M>(path: string, file: Buffer): TableFile<M> {
   };
   return {
     manifest: header.manifest,
-    pager: WHOLE,
+    pager,
     u32: (name) => {
       const s = section(name, 'u32');
       return new Uint32Array(body.buffer, body.byteOffset + s.offset, s.length);
@@ -339,25 +342,7 @@ export function openTableFile<M>(path: string): TableFile<M> {
     // until read, it takes no memory yet
     const body = new Uint8Array(new ArrayBuffer(bodyBytes));
     const pager = new Pager({ path, fd, bodyStart, body, sections: header.sections });
-    const section = (name: string, type: 'u32' | 'u8'): SectionEntry => {
-      const entry = header.sections.find((s) => s.name === name);
-      if (entry === undefined || entry.type !== type) {
-        throw new TableFileError(path, `section ${name} (${type}) is missing`);
-      }
-      return entry;
-    };
-    return {
-      manifest: header.manifest,
-      pager,
-      u32: (name) => {
-        const s = section(name, 'u32');
-        return new Uint32Array(body.buffer, s.offset, s.length);
-      },
-      u8: (name) => {
-        const s = section(name, 'u8');
-        return Buffer.from(body.buffer, s.offset, s.length);
-      },
-    };
+    return tableFileOver(path, header, body, pager);
   } catch (error) {
     closeSync(fd);
     throw error;
@@ -366,16 +351,9 @@ export function openTableFile<M>(path: string): TableFile<M> {
 
 const sectionBytes = (entry: SectionEntry): number => entry.length * (entry.type === 'u32' ? 4 : 1);
 
-function readHeader<M>(
-  fd: number,
-  path: string,
-): { header: FileHeader<M>; bodyStart: number; size: number } {
-  const size = fstatSync(fd).size;
-  const head = Buffer.alloc(MAGIC.length + 8);
-  if (
-    readSync(fd, head, 0, head.length, 0) < head.length ||
-    head.toString('latin1', 0, MAGIC.length) !== MAGIC
-  ) {
+/** The header's length, from the file's first HEAD_BYTES bytes, once they say it is a table file of ours. */
+function headerLength(path: string, head: Buffer, size: number): number {
+  if (head.length < HEAD_BYTES || head.toString('latin1', 0, MAGIC.length) !== MAGIC) {
     throw new TableFileError(path, 'not a compiled table file');
   }
   const format = head.readUInt32LE(MAGIC.length);
@@ -383,11 +361,21 @@ function readHeader<M>(
     throw new TableFileError(path, `table format ${format}, this version reads ${TABLE_FORMAT}`);
   }
   const length = head.readUInt32LE(MAGIC.length + 4);
-  if (head.length + length > size) throw new TableFileError(path, 'header is truncated');
+  if (HEAD_BYTES + length > size) throw new TableFileError(path, 'header is truncated');
+  return length;
+}
+
+function readHeader<M>(
+  fd: number,
+  path: string,
+): { header: FileHeader<M>; bodyStart: number; size: number } {
+  const size = fstatSync(fd).size;
+  const head = Buffer.alloc(HEAD_BYTES);
+  const length = headerLength(path, head.subarray(0, readSync(fd, head, 0, HEAD_BYTES, 0)), size);
   const text = Buffer.alloc(length);
-  readSync(fd, text, 0, length, head.length);
+  readSync(fd, text, 0, length, HEAD_BYTES);
   const header = JSON.parse(text.toString('utf8')) as FileHeader<M>;
-  return { header, bodyStart: align8(head.length + length), size };
+  return { header, bodyStart: align8(HEAD_BYTES + length), size };
 }
 
 /** Only the manifest of a table file (a few kilobytes read), or null when it is not one. */
