@@ -1,6 +1,6 @@
 // buildApp(config, deps) assembles the HTTP service without listening: one
 // request pipeline for every route, over one Exchange per request —
-//   route match → rate limit → body → validation → answer → access log.
+//   route match → API key → rate limit → body → validation → answer → access log.
 // Answers come three ways: from in-memory data (GeoIP, VPN, CIDR: computed
 // per request, cheaper than any cache), through the lookup cache (an
 // upstream is asked: whois, DNS, reverse DNS, blacklist; X-Cache), or raw
@@ -14,6 +14,8 @@ import type { CacheResult, LookupCache } from './cache/lookup-cache.js';
 import type { Config } from './config.js';
 import { AppError, toErrorResponse } from './errors.js';
 import type { AccessLog } from './http/access-log.js';
+import { refuse, type AccessControl } from './http/access-control.js';
+import { redactKey } from './http/credentials.js';
 import { clientIp } from './http/client-ip.js';
 import { isLingering } from './http/linger.js';
 import { clientErrorAnswer, serverOptions } from './http/server-options.js';
@@ -46,6 +48,8 @@ export interface AppDeps {
   cache: LookupCache;
   rateLimitStore: RateLimitStore;
   routes: readonly AnyRoute[];
+  /** API keys and METRICS_TOKEN; absent: every caller anonymous, /metrics open */
+  access?: AccessControl;
 }
 
 /** Raw params and query of a route, as an HTTP request or an MCP tool gives them. */
@@ -82,7 +86,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     deps.routes.filter((r) => r.method === 'GET' || (r.body && !r.raw)).map((r) => [r.path, r]),
   );
   const windowMs = config.rateLimitWindowSeconds * 1000;
-  const { log, now, cache, metrics } = deps;
+  const { log, now, cache, metrics, access } = deps;
   // parsed socket peers, per connection (keep-alive clients send many requests)
   const peers = new WeakMap<Socket, Ip>();
   /**
@@ -110,10 +114,12 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     deps.accessLog.record({
       reqId: x.requestId,
       method: x.method,
-      url: clip(x.url),
+      // a key never reaches the log: its value is hidden, its name logged
+      url: clip(x.query === '' ? x.url : redactKey(x.url)),
       status,
       ip: x.clientIp.text,
       ms: Math.round(seconds * 100_000) / 100,
+      key: x.apiKey === null ? null : x.apiKey.name,
     });
   }
 
@@ -130,26 +136,46 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     const match = router.match(x.method, x.path);
     if (match.kind === 'route') {
       x.route = match.route;
-      if (!match.route.rateLimited) return run(x, match);
+      if (!match.route.rateLimited) {
+        if (match.route.operator === true && access !== undefined) access.guardOperator(x);
+        return run(x, match);
+      }
     }
-    const hit = deps.rateLimitStore.hit(rateLimitKey(x.clientIp), windowMs);
+    // a valid API key is counted in its own bucket, against its own limit
+    const denial = access === undefined ? null : access.identify(x);
+    const key = x.apiKey;
+    const hit =
+      key === null
+        ? deps.rateLimitStore.hit(rateLimitKey(x.clientIp), windowMs)
+        : deps.rateLimitStore.hit(key.bucket, windowMs, key.limit);
     return hit instanceof Promise
-      ? hit.then((counted) => admitted(x, match, counted))
-      : admitted(x, match, hit);
+      ? hit.then((counted) => admitted(x, match, counted, denial))
+      : admitted(x, match, hit, denial);
   }
 
-  /** The rate limit's decision on a counted request, then the route (or why not). */
-  function admitted(x: Exchange, match: Match, hit: RateLimitHit): MaybePromise<number> {
-    const decision = decide(hit, config.rateLimitMax, now());
+  /**
+   * The rate limit's decision on a counted request, then the API key's
+   * refusal if any (401 comes after 429: guessing keys is limited), then the
+   * route (or why not).
+   */
+  function admitted(
+    x: Exchange,
+    match: Match,
+    hit: RateLimitHit,
+    denial: string | null,
+  ): MaybePromise<number> {
+    const limit = x.apiKey === null ? config.rateLimitMax : x.apiKey.limit;
+    const decision = decide(hit, limit, now());
     x.rateLimit = decision;
     if (!decision.allowed) {
       x.setHeader('retry-after', String(decision.resetSeconds));
       metrics?.rateLimited();
       throw new AppError(
         'RATE_LIMITED',
-        `Too many requests: the limit is ${config.rateLimitMax} per ${config.rateLimitWindowSeconds} s per client. Retry after ${decision.resetSeconds} s.`,
+        `Too many requests: the limit is ${limit} per ${config.rateLimitWindowSeconds} s ${x.apiKey === null ? 'per client' : 'for this API key'}. Retry after ${decision.resetSeconds} s.`,
       );
     }
+    if (denial !== null) refuse(x, denial);
     if (match.kind === 'not-found') {
       throw new AppError(
         'NOT_FOUND',
@@ -185,6 +211,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       headers: x.req.headers,
     };
     if (bodyText !== undefined) ctx.bodyText = bodyText;
+    if (x.queryKey !== null) ctx.queryKey = x.queryKey;
     const input = checkInput(route, { params: match.rawParams, query: queryObject(x.query) }, ctx);
     if (route.raw || route.cache !== undefined) {
       return after(answer(route, input), (a) => write(x, route, a));
@@ -276,7 +303,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     x.setHeaders({
       'access-control-allow-methods': 'GET, HEAD, POST, OPTIONS',
       'access-control-allow-headers':
-        'Content-Type, Accept, X-Request-Id, Mcp-Session-Id, Mcp-Protocol-Version',
+        'Authorization, Content-Type, Accept, X-Request-Id, Mcp-Session-Id, Mcp-Protocol-Version',
       'access-control-max-age': '86400',
     });
     return x.sendEmpty(204);

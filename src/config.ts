@@ -70,6 +70,15 @@ export interface Config {
   maxConnections: number;
   /** the most addresses one POST /batch may hold */
   batchMaxItems: number;
+  /** API_KEYS_FILE: the CSV of API keys (docs/security.md); null: no keys, every caller anonymous */
+  apiKeysFile: string | null;
+  /** every request but /healthz, /readyz and the page's assets needs a valid API key */
+  apiKeysRequired: boolean;
+  /** the Bearer token /metrics asks for (on whichever port serves it); null: none */
+  metricsToken: string | null;
+  /** /metrics on a listener of its own (and 404 on the public port); null: on the public port */
+  metricsPort: number | null;
+  metricsHost: string;
 }
 
 /** The IANA RDAP bootstrap (RFC 9224), refreshed like a feed. */
@@ -207,6 +216,18 @@ const envSchema = z.object({
   MAX_CONNECTIONS: integer(0, 10_000_000).default(10_000),
   // a body is at most 1 MiB, ~100,000 short IPv4 addresses: more could never arrive
   BATCH_MAX_ITEMS: integer(1, 100_000).default(1000),
+  API_KEYS_FILE: optionalPath.optional(),
+  API_KEYS_REQUIRED: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .transform((v) => v === 'true')
+    .default(false),
+  // a secret travels in a header: visible ASCII, and long enough not to be guessed
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,256}$/, 'must be 16 to 256 visible ASCII characters (no spaces)')
+    .optional(),
+  METRICS_PORT: integer(1, 65535).optional(),
+  METRICS_HOST: z.string().trim().min(1).default('127.0.0.1'),
   WORKERS: z
     .string()
     .trim()
@@ -249,6 +270,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
   if (result.success && result.data.HEADERS_TIMEOUT_MS > result.data.REQUEST_TIMEOUT_MS) {
     problems.push('HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS');
   }
+  if (result.success) problems.push(...securityProblems(result.data));
   if (!result.success || problems.length > 0 || dataUpdate === null) {
     throw new ConfigError(problems);
   }
@@ -285,7 +307,29 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     maxConnections: e.MAX_CONNECTIONS,
     batchMaxItems: e.BATCH_MAX_ITEMS,
+    apiKeysFile: e.API_KEYS_FILE ?? null,
+    apiKeysRequired: e.API_KEYS_REQUIRED,
+    metricsToken: e.METRICS_TOKEN ?? null,
+    metricsPort: e.METRICS_PORT ?? null,
+    metricsHost: e.METRICS_HOST,
   });
+}
+
+/** Combinations of the access settings that cannot be what the operator meant. */
+function securityProblems(e: {
+  API_KEYS_FILE?: string | undefined;
+  API_KEYS_REQUIRED: boolean;
+  METRICS_PORT?: number | undefined;
+  PORT: number;
+}): string[] {
+  const problems: string[] = [];
+  if (e.API_KEYS_REQUIRED && e.API_KEYS_FILE === undefined) {
+    problems.push('API_KEYS_REQUIRED: true needs API_KEYS_FILE (the keys that are accepted)');
+  }
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.PORT) {
+    problems.push('METRICS_PORT: must differ from PORT');
+  }
+  return problems;
 }
 
 function parseBootstrapUrl(text: string | undefined, problems: string[]): string | null {

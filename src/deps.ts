@@ -40,7 +40,9 @@ import { feedsDir } from './lookups/vpn/feed-store.js';
 import { networkHandlers, type NetworkLookups } from './routes/network-routes.js';
 import { mcpHandlers } from './mcp/mcp-route.js';
 import { vpnHandlers } from './routes/vpn-routes.js';
-import { routeTable } from './routes/route-table.js';
+import { metricsTable, routeTable } from './routes/route-table.js';
+import { AccessControl } from './http/access-control.js';
+import { ApiKeySource } from './auth/api-key-source.js';
 import { pageHandlers } from './routes/page-routes.js';
 import { pageAssetSet } from './web/page-assets.js';
 import { ASSET_PREFIX } from './web/assets.js';
@@ -200,6 +202,27 @@ export interface ServiceOverrides {
   cacheStore?: CacheStore;
   rateLimitStore?: RateLimitStore;
   isReady?: () => boolean;
+  /** the API keys (src/main.ts reloads them); default: API_KEYS_FILE read now, if set */
+  apiKeys?: ApiKeySource | null;
+}
+
+/** API_KEYS_FILE (its keys read now, or the source given) and METRICS_TOKEN; undefined: neither set. */
+export function accessControl(
+  config: Readonly<Config>,
+  apiKeys?: ApiKeySource | null,
+): AccessControl | undefined {
+  const source =
+    apiKeys !== undefined
+      ? apiKeys
+      : config.apiKeysFile === null
+        ? null
+        : ApiKeySource.open(config.apiKeysFile, config.rateLimitMax);
+  if (source === null && config.metricsToken === null) return undefined;
+  return new AccessControl({
+    keys: source === null ? null : () => source.current(),
+    required: config.apiKeysRequired,
+    metricsToken: config.metricsToken,
+  });
 }
 
 export const VERSION = (
@@ -256,52 +279,69 @@ export function buildService(
     return app.call(path, raw, ctx);
   };
   routes.push(
-    ...routeTable({
-      ops: opsHandlers({
-        version: VERSION,
-        dataSets: () => data.geo.dataSets,
-        maxAgeDays: config.dataUpdate.maxAgeDays,
-        now,
-        isReady: overrides.isReady ?? (() => true),
-        openApi: () =>
-          (openApi ??= JSON.stringify(
-            buildOpenApi(routes, {
-              title: 'ipintel',
-              version: VERSION,
-              description:
-                'Self-hostable IP intelligence: GeoIP, VPN/hosting detection, RDAP/whois, DNS, DNSBL and CIDR. Success bodies are {"data": …}; errors are {"error": {"code", "message"}}.',
-            }),
-          )),
-        metrics,
-        dependencies: overrides.dependencies ?? (() => ({})),
-        feeds: () => data.vpn.current().feeds,
-        // the API's endpoints: the page's files (renamed by every release) are not
-        endpoints: () =>
-          routes
-            .filter((r) => !r.path.startsWith(ASSET_PREFIX))
-            .map((r) => ({ method: r.method, path: r.path, summary: r.summary })),
-      }),
-      page: pageHandlers({
-        assets: pageAssetSet,
-        lookup: callRoute,
-        attribution: { geoip: geoipAttribution.list, vpn: vpnAttribution.list },
-      }),
-      geoip: geoipHandlers(geoip, geoipAttribution.headers),
-      vpn: vpnHandlers(geoip, data.vpn, vpnJson, vpnAttribution.headers),
-      network: networkHandlers(instrumented(overrides.network ?? networkLookups(config), metrics)),
-      cidr: cidrHandlers(),
-      batch: batchHandlers({
-        geoip,
-        vpnJson,
-        maxItems: config.batchMaxItems,
-        attribution: geoipAttribution.headers,
-      }),
-      mcp: mcpHandlers({
-        version: VERSION,
-        log,
-        call: callRoute,
-      }),
-    }),
+    ...routeTable(
+      {
+        ops: opsHandlers({
+          version: VERSION,
+          dataSets: () => data.geo.dataSets,
+          maxAgeDays: config.dataUpdate.maxAgeDays,
+          now,
+          isReady: overrides.isReady ?? (() => true),
+          openApi: () =>
+            (openApi ??= JSON.stringify(
+              buildOpenApi(
+                routes,
+                {
+                  title: 'ipintel',
+                  version: VERSION,
+                  description:
+                    'Self-hostable IP intelligence: GeoIP, VPN/hosting detection, RDAP/whois, DNS, DNSBL and CIDR. Success bodies are {"data": …}; errors are {"error": {"code", "message"}}.',
+                },
+                {
+                  apiKeys:
+                    config.apiKeysFile === null
+                      ? 'off'
+                      : config.apiKeysRequired
+                        ? 'required'
+                        : 'optional',
+                  metricsToken: config.metricsToken !== null,
+                },
+              ),
+            )),
+          metrics,
+          dependencies: overrides.dependencies ?? (() => ({})),
+          feeds: () => data.vpn.current().feeds,
+          // the API's endpoints: the page's files (renamed by every release) are not
+          endpoints: () =>
+            routes
+              .filter((r) => !r.path.startsWith(ASSET_PREFIX))
+              .map((r) => ({ method: r.method, path: r.path, summary: r.summary })),
+        }),
+        page: pageHandlers({
+          assets: pageAssetSet,
+          lookup: callRoute,
+          attribution: { geoip: geoipAttribution.list, vpn: vpnAttribution.list },
+        }),
+        geoip: geoipHandlers(geoip, geoipAttribution.headers),
+        vpn: vpnHandlers(geoip, data.vpn, vpnJson, vpnAttribution.headers),
+        network: networkHandlers(
+          instrumented(overrides.network ?? networkLookups(config), metrics),
+        ),
+        cidr: cidrHandlers(),
+        batch: batchHandlers({
+          geoip,
+          vpnJson,
+          maxItems: config.batchMaxItems,
+          attribution: geoipAttribution.headers,
+        }),
+        mcp: mcpHandlers({
+          version: VERSION,
+          log,
+          call: callRoute,
+        }),
+      },
+      { metricsElsewhere: config.metricsPort !== null },
+    ),
   );
   app = buildApp(config, {
     log,
@@ -315,6 +355,45 @@ export function buildService(
     ),
     rateLimitStore: overrides.rateLimitStore ?? new MemoryRateLimitStore(now),
     routes,
+    ...optional('access', accessControl(config, overrides.apiKeys)),
   });
   return app;
+}
+
+/**
+ * METRICS_PORT: the listener of /metrics alone (anything else is 404), not
+ * counted by the rate limit; METRICS_TOKEN still guards it when set.
+ */
+export function buildMetricsApp(
+  config: Readonly<Config>,
+  metrics: Metrics,
+  log: Logger,
+  accessLog: AccessLog = silentAccessLog,
+): App {
+  const ops = opsHandlers({
+    version: VERSION,
+    dataSets: () => [],
+    maxAgeDays: config.dataUpdate.maxAgeDays,
+    now: Date.now,
+    isReady: () => true,
+    openApi: () => '{}',
+    endpoints: () => [],
+    metrics,
+    dependencies: () => ({}),
+  });
+  return buildApp(config, {
+    log,
+    accessLog,
+    metrics,
+    now: Date.now,
+    cache: new LookupCache(new MemoryCacheStore(0, Date.now, 0), Date.now),
+    rateLimitStore: new MemoryRateLimitStore(),
+    routes: metricsTable(ops),
+    ...optional('access', accessControl({ ...config, apiKeysFile: null }, null)),
+  });
+}
+
+/** `{ [name]: value }`, or `{}` for undefined (exactOptionalPropertyTypes). */
+function optional<K extends string, V>(name: K, value: V | undefined): { [P in K]?: V } {
+  return value === undefined ? {} : ({ [name]: value } as { [P in K]?: V });
 }

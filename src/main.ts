@@ -4,7 +4,16 @@ import { performance } from 'node:perf_hooks';
 import cluster from 'node:cluster';
 import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { buildService, loadServiceData, reloadGeoData, type ServiceData } from './deps.js';
+import {
+  buildMetricsApp,
+  buildService,
+  loadServiceData,
+  reloadGeoData,
+  type ServiceData,
+} from './deps.js';
+import { ApiKeySource } from './auth/api-key-source.js';
+import { ApiKeysFileError } from './auth/api-keys.js';
+import type { App } from './app.js';
 import { readRest, updateSignature } from './lookups/geoip/load.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
 import { IpcRateLimitStore } from './ratelimit/ipc-rate-limit-store.js';
@@ -14,12 +23,14 @@ import { runCluster, signalWorkers } from './cluster.js';
 import { openRedisLink, type RedisState } from './redis/redis-link.js';
 import { BatchedAccessLog, silentAccessLog, type AccessLog } from './http/access-log.js';
 import { DataError } from './lookups/geoip/load.js';
-import { createMetrics } from './metrics.js';
+import { createMetrics, type Metrics } from './metrics.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
 /** after listening, when the work left for later begins */
 const WARM_UP_DELAY_MS = 1_000;
+/** how often API_KEYS_FILE is checked for a change (one stat): a revoked key stops working within this */
+const API_KEYS_CHECK_MS = 5_000;
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -33,6 +44,8 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // a bad keys file stops start-up once, here, not in each worker
+  if (config.apiKeysFile !== null) openApiKeys(config);
   // the log buffer is bounded: when stdout cannot keep up, lines are dropped
   // rather than held in memory without end (SonicBoom's maxLength)
   const destination = pino.destination({ fd: 1, sync: false, maxLength: LOG_BUFFER_BYTES });
@@ -73,10 +86,12 @@ async function serve(
   ]);
   let ready = true;
   const metrics = createMetrics();
+  const apiKeys = config.apiKeysFile === null ? null : openApiKeys(config);
   const app = buildService(config, data, log, {
     metrics,
     isReady: () => ready,
     accessLog,
+    apiKeys,
     ...(redis === null
       ? cluster.isWorker
         ? { rateLimitStore: new IpcRateLimitStore(new MemoryRateLimitStore()) }
@@ -123,10 +138,13 @@ async function serve(
     // them): prom-client's registry
     setTimeout(() => metrics.prepare(), WARM_UP_DELAY_MS).unref();
   });
+  const metricsApp = config.metricsPort === null ? null : listenMetrics(config, metrics, log);
   const shutdown = (signal: string): void => {
     if (!ready) return;
     ready = false;
     log.info({ signal }, 'shutting down: finishing in-flight requests');
+    metricsApp?.server.close();
+    metricsApp?.server.closeAllConnections();
     app.server.close(() => {
       void (redis?.close() ?? Promise.resolve())
         .catch(() => undefined)
@@ -168,10 +186,25 @@ async function serve(
     // new tables renamed into DATA_DIR/tables by `npm run update-data` or the schedule
     if (updateSignature(config.dataDir) !== data.geoSignature) reloadGeo('timer');
   }, 60_000).unref();
-  // SIGHUP also re-reads the GeoIP/ASN files (e.g. GEOIP_DB replaced on disk)
+  const reloadKeys = (reason: string): void => {
+    apiKeys
+      ?.reload({ ifChanged: reason === 'timer' })
+      .then((outcome) => {
+        if (outcome.reloaded) log.info({ reason, keys: outcome.keys }, 'API keys reloaded');
+      })
+      .catch((error: unknown) =>
+        log.error(
+          { problems: error instanceof ApiKeysFileError ? error.problems : [String(error)] },
+          'API_KEYS_FILE refused; keeping the keys in use',
+        ),
+      );
+  };
+  if (apiKeys !== null) setInterval(() => reloadKeys('timer'), API_KEYS_CHECK_MS).unref();
+  // SIGHUP also re-reads the GeoIP/ASN files (e.g. GEOIP_DB replaced on disk) and the API keys
   process.on('SIGHUP', () => {
     reloadFeeds('SIGHUP');
     reloadGeo('SIGHUP');
+    reloadKeys('SIGHUP');
   });
   if (!cluster.isWorker) {
     scheduleUpdates(config, log, data, () => {
@@ -181,6 +214,32 @@ async function serve(
   }
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+/** API_KEYS_FILE read now; a file that cannot be used stops start-up, naming its lines. */
+function openApiKeys(config: Readonly<Config>): ApiKeySource {
+  try {
+    return ApiKeySource.open(config.apiKeysFile!, config.rateLimitMax);
+  } catch (error) {
+    if (error instanceof ApiKeysFileError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/** METRICS_PORT: /metrics on a listener of its own (METRICS_HOST, loopback by default). */
+function listenMetrics(config: Readonly<Config>, metrics: Metrics, log: Logger): App {
+  const metricsApp = buildMetricsApp(config, metrics, log);
+  metricsApp.server.on('error', (error) => {
+    log.fatal({ err: error }, 'cannot listen on METRICS_PORT');
+    process.exit(1);
+  });
+  metricsApp.server.listen(config.metricsPort!, config.metricsHost, () =>
+    log.info({ address: metricsApp.server.address() }, 'metrics listening'),
+  );
+  return metricsApp;
 }
 
 async function loadData(config: Readonly<Config>, log: Logger): Promise<ServiceData> {

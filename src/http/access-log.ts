@@ -17,6 +17,8 @@ export interface AccessEntry {
   status: number;
   ip: string;
   ms: number;
+  /** the name of the API key the request came with (ASCII, nothing to escape; never the key) */
+  key?: string | null;
 }
 
 export interface AccessLog {
@@ -63,7 +65,8 @@ export class BatchedAccessLog implements AccessLog {
     // most 6 bytes a character: "\u001f"; as UTF-8, at most 3)
     const bound =
       PREFIX.length + 24 + this.base.length + e.reqId.length + e.method.length + 6 * e.url.length;
-    const b = this.out.reserve(bound + e.ip.length + 128);
+    const key = e.key ?? null;
+    const b = this.out.reserve(bound + e.ip.length + (key === null ? 0 : key.length + 9) + 128);
     let at = writeAscii(b, this.out.at, PREFIX);
     at = writeUint(b, at, this.now());
     at = copyBytes(this.base, 0, this.base.length, b, at);
@@ -78,6 +81,10 @@ export class BatchedAccessLog implements AccessLog {
     at = writeUint(b, at, e.status);
     at = writeAscii(b, at, ',"ip":"');
     at = writeAscii(b, at, e.ip);
+    if (key !== null) {
+      at = writeAscii(b, at, '","key":"');
+      at = writeAscii(b, at, key);
+    }
     at = writeAscii(b, at, '","ms":');
     at = writeMilliseconds(b, at, e.ms);
     at = writeAscii(b, at, ',"msg":"request"}\n');

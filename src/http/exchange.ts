@@ -7,12 +7,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { AnyRoute } from './route.js';
 import type { Ip } from '../net/ip.js';
+import type { ApiKey } from '../auth/api-keys.js';
 import { bodyStillArriving, sendLingering } from './linger.js';
 import { requestIdFrom } from './respond.js';
 import { endWithTurn } from './write-batch.js';
 
 const EXPOSED =
-  'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Cache, X-Request-Id, X-Data-Attribution';
+  'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, WWW-Authenticate, X-Cache, X-Request-Id, X-Data-Attribution';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -36,6 +37,10 @@ export class Exchange {
   readonly head: boolean;
   /** the matched route, for metrics; null until matched */
   route: AnyRoute | null = null;
+  /** the API key the request was admitted with (its name goes to the access log) */
+  apiKey: ApiKey | null = null;
+  /** that key, when it came as ?key=: the page's links carry it on */
+  queryKey: string | null = null;
   // The headers decided along the way. The ones nearly every answer carries
   // are fields; the rest gather in `extra` as name, value, name, value… —
   // node:http takes that flat list as it is, where an object of headers costs

@@ -68,16 +68,62 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, JsonObject>
   return out;
 }
 
+/** What guards this instance's routes (docs/security.md). */
+export interface OpenApiAuth {
+  apiKeys: 'off' | 'optional' | 'required';
+  metricsToken: boolean;
+}
+
+const KEY_SCHEMES = {
+  apiKey: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'An API key of this instance (API_KEYS_FILE) as Authorization: Bearer <key>. Counted against the key’s own limit; a key that is not valid is refused (401).',
+  },
+  apiKeyQuery: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'key',
+    description:
+      'The same API key as ?key=<key> (the Authorization header wins when both are sent).',
+  },
+};
+const METRICS_SCHEME = {
+  metricsToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The operator’s METRICS_TOKEN, for GET /metrics.',
+  },
+};
+
+/** An operation's security requirements (OpenAPI 3.1 §4.8.30), or undefined when it has none. */
+function securityOf(route: AnyRoute, auth: OpenApiAuth): JsonObject[] | undefined {
+  const keys = [{ apiKey: [] }, { apiKeyQuery: [] }];
+  if (route.operator === true) {
+    if (auth.metricsToken) return [{ metricsToken: [] }];
+    return auth.apiKeys === 'required' ? keys : undefined;
+  }
+  if (!route.rateLimited || auth.apiKeys === 'off') return undefined;
+  // {} first: the key is optional, the request is then counted by address
+  return auth.apiKeys === 'required' ? keys : [{}, ...keys];
+}
+
 export function buildOpenApi(
   routes: readonly AnyRoute[],
   info: { title: string; version: string; description: string },
+  auth: OpenApiAuth = { apiKeys: 'off', metricsToken: false },
 ): JsonObject {
   const collector = new SchemaCollector();
   collector.toJson(errorBodySchema, 'output');
   const paths: Record<string, Record<string, JsonObject>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z]+)/g, '{$1}');
-    const codes = route.rateLimited ? [...route.errors, 'RATE_LIMITED' as const] : route.errors;
+    const security = securityOf(route, auth);
+    const codes: ErrorCode[] = route.rateLimited
+      ? [...route.errors, 'RATE_LIMITED']
+      : [...route.errors];
+    if (security !== undefined) codes.push('UNAUTHORIZED');
     const body = route.raw ? route.response : envelope(route.response);
     const cache = route.cache
       ? ` Cached for ${route.cache.ttlSeconds} s (Cache-Control: ${route.cache.visibility}; X-Cache: HIT or MISS).`
@@ -88,6 +134,7 @@ export function buildOpenApi(
       summary: route.summary,
       description: `${route.description ?? route.summary}${cache}${limit}`,
       tags: route.tags,
+      ...(security === undefined ? {} : { security }),
       parameters: [
         ...parameters(collector, route.params, 'path'),
         ...parameters(collector, route.query, 'query'),
@@ -126,6 +173,16 @@ export function buildOpenApi(
     openapi: '3.1.0',
     info: { ...info, license: { name: 'MIT', identifier: 'MIT' } },
     paths,
-    components: { schemas: collector.components },
+    components: {
+      schemas: collector.components,
+      ...(auth.apiKeys === 'off' && !auth.metricsToken
+        ? {}
+        : {
+            securitySchemes: {
+              ...(auth.apiKeys === 'off' ? {} : KEY_SCHEMES),
+              ...(auth.metricsToken ? METRICS_SCHEME : {}),
+            },
+          }),
+    },
   };
 }

@@ -13,6 +13,8 @@ export interface RequestContext {
   headers: IncomingHttpHeaders;
   /** the request body of routes that take one (`body` set), as UTF-8 text */
   bodyText?: string;
+  /** the valid API key the request carried as ?key= (the page's links carry it on) */
+  queryKey?: string;
 }
 
 export interface CachePolicy {
@@ -60,6 +62,8 @@ export interface Route<P = unknown, Q = unknown, D = unknown> {
   /** error codes this route can answer, beyond the ones every route can (404/405/429/500) */
   errors: ErrorCode[];
   rateLimited: boolean;
+  /** the operator's endpoint (/metrics): METRICS_TOKEN guards it (src/http/access-control.ts) */
+  operator?: boolean;
   /**
    * Cache-Control of answers from in-memory data (no server cache): from the
    * table's lifetime, built once in route(); 'no-store' without one
@@ -95,7 +99,7 @@ export type AnyRoute = Route<any, any, any>;
 /** What answers a route, apart from where it sits in the route table (src/routes/route-table.ts). */
 export type Handler<P = unknown, Q = unknown, D = unknown> = Omit<
   Route<P, Q, D>,
-  'method' | 'path' | 'rateLimited' | 'cacheControl' | 'cache'
+  'method' | 'path' | 'rateLimited' | 'operator' | 'cacheControl' | 'cache'
 >;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -106,8 +110,10 @@ export function defineHandler<P, Q, D>(handler: Handler<P, Q, D>): AnyHandler {
 }
 
 export interface Placement {
-  /** counted against the client's rate limit */
+  /** counted against the client's rate limit (and asks for an API key where keys are required) */
   limited: boolean;
+  /** the operator's endpoint: METRICS_TOKEN, not API keys */
+  operator?: boolean;
   lifetime?: Lifetime;
   cache?: CachePolicy;
 }
@@ -127,6 +133,7 @@ export function route(
     method,
     path,
     rateLimited: placement.limited,
+    ...(placement.operator === true ? { operator: true } : {}),
     cacheControl:
       placement.lifetime === undefined
         ? 'no-store'

@@ -14,7 +14,9 @@ export interface RateLimitStore {
   /**
    * Counts one request of `key` in its fixed window: the window opens with
    * the key's first request and lasts `windowMs`. A synchronous answer lets
-   * the pipeline decide without an await.
+   * the pipeline decide without an await. `limit` is the key's allowance
+   * when it is its own (an API key's), not RATE_LIMIT_MAX: a store that only
+   * counts ignores it; one that hands out shares of an allowance needs it.
    */
-  hit(key: string, windowMs: number): RateLimitHit | Promise<RateLimitHit>;
+  hit(key: string, windowMs: number, limit?: number): RateLimitHit | Promise<RateLimitHit>;
 }

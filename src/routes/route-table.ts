@@ -22,16 +22,23 @@ export interface Handlers {
 
 const LIMITED = { limited: true } as const;
 const FREE = { limited: false } as const;
+/** not counted; METRICS_TOKEN (or, keys required, an API key) guards it */
+const OPERATOR = { limited: false, operator: true } as const;
 
-export function routeTable(h: Handlers): AnyRoute[] {
+export interface TableOptions {
+  /** METRICS_PORT: /metrics is served on a listener of its own, not in this table */
+  metricsElsewhere?: boolean;
+}
+
+export function routeTable(h: Handlers, options: TableOptions = {}): AnyRoute[] {
   const { ops, geoip, vpn, network, cidr, mcp, batch, page } = h;
-  return [
+  const table = [
     route('GET', '/', page.home(ops.info), LIMITED),
     // static, immutable and cached by the browser: not counted, like /healthz
     route('GET', '/assets/:file', page.asset, FREE),
     route('GET', '/healthz', ops.health, FREE),
     route('GET', '/readyz', ops.ready, FREE),
-    route('GET', '/metrics', ops.metrics, FREE),
+    route('GET', '/metrics', ops.metrics, OPERATOR),
     route('GET', '/openapi.json', ops.openApi, LIMITED),
     // in-memory data: computed per request, no server-side cache
     route('GET', '/ip', geoip.caller, { ...LIMITED, lifetime: CALLER_LIFETIME }),
@@ -50,4 +57,10 @@ export function routeTable(h: Handlers): AnyRoute[] {
     // GeoIP/VPN of many addresses: one rate-limit unit per request (local lookups)
     route('POST', '/batch', batch.lookup, LIMITED),
   ];
+  return options.metricsElsewhere === true ? table.filter((r) => !r.operator) : table;
+}
+
+/** The table of the METRICS_PORT listener: /metrics alone. */
+export function metricsTable(ops: Handlers['ops']): AnyRoute[] {
+  return [route('GET', '/metrics', ops.metrics, OPERATOR)];
 }

@@ -1,0 +1,65 @@
+// Where a caller's secret travels, pure: `Authorization: Bearer <token>`
+// (RFC 6750 §2.1; the scheme is case-insensitive, RFC 7235 §2.1) or the
+// query's `key` (§2.3's idea under the name API users expect, as ipinfo's
+// `?token=`); the header wins. Another scheme in Authorization (Basic from a
+// proxy in front) is not ours and is ignored. A query key is never written to
+// the access log: redactKey() hides its value.
+
+/** A presented key no table holds (keys have no spaces): two different `key` values in one query. */
+export const AMBIGUOUS_KEY = ' ';
+
+/** The token of `Authorization: Bearer <token>`, or undefined without one. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  if (authorization === undefined || authorization.length < 8) return undefined;
+  if (authorization.slice(0, 7).toLowerCase() !== 'bearer ') return undefined;
+  const token = authorization.slice(7).trim();
+  return token === '' ? undefined : token;
+}
+
+/**
+ * The key a request presents: the Bearer token, else the query's `key`
+ * (percent-decoded); undefined when it presents none (an empty `?key=` is none).
+ */
+export function presentedKey(authorization: string | undefined, query: string): string | undefined {
+  const token = bearerToken(authorization);
+  if (token !== undefined) return token;
+  if (query === '') return undefined;
+  let found: string | undefined;
+  for (let at = keyAt(query, 0); at !== -1; at = keyAt(query, at + 1)) {
+    const end = query.indexOf('&', at);
+    const value = decoded(query.slice(at + 4, end === -1 ? query.length : end));
+    if (value === '') continue;
+    if (found !== undefined && found !== value) return AMBIGUOUS_KEY;
+    found = value;
+  }
+  return found;
+}
+
+/** Where a `key=` parameter starts in a query string, from `from` on; -1 when none. */
+function keyAt(query: string, from: number): number {
+  for (let at = query.indexOf('key=', from); at !== -1; at = query.indexOf('key=', at + 1)) {
+    if (at === 0 || query.charCodeAt(at - 1) === 0x26 /* & */) return at;
+  }
+  return -1;
+}
+
+function decoded(value: string): string {
+  if (!value.includes('%') && !value.includes('+')) return value;
+  try {
+    return decodeURIComponent(value.replaceAll('+', ' '));
+  } catch {
+    return value;
+  }
+}
+
+/** The URL with the value of every `key` parameter replaced, for the access log. */
+export function redactKey(url: string): string {
+  const queryAt = url.indexOf('?');
+  if (queryAt === -1 || !url.includes('key=', queryAt)) return url;
+  const query = url
+    .slice(queryAt + 1)
+    .split('&')
+    .map((part) => (part.startsWith('key=') ? 'key=[redacted]' : part))
+    .join('&');
+  return `${url.slice(0, queryAt)}?${query}`;
+}
