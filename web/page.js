@@ -35,6 +35,15 @@ function kindOf(query) {
 /** @param {string} text */
 const segment = (text) => encodeURIComponent(text).replace(/%3A/gi, ':');
 
+// the API key the page was opened with (/?key=…): every API call, curl
+// command and address of the page keeps it, as the server's links do
+const apiKey = new URLSearchParams(location.search).get('key');
+/** @param {string} path */
+const withKey = (path) =>
+  apiKey === null || apiKey === ''
+    ? path
+    : `${path}${path.includes('?') ? '&' : '?'}key=${encodeURIComponent(apiKey)}`;
+
 /**
  * @typedef {{ lookup: string, title: string, path: string, render: keyof typeof renderers }} Lookup
  * @param {string} query
@@ -80,7 +89,9 @@ function lookupsOf(query) {
 
 /** @param {Lookup} l */
 function newPanel(l) {
-  const curl = el('p', { class: 'curl' }, [el('code', {}, [`curl '${location.origin}${l.path}'`])]);
+  const curl = el('p', { class: 'curl' }, [
+    el('code', {}, [`curl '${location.origin}${withKey(l.path)}'`]),
+  ]);
   const body = el('p', { class: 'loading' }, ['Looking up…']);
   const section = el('section', { class: 'panel', 'data-lookup': l.lookup, 'aria-busy': 'true' }, [
     el('h3', {}, [l.title]),
@@ -95,7 +106,7 @@ function newPanel(l) {
  * @param {string} path @param {AbortSignal} signal
  */
 async function ask(path, signal) {
-  const response = await fetch(path, { headers: { accept: 'application/json' }, signal });
+  const response = await fetch(withKey(path), { headers: { accept: 'application/json' }, signal });
   /** @type {{ data?: unknown, error?: { code?: string, message?: string } } | null} */
   const body = await response.json().then(
     (/** @type {unknown} */ json) => /** @type {typeof body} */ (json),
@@ -185,7 +196,7 @@ form.addEventListener('submit', (event) => {
   event.preventDefault();
   const query = input.value.trim();
   if (query === '') return;
-  history.pushState({ query }, '', `/?q=${encodeURIComponent(query)}`);
+  history.pushState({ query }, '', withKey(`/?q=${encodeURIComponent(query)}`));
   document.title = `${query} — ipintel`;
   void show(query);
 });

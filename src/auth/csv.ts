@@ -28,9 +28,11 @@ export function parseCsv(text: string): CsvRecord[] {
   while (at < text.length) {
     const start = line;
     const fields: string[] = [];
+    let quotedField = false;
     for (;;) {
       let field: string;
       if (text[at] === '"') {
+        quotedField = true;
         ({ field, at, line } = quoted(text, at + 1, line));
         const next = text[at];
         if (next !== undefined && next !== ',' && next !== '\n' && next !== '\r') {
@@ -51,7 +53,8 @@ export function parseCsv(text: string): CsvRecord[] {
     if (text[at] === '\r') at++;
     if (text[at] === '\n') at++;
     line++;
-    if (!(fields.length === 1 && fields[0] === '')) records.push({ line: start, fields });
+    // a line with nothing on it is blank; `""` is a record of one empty field
+    if (quotedField || fields.length > 1 || fields[0] !== '') records.push({ line: start, fields });
   }
   return records;
 }

@@ -75,6 +75,7 @@ export function pageHandlers(options: PageOptions) {
     ]);
     const html = renderPage({
       origin: originOf(ctx),
+      key: ctx.queryKey ?? null,
       assets: pageAssetUrls(assets),
       caller,
       query,

@@ -40,6 +40,15 @@ export function attributionLine(attributions: readonly Attribution[]): string {
   return `<p class="attribution">${links}</p>`;
 }
 
+/**
+ * A link of the page with the caller's API key kept on (`?key=`): a page
+ * opened as /?key=… asks the API, and shows curl commands, with that key.
+ */
+export function withKey(path: string, key: string | null): string {
+  if (key === null) return path;
+  return `${path}${path.includes('?') ? '&' : '?'}key=${encodeURIComponent(key)}`;
+}
+
 export function curlLine(origin: string, path: string): string {
   return `<p class="curl"><code>curl ${escape(`'${origin}${path}'`)}</code></p>`;
 }

@@ -2,7 +2,7 @@
 // and VPN verdict rendered here, so the first view needs no script; a lookup
 // form that works without script too (GET /?q=…); the offline map; and where
 // to go next (OpenAPI, MCP). web/page.js takes over the form when it runs.
-import { attributionLine, escape } from './html.js';
+import { attributionLine, escape, withKey } from './html.js';
 import {
   geoBody,
   panel,
@@ -33,6 +33,8 @@ export interface CallerView {
 export interface PageView {
   /** scheme://host of this request, for the curl commands */
   origin: string;
+  /** the API key the page was opened with (?key=), kept in its links; null: none */
+  key: string | null;
   assets: PageAssets;
   caller: CallerView;
   /** the `q` of /?q=…, '' when none */
@@ -74,6 +76,7 @@ function callerSection(view: PageView): string {
         attributions: view.caller.geoAttributions,
       },
       view.origin,
+      view.key,
     ),
   ];
   if (!geo.bogon) {
@@ -87,14 +90,16 @@ function callerSection(view: PageView): string {
           attributions: view.caller.vpnAttributions,
         },
         view.origin,
+        view.key,
       ),
     );
   }
   return `<section id="you" aria-labelledby="you-title"><h2 id="you-title">Your IP address</h2><p class="address" id="caller-ip">${escape(geo.ip)}</p><div class="panels">${panels.join('')}</div></section>`;
 }
 
-function lookupForm(query: string): string {
-  return `<form id="lookup" action="/" method="get" role="search"><label for="q">Look up an IP address, a domain or a CIDR range</label><div class="row"><input id="q" name="q" type="search" value="${escape(query)}" placeholder="8.8.8.8, example.com, 10.0.0.0/8" autocomplete="off" autocapitalize="off" spellcheck="false" required maxlength="253"><button type="submit">Look up</button></div></form>`;
+function lookupForm(query: string, key: string | null): string {
+  const keyField = key === null ? '' : `<input type="hidden" name="key" value="${escape(key)}">`;
+  return `<form id="lookup" action="/" method="get" role="search">${keyField}<label for="q">Look up an IP address, a domain or a CIDR range</label><div class="row"><input id="q" name="q" type="search" value="${escape(query)}" placeholder="8.8.8.8, example.com, 10.0.0.0/8" autocomplete="off" autocapitalize="off" spellcheck="false" required maxlength="253"><button type="submit">Look up</button></div></form>`;
 }
 
 function mapFigure(view: PageView): string {
@@ -103,16 +108,16 @@ function mapFigure(view: PageView): string {
 }
 
 function results(view: PageView): string {
-  const panels = view.panels.map((p) => panel(p, view.origin)).join('');
+  const panels = view.panels.map((p) => panel(p, view.origin, view.key)).join('');
   const note = view.note === null ? '' : `<p class="note">${escape(view.note)}</p>`;
   const heading =
     view.query === '' ? '' : `<h2 id="results-title">Lookups of ${escape(view.query)}</h2>`;
   return `<section id="results" aria-live="polite" data-query="${escape(view.query)}">${heading}<div class="panels">${panels}</div>${note}</section>`;
 }
 
-function usage(origin: string): string {
+function usage(origin: string, key: string | null): string {
   const mcp = escape(JSON.stringify({ mcpServers: { ipintel: { url: `${origin}/mcp` } } }));
-  return `<section id="use" aria-labelledby="use-title"><h2 id="use-title">Use it from code</h2><p>Every panel shows its <code>curl</code> command. The whole JSON API is described by <a href="/openapi.json">the OpenAPI document</a>; the rate limit counts this page's lookups like any client's.</p><h3 id="mcp">AI assistants (MCP)</h3><p>The Model Context Protocol endpoint is <code>${escape(origin)}/mcp</code> (Streamable HTTP). A client configuration:</p><pre><code>${mcp}</code></pre><p>Desktop clients that start a local process use <code>npm run mcp</code> (stdio): see the README, section “MCP”.</p></section>`;
+  return `<section id="use" aria-labelledby="use-title"><h2 id="use-title">Use it from code</h2><p>Every panel shows its <code>curl</code> command. The whole JSON API is described by <a href="${escape(withKey('/openapi.json', key))}">the OpenAPI document</a>; the rate limit counts this page's lookups like any client's.</p><h3 id="mcp">AI assistants (MCP)</h3><p>The Model Context Protocol endpoint is <code>${escape(origin)}/mcp</code> (Streamable HTTP). A client configuration:</p><pre><code>${mcp}</code></pre><p>Desktop clients that start a local process use <code>npm run mcp</code> (stdio): see the README, section “MCP”.</p></section>`;
 }
 
 export function renderPage(view: PageView): string {
@@ -120,8 +125,8 @@ export function renderPage(view: PageView): string {
   const title = view.query === '' ? 'ipintel: your IP address' : `${view.query} — ipintel`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><title>${escape(title)}</title><link rel="icon" href="${escape(assets.icon)}" type="image/svg+xml"><link rel="stylesheet" href="${escape(assets.css)}"><script type="module" src="${escape(assets.js)}"></script></head>
-<body><header><h1><a href="/">ipintel</a></h1><nav aria-label="Documentation"><a href="/openapi.json">API (OpenAPI)</a> <a href="#mcp">MCP</a></nav></header>
-<main>${callerSection(view)}${lookupForm(view.query)}${mapFigure(view)}${results(view)}${usage(view.origin)}</main>
+<body><header><h1><a href="${escape(withKey('/', view.key))}">ipintel</a></h1><nav aria-label="Documentation"><a href="${escape(withKey('/openapi.json', view.key))}">API (OpenAPI)</a> <a href="#mcp">MCP</a></nav></header>
+<main>${callerSection(view)}${lookupForm(view.query, view.key)}${mapFigure(view)}${results(view)}${usage(view.origin, view.key)}</main>
 <footer>${attributionLine(view.attributions)}<p>Served by your own ipintel: nothing on this page comes from anywhere else.</p></footer>
 </body></html>
 `;

@@ -5,7 +5,14 @@
 import type { z } from 'zod';
 import type { cidrRecordSchema, geoIpRecordSchema } from '../api/schemas.js';
 import type { vpnRecordSchema } from '../api/lookup-schemas.js';
-import { attributionLine, curlLine, definitionList, escape, type Attribution } from './html.js';
+import {
+  attributionLine,
+  curlLine,
+  definitionList,
+  escape,
+  withKey,
+  type Attribution,
+} from './html.js';
 
 export type GeoIpRecord = z.infer<typeof geoIpRecordSchema>;
 export type VpnRecord = z.infer<typeof vpnRecordSchema>;
@@ -76,9 +83,9 @@ export interface PanelHtml {
   attributions?: readonly Attribution[];
 }
 
-/** One lookup's panel: title, result (or the API's error message), attribution, curl. */
-export function panel(p: PanelHtml, origin: string): string {
-  return `<section class="panel" data-lookup="${escape(p.lookup)}"><h3>${escape(p.title)}</h3>${p.body}${attributionLine(p.attributions ?? [])}${curlLine(origin, p.path)}</section>`;
+/** One lookup's panel: title, result (or the API's error message), attribution, curl (with the page's key). */
+export function panel(p: PanelHtml, origin: string, key: string | null = null): string {
+  return `<section class="panel" data-lookup="${escape(p.lookup)}"><h3>${escape(p.title)}</h3>${p.body}${attributionLine(p.attributions ?? [])}${curlLine(origin, withKey(p.path, key))}</section>`;
 }
 
 export function errorBody(message: string): string {
