@@ -148,6 +148,27 @@ describe('loadConfig accepts good values', () => {
     { env: { MAX_CONNECTIONS: '0' }, check: (c) => c.maxConnections, want: 0 },
     { env: {}, check: (c) => c.cacheMaxBytes, want: 64 * 1024 * 1024 },
     { env: { CACHE_MAX_BYTES: '1000000' }, check: (c) => c.cacheMaxBytes, want: 1_000_000 },
+    {
+      env: {},
+      check: (c) => [
+        c.apiKeysFile,
+        c.apiKeysRequired,
+        c.metricsToken,
+        c.metricsPort,
+        c.metricsHost,
+      ],
+      want: [null, false, null, null, '127.0.0.1'],
+    },
+    {
+      env: { API_KEYS_FILE: '/etc/ipintel/keys.csv', API_KEYS_REQUIRED: 'true' },
+      check: (c) => [c.apiKeysFile, c.apiKeysRequired],
+      want: ['/etc/ipintel/keys.csv', true],
+    },
+    {
+      env: { METRICS_TOKEN: 'a-long-metrics-token', METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' },
+      check: (c) => [c.metricsToken, c.metricsPort, c.metricsHost],
+      want: ['a-long-metrics-token', 9464, '0.0.0.0'],
+    },
   ];
   for (const { env, check, want } of table) {
     it(`${Object.entries(env)
@@ -220,6 +241,12 @@ describe('loadConfig refuses bad values, naming the variable', () => {
     ['KEEP_ALIVE_TIMEOUT_MS', '0'],
     ['MAX_CONNECTIONS', '-1'],
     ['CACHE_MAX_BYTES', '1e6'],
+    ['API_KEYS_REQUIRED', 'true'], // without API_KEYS_FILE: nobody could get in
+    ['API_KEYS_REQUIRED', 'yes'],
+    ['METRICS_TOKEN', 'short'],
+    ['METRICS_TOKEN', 'has a space in the token'],
+    ['METRICS_PORT', '0'],
+    ['METRICS_PORT', '8080'], // the default PORT
   ];
   for (const [name, value] of table) {
     it(`${name}=${JSON.stringify(value)}`, () => {
