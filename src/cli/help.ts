@@ -89,9 +89,10 @@ ${EXIT}`;
 export const SERVE_HELP = `Usage: ipintel serve
 
 Starts the HTTP API (and MCP at /mcp) as npm start does, configured by the
-environment (PORT, HOST, RATE_LIMIT_MAX, REDIS_URL, WORKERS, ...; see the
-README), in a process of its own with npm start's node flags. Re-reads its
-data on SIGHUP; stops on SIGTERM or SIGINT.`;
+environment (PORT, HOST, RATE_LIMIT_MAX, REDIS_URL, WORKERS, API_KEYS_FILE,
+METRICS_TOKEN, ...; see the README and docs/security.md), in a process of its
+own with npm start's node flags. Re-reads its data and API keys on SIGHUP;
+stops on SIGTERM or SIGINT.`;
 
 export const UPDATE_HELP = `Usage: ipintel update-data [--data-dir DIR] [--only id,id]
 
