@@ -122,7 +122,8 @@ function keyOf(
     problem(`${fields.length} fields; a row is name,key,limit`);
     return null;
   }
-  const [name = '', key = '', limitText = ''] = fields;
+  // none of the three may hold a space: spaces around a comma are a writer's habit, not content
+  const [name = '', key = '', limitText = ''] = fields.map((f) => f.trim());
   let ok = true;
   if (!NAME.test(name)) {
     problem('the name must be 1 to 64 letters, digits or . _ @ -');

@@ -42,6 +42,11 @@ describe('parseApiKeys', () => {
     assert.equal(table.find(BOB)?.limit, 1);
   });
 
+  it('spaces around the commas are not part of a field', () => {
+    const table = parseApiKeys('keys.csv', `name, key, limit\nalice, ${ALICE} , 9\n`, 60);
+    assert.equal(table.find(ALICE)?.limit, 9);
+  });
+
   it('a header alone is a valid file with no keys', () => {
     assert.equal(parseApiKeys('keys.csv', 'name,key,limit\n', 60).size, 0);
   });
