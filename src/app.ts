@@ -78,6 +78,7 @@ type Answer =
   { kind: 'cached'; policy: CachePolicy; result: CacheResult } | { kind: 'raw'; raw: RawBody };
 
 const UNKNOWN_CLIENT: Ip = { version: 4, text: '0.0.0.0', value: 0 };
+const NO_QUERY: Record<string, string> = Object.freeze({});
 
 export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
   const router = new Router(deps.routes);
@@ -212,7 +213,9 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     };
     if (bodyText !== undefined) ctx.bodyText = bodyText;
     if (x.queryKey !== null) ctx.queryKey = x.queryKey;
-    const input = checkInput(route, { params: match.rawParams, query: queryObject(x.query) }, ctx);
+    // a route without a query schema reads none (and `?key=` is not its business)
+    const query = route.query === undefined ? NO_QUERY : queryObject(x.query);
+    const input = checkInput(route, { params: match.rawParams, query }, ctx);
     if (route.raw || route.cache !== undefined) {
       return after(answer(route, input), (a) => write(x, route, a));
     }

@@ -50,6 +50,8 @@ function digestOf(key: string): string {
 
 export class ApiKeyTable {
   private readonly byDigest: Map<string, ApiKey>;
+  /** the presented key's digest as bytes, for timingSafeEqual (reused: no allocation a request) */
+  private readonly scratch = Buffer.alloc(32);
 
   constructor(keys: readonly ApiKey[]) {
     this.byDigest = new Map(keys.map((k) => [k.digest.toString('latin1'), k]));
@@ -64,7 +66,8 @@ export class ApiKeyTable {
     const digest = digestOf(presented);
     const key = this.byDigest.get(digest);
     if (key === undefined) return undefined;
-    return timingSafeEqual(key.digest, Buffer.from(digest, 'latin1')) ? key : undefined;
+    this.scratch.write(digest, 'latin1');
+    return timingSafeEqual(key.digest, this.scratch) ? key : undefined;
   }
 }
 

@@ -9,7 +9,7 @@ import { Buffer } from 'node:buffer';
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyTable } from '../auth/api-keys.js';
 import { AppError } from '../errors.js';
-import { bearerToken, presentedKey } from './credentials.js';
+import { bearerToken, queryKey } from './credentials.js';
 import type { Exchange } from './exchange.js';
 
 export interface AccessOptions {
@@ -41,12 +41,14 @@ export class AccessControl {
   identify(x: Exchange): string | null {
     const keys = this.options.keys;
     if (keys === null) return null;
-    const presented = presentedKey(x.req.headers.authorization, x.query);
+    // the header wins (credentials.ts)
+    const token = bearerToken(x.req.headers.authorization);
+    const presented = token ?? queryKey(x.query);
     if (presented === undefined) return this.options.required ? MISSING : null;
     const key = keys().find(presented);
     if (key === undefined) return WRONG;
     x.apiKey = key;
-    if (bearerToken(x.req.headers.authorization) === undefined) x.queryKey = presented;
+    if (token === undefined) x.queryKey = presented;
     return null;
   }
 

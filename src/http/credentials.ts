@@ -11,7 +11,13 @@ export const AMBIGUOUS_KEY = ' ';
 /** The token of `Authorization: Bearer <token>`, or undefined without one. */
 export function bearerToken(authorization: string | undefined): string | undefined {
   if (authorization === undefined || authorization.length < 8) return undefined;
-  if (authorization.slice(0, 7).toLowerCase() !== 'bearer ') return undefined;
+  // the usual spelling first: no lower-cased copy on the hot path
+  if (
+    !authorization.startsWith('Bearer ') &&
+    authorization.slice(0, 7).toLowerCase() !== 'bearer '
+  ) {
+    return undefined;
+  }
   const token = authorization.slice(7).trim();
   return token === '' ? undefined : token;
 }
@@ -21,8 +27,11 @@ export function bearerToken(authorization: string | undefined): string | undefin
  * (percent-decoded); undefined when it presents none (an empty `?key=` is none).
  */
 export function presentedKey(authorization: string | undefined, query: string): string | undefined {
-  const token = bearerToken(authorization);
-  if (token !== undefined) return token;
+  return bearerToken(authorization) ?? queryKey(query);
+}
+
+/** The query's `key` (percent-decoded); undefined when none or empty; AMBIGUOUS_KEY for two. */
+export function queryKey(query: string): string | undefined {
   if (query === '') return undefined;
   let found: string | undefined;
   for (let at = keyAt(query, 0); at !== -1; at = keyAt(query, at + 1)) {
@@ -52,14 +61,11 @@ function decoded(value: string): string {
   }
 }
 
+const KEY_VALUE = /([?&])key=[^&]*/g;
+
 /** The URL with the value of every `key` parameter replaced, for the access log. */
 export function redactKey(url: string): string {
   const queryAt = url.indexOf('?');
   if (queryAt === -1 || !url.includes('key=', queryAt)) return url;
-  const query = url
-    .slice(queryAt + 1)
-    .split('&')
-    .map((part) => (part.startsWith('key=') ? 'key=[redacted]' : part))
-    .join('&');
-  return `${url.slice(0, queryAt)}?${query}`;
+  return url.slice(0, queryAt) + url.slice(queryAt).replace(KEY_VALUE, '$1key=[redacted]');
 }

@@ -42,7 +42,7 @@ async function stop(service: SpawnedService): Promise<void> {
 }
 
 describe('WORKERS=2 with API_KEYS_FILE', () => {
-  it('limits a key exactly across workers, logs its name only, and reloads on SIGHUP', async () => {
+  it('limits a key exactly across workers, logs its name only, and reloads on SIGHUP and on change', async () => {
     const file = join(dir, 'workers.csv');
     writeFileSync(file, `name,key,limit\nalice,${ALICE},7\n`);
     const service = await spawnService({
@@ -92,6 +92,15 @@ describe('WORKERS=2 with API_KEYS_FILE', () => {
         .find((l) => l.msg.startsWith('API_KEYS_FILE refused'));
       assert.match(refused?.problems?.[0] ?? '', /^line 3: the key must be/);
       assert.equal((await ask(service.port, '/cidr?range=10.0.0.0/8', CAROL)).status, 200);
+
+      // a change without a signal is picked up by the file check (every 5 s)
+      const DAVE = 'dave-key-abcdefghijkl';
+      writeFileSync(file, `name,key,limit\ndave,${DAVE},100\n`);
+      await until(
+        async () => (await ask(service.port, '/cidr?range=10.0.0.0/8', DAVE)).status === 200,
+        15_000,
+        200,
+      );
 
       // the access log: names, never keys
       await until(() => service.stdout().includes('"key":"carol"'), 5_000, 50);
