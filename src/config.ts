@@ -80,7 +80,7 @@ const NOT_FEEDS = [BOOTSTRAP_FEED_ID, 'geoip', 'asn'];
 
 export const PROJECT_ROOT = findProjectRoot();
 
-/** Live, free lists only (DOMAIN.md §4); each is documented in the README with its policy. */
+/** Live, free lists only (DOMAIN.md §4); each is documented in docs/configuration.md with its policy. */
 export const DEFAULT_DNSBL_ZONES = [
   'zen.spamhaus.org',
   'bl.spamcop.net',
