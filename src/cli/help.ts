@@ -2,7 +2,7 @@
 
 const ENVIRONMENT = `Configuration comes from the same environment variables as the service
 (GEOIP_DB, ASN_DB, DATA_DIR, DNS_SERVERS, RDAP_BASE_URL, WHOIS_SERVER,
-DNSBL_ZONES, ...; see the README).`;
+DNSBL_ZONES, ...; see docs/configuration.md).`;
 
 const EXIT = `Exit status: 0 success; 1 the lookup failed (no record, NXDOMAIN, an
 upstream error or timeout, unreadable data or input file); 2 usage (unknown
@@ -90,9 +90,9 @@ export const SERVE_HELP = `Usage: ipintel serve
 
 Starts the HTTP API (and MCP at /mcp) as npm start does, configured by the
 environment (PORT, HOST, RATE_LIMIT_MAX, REDIS_URL, WORKERS, API_KEYS_FILE,
-METRICS_TOKEN, ...; see the README and docs/security.md), in a process of its
-own with npm start's node flags. Re-reads its data and API keys on SIGHUP;
-stops on SIGTERM or SIGINT.`;
+METRICS_TOKEN, ...; see docs/configuration.md and docs/security.md), in a
+process of its own with npm start's node flags. Re-reads its data and API keys
+on SIGHUP; stops on SIGTERM or SIGINT.`;
 
 export const UPDATE_HELP = `Usage: ipintel update-data [--data-dir DIR] [--only id,id]
 

@@ -10,7 +10,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { PROJECT_ROOT } from '../../src/config.js';
+import { PROJECT_ROOT } from '../../src/project-root.js';
 import { freePort } from '../helpers/ports.js';
 import { spawnService, type SpawnedService } from '../helpers/spawned-service.js';
 import { until } from '../helpers/wait.js';
