@@ -11,7 +11,7 @@ import { LookupCache } from './cache/lookup-cache.js';
 import type { Config } from './config.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { silentAccessLog, type AccessLog } from './http/access-log.js';
-import { buildOpenApi } from './http/openapi.js';
+import { buildOpenApi, type OpenApiAuth } from './http/openapi.js';
 import type { Attribution } from './web/html.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
 import type { RateLimitStore } from './ratelimit/rate-limit-store.js';
@@ -207,6 +207,14 @@ export interface ServiceOverrides {
   apiKeys?: ApiKeySource | null;
 }
 
+/** What guards the routes, as the OpenAPI document says it. */
+function openApiAuth(config: Readonly<Config>): OpenApiAuth {
+  return {
+    apiKeys: config.apiKeysFile === null ? 'off' : config.apiKeysRequired ? 'required' : 'optional',
+    metricsToken: config.metricsToken !== null,
+  };
+}
+
 /** API_KEYS_FILE (its keys read now, or the source given) and METRICS_TOKEN; undefined: neither set. */
 export function accessControl(
   config: Readonly<Config>,
@@ -280,70 +288,60 @@ export function buildService(
     return app.call(path, raw, ctx);
   };
   routes.push(
-    ...routeTable(
-      {
-        ops: opsHandlers({
-          version: VERSION,
-          dataSets: () => data.geo.dataSets,
-          maxAgeDays: config.dataUpdate.maxAgeDays,
-          now,
-          isReady: overrides.isReady ?? (() => true),
-          openApi: () =>
-            (openApi ??= JSON.stringify(
-              buildOpenApi(
-                routes,
-                {
-                  title: 'ipintel',
-                  version: VERSION,
-                  description:
-                    'Self-hostable IP intelligence: GeoIP, VPN/hosting detection, RDAP/whois, DNS, DNSBL and CIDR. Success bodies are {"data": …}; errors are {"error": {"code", "message"}}.',
-                },
-                {
-                  apiKeys:
-                    config.apiKeysFile === null
-                      ? 'off'
-                      : config.apiKeysRequired
-                        ? 'required'
-                        : 'optional',
-                  metricsToken: config.metricsToken !== null,
-                },
-              ),
-            )),
-          metrics,
-          dependencies: overrides.dependencies ?? (() => ({})),
-          feeds: () => data.vpn.current().feeds,
-          // the API's endpoints: the page's files (renamed by every release) are not
-          endpoints: () =>
-            routes
-              .filter((r) => !r.path.startsWith(ASSET_PREFIX))
-              .map((r) => ({ method: r.method, path: r.path, summary: r.summary })),
-        }),
-        page: pageHandlers({
-          assets: pageAssetSet,
-          lookup: callRoute,
-          attribution: { geoip: geoipAttribution.list, vpn: vpnAttribution.list },
-        }),
-        geoip: geoipHandlers(geoip, geoipAttribution.headers),
-        vpn: vpnHandlers(geoip, data.vpn, vpnJson, vpnAttribution.headers),
-        network: networkHandlers(
-          instrumented(overrides.network ?? networkLookups(config), metrics),
-        ),
-        cidr: cidrHandlers(),
-        batch: batchHandlers({
-          geoip,
-          vpnJson,
-          maxItems: config.batchMaxItems,
-          attribution: geoipAttribution.headers,
-        }),
-        mcp: mcpHandlers({
-          version: VERSION,
-          log,
-          call: callRoute,
-        }),
-      },
-      { metricsElsewhere: config.metricsPort !== null },
-    ),
+    ...routeTable({
+      ops: opsHandlers({
+        version: VERSION,
+        dataSets: () => data.geo.dataSets,
+        maxAgeDays: config.dataUpdate.maxAgeDays,
+        now,
+        isReady: overrides.isReady ?? (() => true),
+        openApi: () =>
+          (openApi ??= JSON.stringify(
+            buildOpenApi(routes, {
+              title: 'ipintel',
+              version: VERSION,
+              description:
+                'Self-hostable IP intelligence: GeoIP, VPN/hosting detection, RDAP/whois, DNS, DNSBL and CIDR. Success bodies are {"data": …}; errors are {"error": {"code", "message"}}.',
+              auth: openApiAuth(config),
+            }),
+          )),
+        metrics,
+        dependencies: overrides.dependencies ?? (() => ({})),
+        feeds: () => data.vpn.current().feeds,
+        // the API's endpoints: the page's files (renamed by every release) are not
+        endpoints: () =>
+          routes
+            .filter((r) => !r.path.startsWith(ASSET_PREFIX))
+            .map((r) => ({ method: r.method, path: r.path, summary: r.summary })),
+      }),
+      page: pageHandlers({
+        assets: pageAssetSet,
+        lookup: callRoute,
+        attribution: { geoip: geoipAttribution.list, vpn: vpnAttribution.list },
+      }),
+      geoip: geoipHandlers(geoip, geoipAttribution.headers),
+      vpn: vpnHandlers(geoip, data.vpn, vpnJson, vpnAttribution.headers),
+      network: networkHandlers(instrumented(overrides.network ?? networkLookups(config), metrics)),
+      cidr: cidrHandlers(),
+      batch: batchHandlers({
+        geoip,
+        vpnJson,
+        maxItems: config.batchMaxItems,
+        attribution: geoipAttribution.headers,
+      }),
+      mcp: mcpHandlers({
+        version: VERSION,
+        log,
+        call: callRoute,
+      }),
+    }),
   );
+  // METRICS_PORT: /metrics is served by a listener of its own (buildMetricsApp), not here
+  if (config.metricsPort !== null)
+    routes.splice(
+      routes.findIndex((r) => r.operator === true),
+      1,
+    );
   app = buildApp(config, {
     log,
     accessLog: overrides.accessLog ?? silentAccessLog,

@@ -111,9 +111,9 @@ function securityOf(route: AnyRoute, auth: OpenApiAuth): JsonObject[] | undefine
 
 export function buildOpenApi(
   routes: readonly AnyRoute[],
-  info: { title: string; version: string; description: string },
-  auth: OpenApiAuth = { apiKeys: 'off', metricsToken: false },
+  described: { title: string; version: string; description: string; auth?: OpenApiAuth },
 ): JsonObject {
+  const { auth = { apiKeys: 'off', metricsToken: false }, ...info } = described;
   const collector = new SchemaCollector();
   collector.toJson(errorBodySchema, 'output');
   const paths: Record<string, Record<string, JsonObject>> = {};

@@ -25,14 +25,9 @@ const FREE = { limited: false } as const;
 /** not counted; METRICS_TOKEN (or, keys required, an API key) guards it */
 const OPERATOR = { limited: false, operator: true } as const;
 
-export interface TableOptions {
-  /** METRICS_PORT: /metrics is served on a listener of its own, not in this table */
-  metricsElsewhere?: boolean;
-}
-
-export function routeTable(h: Handlers, options: TableOptions = {}): AnyRoute[] {
+export function routeTable(h: Handlers): AnyRoute[] {
   const { ops, geoip, vpn, network, cidr, mcp, batch, page } = h;
-  const table = [
+  return [
     route('GET', '/', page.home(ops.info), LIMITED),
     // static, immutable and cached by the browser: not counted, like /healthz
     route('GET', '/assets/:file', page.asset, FREE),
@@ -57,7 +52,6 @@ export function routeTable(h: Handlers, options: TableOptions = {}): AnyRoute[] 
     // GeoIP/VPN of many addresses: one rate-limit unit per request (local lookups)
     route('POST', '/batch', batch.lookup, LIMITED),
   ];
-  return options.metricsElsewhere === true ? table.filter((r) => !r.operator) : table;
 }
 
 /** The table of the METRICS_PORT listener: /metrics alone. */
