@@ -79,6 +79,11 @@ async function serve(
   started: number,
   rateLimit: string,
 ): Promise<void> {
+  // SIGHUP's default action ends the process: one that comes while the data
+  // loads (a worker restarting when the primary relays a reload) must not
+  // kill it; what is being loaded is current anyway
+  const startingHup = (): void => log.info('SIGHUP while starting: loading the current data');
+  process.on('SIGHUP', startingHup);
   // Redis connects while the data loads
   const [data, redis] = await Promise.all([
     loadData(config, log),
@@ -201,6 +206,7 @@ async function serve(
   };
   if (apiKeys !== null) setInterval(() => reloadKeys('timer'), API_KEYS_CHECK_MS).unref();
   // SIGHUP also re-reads the GeoIP/ASN files (e.g. GEOIP_DB replaced on disk) and the API keys
+  process.off('SIGHUP', startingHup);
   process.on('SIGHUP', () => {
     reloadFeeds('SIGHUP');
     reloadGeo('SIGHUP');

@@ -52,6 +52,14 @@ describe('WORKERS=2 with API_KEYS_FILE', () => {
       FEED_UPDATE_INTERVAL_HOURS: '0',
     });
     try {
+      // both workers serve before the burst (and before a SIGHUP)
+      await until(
+        () =>
+          service.logLines<{ msg: string }>().filter((l) => l.msg === 'ipintel listening')
+            .length === 2,
+        30_000,
+        50,
+      );
       const statuses = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
           ask(
