@@ -39,6 +39,10 @@ describe('redactKey', () => {
     ['/ip/8.8.8.8?key=secret-0123456789', '/ip/8.8.8.8?key=[redacted]'],
     ['/?q=1.1.1.1&key=s&key=t', '/?q=1.1.1.1&key=[redacted]&key=[redacted]'],
     ['/cidr?range=10.0.0.0/8&monkey=1', '/cidr?range=10.0.0.0/8&monkey=1'],
+    ['/cidr?key=s&range=10.0.0.0/8', '/cidr?key=[redacted]&range=10.0.0.0/8'],
+    ['/?q=key=s&monkey=key=t&key=u', '/?q=key=s&monkey=key=t&key=[redacted]'],
+    ['/?key=&x=1', '/?key=[redacted]&x=1'],
+    ['/path/key=s', '/path/key=s'], // not in the query
   ];
   for (const [url, want] of cases) {
     it(`${url} → ${want}`, () => assert.equal(redactKey(url), want));
