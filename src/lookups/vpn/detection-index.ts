@@ -23,25 +23,54 @@ export interface LoadedFeedInfo {
   readonly skippedRows: number;
 }
 
+/** How long a proxy list's entries count after the list was fetched, unless configured. */
+export const DEFAULT_PROXY_MAX_AGE_MS = 48 * 3600_000;
+
+export interface FeedIndexOptions {
+  /** a proxy list's entries stop counting this long after its fetch */
+  readonly proxyMaxAgeMs?: number;
+  readonly now?: () => number;
+}
+
 export class FeedIndex implements DetectionIndex {
   readonly asnClasses: AsnClassTable;
   readonly feeds: readonly LoadedFeedInfo[];
   /** stored files that were present but unreadable; the server should log them */
   readonly problems: readonly string[];
   private readonly prefixes: PrefixIndex;
-  private readonly kinds: ReadonlyMap<string, FeedKind>;
+  /** per label set of the prefix index, its hits (precomputed: a lookup allocates nothing) */
+  private readonly hitSets: readonly (readonly FeedHit[])[];
+  /** label sets holding a proxy list, whose hits expire with the list's age */
+  private readonly proxyExpiry: ReadonlyMap<string, number>;
+  private readonly now: () => number;
 
-  constructor(stored: readonly StoredFeed[], asnClasses: AsnClassTable, problems: string[] = []) {
-    this.prefixes = PrefixIndex.build(stored.map((s) => ({ label: s.feed, prefixes: s.prefixes })));
+  constructor(
+    stored: readonly StoredFeed[],
+    asnClasses: AsnClassTable,
+    problems: string[] = [],
+    options: FeedIndexOptions = {},
+  ) {
+    const labels = feedLabels(stored);
+    this.prefixes = PrefixIndex.build(labels.map((l) => ({ label: l.key, prefixes: l.prefixes })));
+    const hits = new Map(labels.map((l) => [l.key, l.hit]));
+    this.hitSets = this.prefixes.labelSets().map((set) => set.map((key) => hits.get(key)!));
+    const maxAge = options.proxyMaxAgeMs ?? DEFAULT_PROXY_MAX_AGE_MS;
+    this.proxyExpiry = new Map(
+      stored
+        .filter((s) => s.kind === 'proxy')
+        .map((s) => [s.feed, (Date.parse(s.fetchedAt) || 0) + maxAge]),
+    );
+    this.now = options.now ?? Date.now;
     const ranges = this.prefixes.rangeCounts();
-    this.kinds = new Map(stored.map((s) => [s.feed, s.kind]));
     this.feeds = stored.map((s) => ({
       feed: s.feed,
       kind: s.kind,
       fetchedAt: s.fetchedAt,
       publishedAt: s.publishedAt,
       prefixes: s.prefixes.length,
-      ranges: ranges[s.feed] ?? 0,
+      ranges: labels
+        .filter((l) => l.hit.feed === s.feed)
+        .reduce((n, l) => n + (ranges[l.key] ?? 0), 0),
       skippedRows: s.skippedRows ?? 0,
     }));
     this.asnClasses = asnClasses;
@@ -53,11 +82,50 @@ export class FeedIndex implements DetectionIndex {
     return this.prefixes.matchesAny(ip);
   }
 
-  matchFeeds(ip: Ip): FeedHit[] {
-    return this.prefixes
-      .lookup(ip)
-      .map((feed) => ({ feed, kind: this.kinds.get(feed) ?? 'hosting' }));
+  /** The feeds holding ip; a proxy list older than the maximum age no longer counts. */
+  matchFeeds(ip: Ip): readonly FeedHit[] {
+    const hits = this.hitSets[this.prefixes.setOf(ip)]!;
+    if (this.proxyExpiry.size === 0 || !hits.some((h) => h.kind === 'proxy')) return hits;
+    const now = this.now();
+    return hits.filter((h) => h.kind !== 'proxy' || now <= (this.proxyExpiry.get(h.feed) ?? 0));
   }
+}
+
+interface FeedLabel {
+  readonly key: string;
+  readonly hit: FeedHit;
+  readonly prefixes: string[];
+}
+
+/**
+ * One label per feed, or per feed and provider when a list mixes services
+ * (gluetun): the prefix index then answers which service, not only which list.
+ */
+function feedLabels(stored: readonly StoredFeed[]): FeedLabel[] {
+  const out: FeedLabel[] = [];
+  for (const s of stored) {
+    if (s.providers === undefined) {
+      const provider = s.provider ?? null;
+      out.push({
+        key: s.feed,
+        hit: { feed: s.feed, kind: s.kind, provider, ownList: true },
+        prefixes: s.prefixes,
+      });
+      continue;
+    }
+    const byProvider = new Map<string, string[]>();
+    s.prefixes.forEach((prefix, i) => {
+      const id = s.providers?.[i] ?? '';
+      const list = byProvider.get(id) ?? [];
+      if (list.length === 0) byProvider.set(id, list);
+      list.push(prefix);
+    });
+    for (const [id, prefixes] of byProvider) {
+      const hit = { feed: s.feed, kind: s.kind, provider: id === '' ? null : id, ownList: false };
+      out.push({ key: `${s.feed}|${id}`, hit, prefixes });
+    }
+  }
+  return out;
 }
 
 export interface DetectionIndexOptions {
@@ -65,6 +133,8 @@ export interface DetectionIndexOptions {
   readonly dataDir: string;
   /** defaults to the committed resources/asn-classes.csv */
   readonly asnClassesPath?: string;
+  /** how long a proxy list's entries count after its fetch (default 48 h) */
+  readonly proxyMaxAgeMs?: number;
 }
 
 /** Reads what is there. A damaged feed file is reported and skipped, never fatal. */
@@ -81,7 +151,8 @@ export async function loadDetectionIndex(options: DetectionIndexOptions): Promis
       problems.push(error instanceof Error ? error.message : String(error));
     }
   }
-  return new FeedIndex(stored, asnClasses, problems);
+  const ages = options.proxyMaxAgeMs === undefined ? {} : { proxyMaxAgeMs: options.proxyMaxAgeMs };
+  return new FeedIndex(stored, asnClasses, problems, ages);
 }
 
 async function feedFiles(dataDir: string): Promise<string[]> {
