@@ -22,6 +22,7 @@ import {
 } from '../src/lookups/vpn/evaluation.js';
 import { DetectionIndexHolder } from '../src/lookups/vpn/index.js';
 import { feedsDir } from '../src/lookups/vpn/feed-store.js';
+import { reportExits } from './eval-exits.js';
 
 const out = (line = ''): boolean => process.stdout.write(`${line}\n`);
 
@@ -110,9 +111,6 @@ if (index.feeds.length === 0) {
 }
 for (const problem of index.problems) out(`  skipped: ${problem}`);
 out();
-report(
-  evaluate(
-    labels,
-    routeDetector((ip) => asn.network(ip), index),
-  ),
-);
+const detector = routeDetector((ip) => asn.network(ip), index);
+report(evaluate(labels, detector));
+reportExits(detector, labels, out);

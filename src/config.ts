@@ -52,6 +52,8 @@ export interface Config {
   workers: number;
   /** the VPN/hosting/Tor feeds `npm run update-data` fetches, URLs overridable per feed */
   feeds: readonly FeedSpec[];
+  /** an open-proxy list's entries stop counting this long after its last successful fetch */
+  proxyListMaxAgeMs: number;
   feedTimeoutMs: number;
   feedMaxBytes: number;
   /** 0: feeds and GeoIP/ASN data are updated only by `npm run update-data` */
@@ -201,6 +203,7 @@ const envSchema = z.object({
   FEED_TIMEOUT_MS: integer(1, 600_000).default(60_000),
   FEED_MAX_BYTES: integer(1024, 1024 ** 3).default(64 * 1024 * 1024),
   FEED_UPDATE_INTERVAL_HOURS: integer(0, 24 * 365).default(0),
+  PROXY_LIST_MAX_AGE_HOURS: integer(1, 24 * 90).default(48),
   HEADERS_TIMEOUT_MS: integer(100, 600_000).default(10_000),
   REQUEST_TIMEOUT_MS: integer(100, 3_600_000).default(30_000),
   KEEP_ALIVE_TIMEOUT_MS: integer(100, 3_600_000).default(65_000),
@@ -278,6 +281,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     feedTimeoutMs: e.FEED_TIMEOUT_MS,
     feedMaxBytes: e.FEED_MAX_BYTES,
     feedUpdateIntervalHours: e.FEED_UPDATE_INTERVAL_HOURS,
+    proxyListMaxAgeMs: e.PROXY_LIST_MAX_AGE_HOURS * 3600_000,
     dataUpdate,
     rdapBootstrapUrl: disabled.includes(BOOTSTRAP_FEED_ID) ? null : bootstrapUrl,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,

@@ -60,7 +60,10 @@ export async function loadServiceData(config: Readonly<Config>, log: Logger): Pr
   const [geo, vpn] = await Promise.all([
     // the IPv6 sections are read after the service listens (src/main.ts)
     loadConfiguredGeoData(config, log),
-    DetectionIndexHolder.open({ dataDir: feedsDir(config.dataDir) }),
+    DetectionIndexHolder.open({
+      dataDir: feedsDir(config.dataDir),
+      proxyMaxAgeMs: config.proxyListMaxAgeMs,
+    }),
   ]);
   for (const problem of vpn.current().problems) log.warn({ problem }, 'feed file skipped');
   return { geo, vpn, geoSignature, updateStatus: {} };

@@ -24,7 +24,12 @@ export async function loadGeo(
   const [geo, holder] = await Promise.all([
     // one process, one command: the IPv6 tables only when an IPv6 address comes
     loadConfiguredGeoData(config, log),
-    vpn ? DetectionIndexHolder.open({ dataDir: feedsDir(config.dataDir) }) : null,
+    vpn
+      ? DetectionIndexHolder.open({
+          dataDir: feedsDir(config.dataDir),
+          proxyMaxAgeMs: config.proxyListMaxAgeMs,
+        })
+      : null,
   ]);
   const geoip = createGeoIpLookup(geo);
   return { geoip, holder, vpnJson: holder === null ? null : createVpnJson(geoip, holder) };
