@@ -59,8 +59,11 @@ export interface FeedHit {
   readonly kind: FeedKind;
   /** the VPN service the list names for this address (a providers.ts id) */
   readonly provider?: string | null;
-  /** the provider's own list (true) or an aggregate naming many (gluetun: false) */
-  readonly ownList?: boolean;
+  /**
+   * For a VPN hit naming a provider: its own list, an aggregate naming many
+   * (gluetun), or a range expanded from its exits (vpn-ranges.ts)
+   */
+  readonly source?: 'own' | 'aggregate' | 'range';
 }
 
 /** What detect() needs: feed membership and the ASN classes, taken as one snapshot. */
@@ -126,6 +129,8 @@ export function detect(
   return out;
 }
 
+const SOURCES = ['own', 'aggregate', 'range'] as const;
+
 type Reason = (text: string, level: Confidence) => void;
 
 function applyHit(hit: FeedHit, reason: Reason, out: VpnDetection): void {
@@ -135,7 +140,9 @@ function applyHit(hit: FeedHit, reason: Reason, out: VpnDetection): void {
   } else if (hit.kind === 'vpn') {
     out.isVpn = true;
     const id = hit.provider ?? null;
-    reason(id === null ? `vpn-list:${hit.feed}` : `vpn-provider:${id}`, 'high');
+    if (id === null) reason(`vpn-list:${hit.feed}`, 'high');
+    else if (hit.source === 'range') reason(`vpn-range:${id}`, 'medium');
+    else reason(`vpn-provider:${id}`, 'high');
   } else if (hit.kind === 'proxy') {
     out.isProxy = true;
     reason(`proxy-list:${hit.feed}`, 'medium');
@@ -150,14 +157,15 @@ function applyHit(hit: FeedHit, reason: Reason, out: VpnDetection): void {
 
 /**
  * The service named when the lists agree: the providers' own lists first; an
- * aggregate (gluetun, older) only when no own list holds the address. Two
- * services claiming one address (a shared host that changed hands) → null.
+ * aggregate (gluetun, older) only when no own list holds the address, an
+ * expanded range only when no list does. Two services claiming one address
+ * at the same level (a shared host that changed hands) → null.
  */
 function nameProvider(hits: readonly FeedHit[]): string | null {
-  for (const own of [true, false]) {
+  for (const source of SOURCES) {
     let found: string | null = null;
     for (const hit of hits) {
-      if (hit.kind !== 'vpn' || (hit.ownList ?? true) !== own) continue;
+      if (hit.kind !== 'vpn' || (hit.source ?? 'own') !== source) continue;
       const id = hit.provider ?? null;
       if (id === null) continue;
       if (found !== null && found !== id) return null;

@@ -11,6 +11,7 @@ import type { DetectionIndex, FeedHit } from './detect.js';
 import { deserialiseFeed, FEED_FILE_SUFFIX } from './feed-store.js';
 import type { FeedKind, StoredFeed } from './feed-types.js';
 import { PrefixIndex } from './prefix-index.js';
+import { expandVpnRanges, type RoutedRangeOf, type VpnRangeRule } from './vpn-ranges.js';
 
 export interface LoadedFeedInfo {
   readonly feed: string;
@@ -30,7 +31,13 @@ export interface FeedIndexOptions {
   /** a proxy list's entries stop counting this long after its fetch */
   readonly proxyMaxAgeMs?: number;
   readonly now?: () => number;
+  /** the ASN table's routed IPv4 ranges; without it no range is expanded */
+  readonly routedRange?: RoutedRangeOf;
+  readonly vpnRangeRule?: VpnRangeRule;
 }
+
+/** The pseudo-feed of the ranges expanded from providers' exits (vpn-ranges.ts). */
+export const VPN_RANGE_FEED = 'vpn-range';
 
 export class FeedIndex implements DetectionIndex {
   readonly asnClasses: AsnClassTable;
@@ -50,7 +57,7 @@ export class FeedIndex implements DetectionIndex {
     problems: string[] = [],
     options: FeedIndexOptions = {},
   ) {
-    const labels = feedLabels(stored);
+    const labels = [...feedLabels(stored), ...rangeLabels(stored, asnClasses, options)];
     this.prefixes = PrefixIndex.build(labels.map((l) => ({ label: l.key, prefixes: l.prefixes })));
     const hits = new Map(labels.map((l) => [l.key, l.hit]));
     this.hitSets = this.prefixes.labelSets().map((set) => set.map((key) => hits.get(key)!));
@@ -91,6 +98,20 @@ export class FeedIndex implements DetectionIndex {
   }
 }
 
+function rangeLabels(
+  stored: readonly StoredFeed[],
+  classes: AsnClassTable,
+  options: FeedIndexOptions,
+): FeedLabel[] {
+  if (options.routedRange === undefined) return [];
+  const ranges = expandVpnRanges(stored, options.routedRange, classes, options.vpnRangeRule);
+  return [...ranges].map(([provider, prefixes]) => ({
+    key: `${VPN_RANGE_FEED}|${provider}`,
+    hit: { feed: VPN_RANGE_FEED, kind: 'vpn', provider, source: 'range' },
+    prefixes,
+  }));
+}
+
 interface FeedLabel {
   readonly key: string;
   readonly hit: FeedHit;
@@ -108,7 +129,7 @@ function feedLabels(stored: readonly StoredFeed[]): FeedLabel[] {
       const provider = s.provider ?? null;
       out.push({
         key: s.feed,
-        hit: { feed: s.feed, kind: s.kind, provider, ownList: true },
+        hit: { feed: s.feed, kind: s.kind, provider, source: 'own' },
         prefixes: s.prefixes,
       });
       continue;
@@ -121,7 +142,12 @@ function feedLabels(stored: readonly StoredFeed[]): FeedLabel[] {
       list.push(prefix);
     });
     for (const [id, prefixes] of byProvider) {
-      const hit = { feed: s.feed, kind: s.kind, provider: id === '' ? null : id, ownList: false };
+      const hit: FeedHit = {
+        feed: s.feed,
+        kind: s.kind,
+        provider: id === '' ? null : id,
+        source: 'aggregate',
+      };
       out.push({ key: `${s.feed}|${id}`, hit, prefixes });
     }
   }
@@ -135,6 +161,9 @@ export interface DetectionIndexOptions {
   readonly asnClassesPath?: string;
   /** how long a proxy list's entries count after its fetch (default 48 h) */
   readonly proxyMaxAgeMs?: number;
+  /** the ASN table's routed IPv4 ranges, for the vpn-range expansion (none without) */
+  readonly routedRange?: RoutedRangeOf;
+  readonly vpnRangeRule?: VpnRangeRule;
 }
 
 /** Reads what is there. A damaged feed file is reported and skipped, never fatal. */
@@ -151,8 +180,12 @@ export async function loadDetectionIndex(options: DetectionIndexOptions): Promis
       problems.push(error instanceof Error ? error.message : String(error));
     }
   }
-  const ages = options.proxyMaxAgeMs === undefined ? {} : { proxyMaxAgeMs: options.proxyMaxAgeMs };
-  return new FeedIndex(stored, asnClasses, problems, ages);
+  const { proxyMaxAgeMs, routedRange, vpnRangeRule } = options;
+  return new FeedIndex(stored, asnClasses, problems, {
+    ...(proxyMaxAgeMs === undefined ? {} : { proxyMaxAgeMs }),
+    ...(routedRange === undefined ? {} : { routedRange }),
+    ...(vpnRangeRule === undefined ? {} : { vpnRangeRule }),
+  });
 }
 
 async function feedFiles(dataDir: string): Promise<string[]> {
