@@ -16,6 +16,8 @@ export class LabelSweep {
   private active: number[] = [];
   private readonly ids = new Map<string, number>([['', 0]]);
   private readonly members: number[][] = [[]];
+  /** the set id of the current point, kept while no label comes or goes */
+  private current = 0;
 
   constructor(labels: number) {
     this.runs = new Uint32Array(labels);
@@ -51,7 +53,8 @@ export class LabelSweep {
     }
     this.touched.length = 0;
     this.tick++;
-    if (changed) this.active.sort((a, b) => a - b);
+    if (!changed) return this.current;
+    this.active.sort((a, b) => a - b);
     const key = this.active.join(',');
     let id = this.ids.get(key);
     if (id === undefined) {
@@ -59,6 +62,7 @@ export class LabelSweep {
       this.ids.set(key, id);
       this.members.push([...this.active]);
     }
+    this.current = id;
     return id;
   }
 
