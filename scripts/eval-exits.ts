@@ -48,6 +48,7 @@ function row(s: ExitScore): string {
     s.provider.padEnd(24),
     String(s.addresses).padStart(5),
     pct(s.isVpn, s.addresses).padStart(7),
+    pct(s.byRange, s.addresses).padStart(7),
     pct(s.anyFlag, s.addresses).padStart(7),
     `${s.namedRight}/${s.named}`.padStart(9),
     pct(s.namedRight, s.named).padStart(7),
@@ -69,7 +70,7 @@ function exits(detect: Detector, out: Out): void {
   }
   out(`VPN exits (${dir}; evaluation only, never loaded as a feed)`);
   out(
-    `${'provider'.padEnd(24)}  ${'n'.padStart(5)}  ${'isVpn'.padStart(7)}  ${'any'.padStart(7)}  ${'named ok'.padStart(9)}  ${'right'.padStart(7)}`,
+    `${'provider'.padEnd(24)}  ${'n'.padStart(5)}  ${'isVpn'.padStart(7)}  ${'range'.padStart(7)}  ${'any'.padStart(7)}  ${'named ok'.padStart(9)}  ${'right'.padStart(7)}`,
   );
   for (const s of scores.values()) out(row(s));
   const current = CURRENT.map((id) => scores.get(id)).filter((s): s is ExitScore => !!s);

@@ -11,6 +11,8 @@ export interface ExitScore {
   readonly provider: string;
   readonly addresses: number;
   readonly isVpn: number;
+  /** isVpn only through the vpn-range rule (no list or ASN class said VPN) */
+  readonly byRange: number;
   /** isVpn, isProxy, isHosting or isTor */
   readonly anyFlag: number;
   /** answers that name a provider, and of those the right one */
@@ -42,29 +44,46 @@ export function scoreExits(
 ): ExitScore {
   const want = providerName(providerId);
   let isVpn = 0;
+  let byRange = 0;
   let any = 0;
   let named = 0;
   let namedRight = 0;
   for (const ip of addresses) {
     const d = detect(ip);
     if (d.isVpn) isVpn++;
+    if (d.isVpn && onlyByRange(d.reasons)) byRange++;
     if (anyFlag(d)) any++;
     if (d.provider !== null) {
       named++;
       if (d.provider === want) namedRight++;
     }
   }
-  return { provider: want, addresses: addresses.length, isVpn, anyFlag: any, named, namedRight };
+  return {
+    provider: want,
+    addresses: addresses.length,
+    isVpn,
+    byRange,
+    anyFlag: any,
+    named,
+    namedRight,
+  };
+}
+
+/** Whether every piece of VPN evidence is a vpn-range reason. */
+function onlyByRange(reasons: readonly string[]): boolean {
+  const vpn = reasons.filter((r) => /^(vpn-|asn:\d+ vpn$|org-name:vpn$)/.test(r));
+  return vpn.length > 0 && vpn.every((r) => r.startsWith('vpn-range:'));
 }
 
 /** Sums of several scores (a group of providers). */
 export function totalOf(provider: string, scores: readonly ExitScore[]): ExitScore {
-  const sum = (key: 'addresses' | 'isVpn' | 'anyFlag' | 'named' | 'namedRight') =>
+  const sum = (key: 'addresses' | 'isVpn' | 'byRange' | 'anyFlag' | 'named' | 'namedRight') =>
     scores.reduce((n, s) => n + s[key], 0);
   return {
     provider,
     addresses: sum('addresses'),
     isVpn: sum('isVpn'),
+    byRange: sum('byRange'),
     anyFlag: sum('anyFlag'),
     named: sum('named'),
     namedRight: sum('namedRight'),
