@@ -11,7 +11,8 @@ import type { DetectionIndex, FeedHit } from './detect.js';
 import { deserialiseFeed, FEED_FILE_SUFFIX } from './feed-store.js';
 import type { FeedKind, StoredFeed } from './feed-types.js';
 import { PrefixIndex } from './prefix-index.js';
-import { expandVpnRanges, type RoutedRangeOf, type VpnRangeRule } from './vpn-ranges.js';
+import { feedLabels, rangeLabels } from './feed-labels.js';
+import type { RoutedRangeOf, VpnRangeRule } from './vpn-ranges.js';
 
 export interface LoadedFeedInfo {
   readonly feed: string;
@@ -36,9 +37,6 @@ export interface FeedIndexOptions {
   readonly vpnRangeRule?: VpnRangeRule;
 }
 
-/** The pseudo-feed of the ranges expanded from providers' exits (vpn-ranges.ts). */
-export const VPN_RANGE_FEED = 'vpn-range';
-
 export class FeedIndex implements DetectionIndex {
   readonly asnClasses: AsnClassTable;
   readonly feeds: readonly LoadedFeedInfo[];
@@ -47,7 +45,7 @@ export class FeedIndex implements DetectionIndex {
   private readonly prefixes: PrefixIndex;
   /** per label set of the prefix index, its hits (precomputed: a lookup allocates nothing) */
   private readonly hitSets: readonly (readonly FeedHit[])[];
-  /** label sets holding a proxy list, whose hits expire with the list's age */
+  /** proxy feed → when its entries stop counting (ms since the epoch) */
   private readonly proxyExpiry: ReadonlyMap<string, number>;
   private readonly now: () => number;
 
@@ -57,7 +55,11 @@ export class FeedIndex implements DetectionIndex {
     problems: string[] = [],
     options: FeedIndexOptions = {},
   ) {
-    const labels = [...feedLabels(stored), ...rangeLabels(stored, asnClasses, options)];
+    const ranges =
+      options.routedRange === undefined
+        ? []
+        : rangeLabels(stored, asnClasses, options.routedRange, options.vpnRangeRule);
+    const labels = [...feedLabels(stored), ...ranges];
     this.prefixes = PrefixIndex.build(labels.map((l) => ({ label: l.key, prefixes: l.prefixes })));
     const hits = new Map(labels.map((l) => [l.key, l.hit]));
     this.hitSets = this.prefixes.labelSets().map((set) => set.map((key) => hits.get(key)!));
@@ -68,7 +70,7 @@ export class FeedIndex implements DetectionIndex {
         .map((s) => [s.feed, (Date.parse(s.fetchedAt) || 0) + maxAge]),
     );
     this.now = options.now ?? Date.now;
-    const ranges = this.prefixes.rangeCounts();
+    const runs = this.prefixes.rangeCounts();
     this.feeds = stored.map((s) => ({
       feed: s.feed,
       kind: s.kind,
@@ -77,7 +79,7 @@ export class FeedIndex implements DetectionIndex {
       prefixes: s.prefixes.length,
       ranges: labels
         .filter((l) => l.hit.feed === s.feed)
-        .reduce((n, l) => n + (ranges[l.key] ?? 0), 0),
+        .reduce((n, l) => n + (runs[l.key] ?? 0), 0),
       skippedRows: s.skippedRows ?? 0,
     }));
     this.asnClasses = asnClasses;
@@ -96,62 +98,6 @@ export class FeedIndex implements DetectionIndex {
     const now = this.now();
     return hits.filter((h) => h.kind !== 'proxy' || now <= (this.proxyExpiry.get(h.feed) ?? 0));
   }
-}
-
-function rangeLabels(
-  stored: readonly StoredFeed[],
-  classes: AsnClassTable,
-  options: FeedIndexOptions,
-): FeedLabel[] {
-  if (options.routedRange === undefined) return [];
-  const ranges = expandVpnRanges(stored, options.routedRange, classes, options.vpnRangeRule);
-  return [...ranges].map(([provider, prefixes]) => ({
-    key: `${VPN_RANGE_FEED}|${provider}`,
-    hit: { feed: VPN_RANGE_FEED, kind: 'vpn', provider, source: 'range' },
-    prefixes,
-  }));
-}
-
-interface FeedLabel {
-  readonly key: string;
-  readonly hit: FeedHit;
-  readonly prefixes: string[];
-}
-
-/**
- * One label per feed, or per feed and provider when a list mixes services
- * (gluetun): the prefix index then answers which service, not only which list.
- */
-function feedLabels(stored: readonly StoredFeed[]): FeedLabel[] {
-  const out: FeedLabel[] = [];
-  for (const s of stored) {
-    if (s.providers === undefined) {
-      const provider = s.provider ?? null;
-      out.push({
-        key: s.feed,
-        hit: { feed: s.feed, kind: s.kind, provider, source: 'own' },
-        prefixes: s.prefixes,
-      });
-      continue;
-    }
-    const byProvider = new Map<string, string[]>();
-    s.prefixes.forEach((prefix, i) => {
-      const id = s.providers?.[i] ?? '';
-      const list = byProvider.get(id) ?? [];
-      if (list.length === 0) byProvider.set(id, list);
-      list.push(prefix);
-    });
-    for (const [id, prefixes] of byProvider) {
-      const hit: FeedHit = {
-        feed: s.feed,
-        kind: s.kind,
-        provider: id === '' ? null : id,
-        source: 'aggregate',
-      };
-      out.push({ key: `${s.feed}|${id}`, hit, prefixes });
-    }
-  }
-  return out;
 }
 
 export interface DetectionIndexOptions {
