@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { FeedFormatError, type FeedKind, type StoredFeed } from './feed-types.js';
 import { isRecord, requirePrefix } from './feed-validate.js';
 import { normalisePublished } from './published-date.js';
-import { packCanonicalV4 } from './prefix-index.js';
+import { packCanonicalV4 } from './prefix-events.js';
 import { isProviderId } from './providers.js';
 
 /** requirePrefix's floor for IPv4 (feed-validate.ts), for the fast path below */
