@@ -44,12 +44,7 @@ function indexAt(now: number): FeedIndex {
       feed(
         'gluetun',
         'vpn',
-        [
-          '31.171.155.3/32',
-          '86.107.104.249/32',
-          '2a0d:5600:6::1/128',
-          '45.9.9.9/32',
-        ],
+        ['31.171.155.3/32', '86.107.104.249/32', '2a0d:5600:6::1/128', '45.9.9.9/32'],
         {
           providers: ['cyberghost', 'nordvpn', 'pia', 'surfshark'],
         },
