@@ -1,0 +1,121 @@
+// Memory comes back after a heavy load. The real service (a spawned process,
+// with npm start's node flags) takes a burst of what made it grow — 1,000-
+// address batches with VPN, MCP batches of tool calls, 10,000-deep JSON, many
+// short connections — and must grow by it (or the test proves nothing), then,
+// once quiet, give the growth back: its resident memory close to where it
+// started within seconds, which the log's release line confirms.
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { spawnService, type SpawnedService } from '../helpers/spawned-service.js';
+import { until } from '../helpers/wait.js';
+import { seededRandom, type SeededRandom } from '../helpers/seeded-random.js';
+
+const MB = 1024 * 1024;
+/** requests of the burst, and how many are in flight at once */
+const REQUESTS = 600;
+const IN_FLIGHT = 6;
+
+function rss(pid: number): number {
+  const kb = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  if (kb === undefined) throw new Error(`no VmRSS for ${pid}`);
+  return Number(kb) * 1024;
+}
+
+let service: SpawnedService;
+before(async () => {
+  service = await spawnService(
+    { RATE_LIMIT_MAX: '1000000000', GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' },
+    ['--max-semi-space-size=16', 'src/main.ts'],
+  );
+  // the start-up's own work (the rest of the tables) is over before the baseline
+  await until(() => service.stdout().includes('tables in memory'), 30_000, 50);
+});
+after(() => service.kill());
+
+/** The burst's n-th request: path and body. */
+function hostileRequest(n: number, random: SeededRandom): { path: string; body: string } {
+  const address = (): string =>
+    `${1 + random.below(222)}.${random.below(256)}.${random.below(256)}.${random.below(256)}`;
+  switch (n % 4) {
+    case 0:
+      return {
+        path: '/batch?include=vpn',
+        body: JSON.stringify(Array.from({ length: 1000 }, address)),
+      };
+    case 1:
+      return {
+        path: '/mcp',
+        body: JSON.stringify(
+          Array.from({ length: 100 }, (_, id) => ({
+            jsonrpc: '2.0',
+            id,
+            method: 'tools/call',
+            params: { name: 'vpn_detect', arguments: { ip: address() } },
+          })),
+        ),
+      };
+    case 2:
+      return {
+        path: n % 8 === 2 ? '/batch' : '/mcp',
+        body: '['.repeat(10_000) + ']'.repeat(10_000),
+      };
+    default:
+      return { path: '/mcp', body: '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000) };
+  }
+}
+
+describe('memory after a heavy load', () => {
+  it('grows under the burst and is given back once the service is quiet', async (t) => {
+    const baseline = rss(service.pid);
+    const random = seededRandom();
+    let peak = baseline;
+    let next = 0;
+    const statuses = new Map<number, number>();
+    const client = async (): Promise<void> => {
+      while (next < REQUESTS) {
+        const { path, body } = hostileRequest(next++, random);
+        const response = await fetch(`http://127.0.0.1:${service.port}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', connection: 'close' },
+          body,
+        });
+        await response.arrayBuffer();
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        peak = Math.max(peak, rss(service.pid));
+      }
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, client));
+    const afterLoad = rss(service.pid);
+    // every request answered, none with a 5xx
+    assert.equal(
+      [...statuses.values()].reduce((a, b) => a + b, 0),
+      REQUESTS,
+    );
+    assert.ok(![...statuses.keys()].some((status) => status >= 500), JSON.stringify([...statuses]));
+    const grown = Math.max(peak, afterLoad) - baseline;
+    assert.ok(grown >= 40 * MB, `the burst grew RSS by only ${(grown / MB).toFixed(0)} MB`);
+
+    const released = await until(
+      () => service.stdout().includes('memory given back after a load'),
+      30_000,
+      100,
+    ).then(
+      () => true,
+      () => false,
+    );
+    const given = rss(service.pid);
+    assert.ok(
+      released,
+      `no release logged within 30 s of the burst; RSS ${(given / MB).toFixed(0)} MB`,
+    );
+    const left = given - baseline;
+    t.diagnostic(
+      `RSS ${(baseline / MB).toFixed(0)} MB before, peak ${(peak / MB).toFixed(0)} MB, ${(given / MB).toFixed(0)} MB after the release`,
+    );
+    assert.ok(
+      left <= 30 * MB,
+      `RSS ${(baseline / MB).toFixed(0)} MB before, ${(afterLoad / MB).toFixed(0)} MB after the burst (peak ${(peak / MB).toFixed(0)}), still ${(given / MB).toFixed(0)} MB after the release`,
+    );
+  });
+});
