@@ -13,7 +13,7 @@ import { seededRandom, type SeededRandom } from '../helpers/seeded-random.js';
 
 const MB = 1024 * 1024;
 /** requests of the burst, and how many are in flight at once */
-const REQUESTS = 600;
+const REQUESTS = 400;
 const IN_FLIGHT = 6;
 
 function rss(pid: number): number {
