@@ -124,9 +124,9 @@ async function serve(
     // them): prom-client's registry
     setTimeout(() => metrics.prepare(), WARM_UP_DELAY_MS).unref();
     // what a heavy load made V8 hold, given back once it is over
-    releaseMemoryWhenQuiet((before, after) =>
+    releaseMemoryWhenQuiet((before, after, collections) =>
       log.info(
-        { rssMbBefore: Math.round(before / 1e6), rssMb: Math.round(after / 1e6) },
+        { rssMbBefore: Math.round(before / 1e6), rssMb: Math.round(after / 1e6), collections },
         'memory given back after a load',
       ),
     );
