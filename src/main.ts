@@ -15,6 +15,7 @@ import { openRedisLink, type RedisState } from './redis/redis-link.js';
 import { BatchedAccessLog, silentAccessLog, type AccessLog } from './http/access-log.js';
 import { DataError } from './lookups/geoip/load.js';
 import { createMetrics } from './metrics.js';
+import { releaseMemoryWhenQuiet } from './idle-memory.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
@@ -122,6 +123,13 @@ async function serve(
     // answering, not in their way (on one core it would take the CPU from
     // them): prom-client's registry
     setTimeout(() => metrics.prepare(), WARM_UP_DELAY_MS).unref();
+    // what a heavy load made V8 hold, given back once it is over
+    releaseMemoryWhenQuiet((before, after, collections) =>
+      log.info(
+        { rssMbBefore: Math.round(before / 1e6), rssMb: Math.round(after / 1e6), collections },
+        'memory given back after a load',
+      ),
+    );
   });
   const shutdown = (signal: string): void => {
     if (!ready) return;
