@@ -87,6 +87,9 @@ export class RedisLink {
       connectTimeout: Math.max(1_000, timeoutMs * 10),
       retryStrategy: (attempt) => Math.min(attempt * 100, RECONNECT_MAX_DELAY_MS),
       lazyConnect: false,
+      // The commands of one turn (cache reads of many requests, the lease
+      // call) go out in one write and their replies come back in one read.
+      enableAutoPipelining: true,
     });
     this.client.on('ready', () => this.mark('up'));
     // Without an 'error' listener ioredis prints every connection failure.
