@@ -119,4 +119,22 @@ describe('two instances sharing one Redis', () => {
       await a.close();
     }
   });
+
+  it('while Redis is down each instance still limits, on its own, without waiting for Redis', async () => {
+    const a = await instance({ RATE_LIMIT_MAX: '5' });
+    try {
+      await redis.stop();
+      await until(async () => (await get(a.service.baseUrl, '/readyz')).text.includes('"down"'));
+      const started = Date.now();
+      const statuses: number[] = [];
+      // this instance holds no lease of the client yet: counted in its own memory
+      for (let i = 0; i < 7; i++)
+        statuses.push((await get(a.service.baseUrl, '/ip/8.8.8.8')).status);
+      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429, 429]);
+      assert.ok(Date.now() - started < 1_000, 'no request waited for Redis');
+    } finally {
+      await redis.restart();
+      await a.close();
+    }
+  });
 });
