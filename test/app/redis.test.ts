@@ -53,7 +53,7 @@ async function instance(
 describe('two instances sharing one Redis', () => {
   it('enforce one limit: 100 parallel requests across both let exactly 60 through', async () => {
     // A call past the bound (100 ms by default) is counted in memory instead,
-    // by design (src/ratelimit/redis-rate-limit-store.ts): under a busy test
+    // by design (src/ratelimit/leased-rate-limit-store.ts): under a busy test
     // run a burst of 100 would stray into that fallback and let a few more
     // through. This test is about the shared count, so the bound is generous.
     const patient = { timeoutMs: 5_000 };
