@@ -11,7 +11,8 @@
 // and two kinds of traffic: 1,000 clients hit at random, and every hit from a
 // client never seen before (an address spray: leases cannot help). The
 // authority's µs per hit gives its ceiling: the hits per second one core of
-// it can count (1e6 ÷ µs), shared by all N.
+// it can count (1e6 ÷ µs), shared by all N. SIM_SECONDS (3), SIM_COUNTS
+// (1,2,4,8) and SIM_ONLY (ipc or redis) narrow it.
 import cluster, { type Worker } from 'node:cluster';
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -24,7 +25,9 @@ import type { Design } from './scale-sim-worker.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const WORKER = join(here, 'scale-sim-worker.js');
 const DESIGNS: readonly Design[] = ['per-request', 'per-turn', 'lease'];
-const COUNTS = [1, 2, 4, 8];
+const COUNTS = (process.env['SIM_COUNTS'] ?? '1,2,4,8').split(',').map(Number);
+/** 'ipc' or 'redis' to run one authority only */
+const ONLY = process.env['SIM_ONLY'] ?? '';
 const TRAFFIC = [
   { keys: 1_000, label: '1,000 clients' },
   { keys: 0, label: 'every hit a new client' },
@@ -124,13 +127,14 @@ async function main(): Promise<void> {
   out(
     `simulation: N workers/instances on CPU 1, the authority alone on CPU 0, ${seconds} s per run`,
   );
-  for (const traffic of TRAFFIC) {
+  for (const traffic of ONLY === 'redis' ? [] : TRAFFIC) {
     out(`cluster primary over IPC, ${traffic.label}:`);
     for (const design of DESIGNS) {
       for (const n of COUNTS)
         report('primary', design, n, await primaryRun(design, traffic.keys, n));
     }
   }
+  if (ONLY === 'ipc') return;
   const port = await freePort();
   const redis = spawn(
     'taskset',
