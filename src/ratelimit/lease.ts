@@ -7,8 +7,9 @@
 // no client gets more than RATE_LIMIT_MAX answers across all holders.
 //
 // A lease is as large as a share of what is left (1/share of it, at least
-// what the holder needs now), so grants shrink as the allowance runs out and
-// a holder that stops seeing a client strands few units. A holder keeps a
+// what the holder needs now), so grants shrink as the allowance runs out;
+// near the end (less than share² left) a holder gets only what it needs, so
+// no holder sits on spare units while another is refused. A holder keeps a
 // lease for a short time (LEASE_MS) and gives back what it did not use, so a
 // client refused while another holder still held part of its allowance gets
 // those units within that time.
@@ -50,13 +51,17 @@ export interface LeaseAuthority {
 }
 
 /**
- * Units to grant: what is left when it is less than `need`, else `need` or
- * 1/share of what is left, whichever is more. Mirrored in the Redis script.
+ * Units to grant: `need`, or 1/share of what is left when that is more — but
+ * once less than share² units are left, only what is needed, so near the
+ * limit no holder sits on spare units while another is refused (a burst
+ * over several holders gets exactly the limit). Never more than is left.
+ * Mirrored in the Redis script.
  */
 export function grantSize(limit: number, handedOut: number, need: number, share: number): number {
   const left = limit - handedOut;
   if (left <= 0 || need <= 0) return 0;
-  return Math.min(left, Math.max(need, Math.floor(left / share)));
+  const spare = left >= share * share ? Math.floor(left / share) : 0;
+  return Math.min(left, Math.max(need, spare));
 }
 
 /** How long a holder keeps a lease before giving back what it did not use. */

@@ -50,7 +50,11 @@ for i = 1, #KEYS do
     end
     local left = limit - given
     local units = 0
-    if left > 0 then units = math.min(left, math.max(need, math.floor(left / share))) end
+    if left > 0 then
+      local spare = 0
+      if left >= share * share then spare = math.floor(left / share) end
+      units = math.min(left, math.max(need, spare))
+    end
     if units > 0 then redis.call('HINCRBY', key, 'g', units) end
     out[i] = {units, given + units, ttl, id}
   else

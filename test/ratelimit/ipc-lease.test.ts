@@ -57,11 +57,13 @@ const allowed = (hits: RateLimitHit[]) => hits.filter((h) => decide(h, LIMIT, Da
 describe('grantSize', () => {
   it('grants a share of what is left, at least the need, never past the limit', () => {
     assert.equal(grantSize(60, 0, 1, 4), 15);
-    assert.equal(grantSize(60, 50, 1, 4), 2);
+    assert.equal(grantSize(60, 40, 1, 4), 5);
+    assert.equal(grantSize(60, 45, 1, 4), 1, 'less than share² left: only the need');
+    assert.equal(grantSize(60, 45, 3, 4), 3);
     assert.equal(grantSize(60, 58, 5, 4), 2);
     assert.equal(grantSize(60, 60, 1, 4), 0);
     assert.equal(grantSize(60, 10, 0, 4), 0);
-    assert.equal(grantSize(60, 0, 1, Infinity), 1, 'no share: exactly the need');
+    assert.equal(grantSize(60, 0, 1, 1e15), 1, 'no share: exactly the need');
   });
 });
 
