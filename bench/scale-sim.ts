@@ -39,6 +39,8 @@ interface Result {
   hits: number;
   authorityCpu: number;
   fellBack: number;
+  /** children that ended without reporting */
+  died: number;
 }
 
 type Child = Worker | ChildProcess;
@@ -47,13 +49,19 @@ type Child = Worker | ChildProcess;
 async function race(children: Child[], authorityCpu: () => number): Promise<Result> {
   await Promise.all(children.map((c) => message(c, 'sim-ready')));
   const before = authorityCpu();
-  const results = Promise.all(children.map((c) => message(c, 'sim-result')));
+  // a child that ends without reporting (a crash) counts as no hits, not a hang
+  const ended = (c: Child) =>
+    new Promise((resolve) => c.once('exit', () => resolve({ hits: 0, fellBack: 0, died: 1 })));
+  const results = Promise.all(
+    children.map((c) => Promise.race([message(c, 'sim-result'), ended(c)])),
+  );
   for (const child of children) child.send({ type: 'sim-go' });
-  const reports = (await results) as { hits: number; fellBack: number }[];
+  const reports = (await results) as { hits: number; fellBack: number; died?: number }[];
   return {
     hits: reports.reduce((sum, r) => sum + r.hits, 0),
     authorityCpu: authorityCpu() - before,
     fellBack: reports.reduce((sum, r) => sum + r.fellBack, 0),
+    died: reports.reduce((sum, r) => sum + (r.died ?? 0), 0),
   };
 }
 
@@ -117,7 +125,8 @@ function report(authority: string, design: Design, n: number, r: Result): void {
       .toLocaleString('en')
       .padStart(10)} hits/s, ` +
       `${authority} ${us.toFixed(2)} µs/hit → ceiling ${ceiling} hits/s per core` +
-      (r.fellBack > 0 ? ` (${r.fellBack} keys fell back to in-process counting)` : ''),
+      (r.fellBack > 0 ? ` (${r.fellBack} keys fell back to in-process counting)` : '') +
+      (r.died > 0 ? ` (${r.died} ended without reporting: not counted)` : ''),
   );
 }
 
