@@ -133,7 +133,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       x.route = match.route;
       if (!match.route.rateLimited) return run(x, match);
     }
-    const hit = deps.rateLimitStore.hit(rateLimitKey(x.clientIp), windowMs);
+    const hit = deps.rateLimitStore.hit(rateLimitKey(x.clientIp), config.rateLimitMax, windowMs);
     return hit instanceof Promise
       ? hit.then((counted) => admitted(x, match, counted))
       : admitted(x, match, hit);

@@ -33,6 +33,8 @@ export interface Config {
   trustProxy: TrustProxy;
   rateLimitMax: number;
   rateLimitWindowSeconds: number;
+  /** how long a worker or instance keeps a lease of a client's allowance (src/ratelimit/lease.ts) */
+  rateLimitLeaseMs: number;
   redisUrl: string | null;
   cacheMaxEntries: number;
   /** bound of the in-process cache in (estimated) bytes */
@@ -143,6 +145,7 @@ const envSchema = z.object({
     }),
   RATE_LIMIT_MAX: integer(1, 1_000_000_000).default(60),
   RATE_LIMIT_WINDOW_SECONDS: integer(1, 86_400 * 366).default(60),
+  RATE_LIMIT_LEASE_MS: integer(0, 60_000).default(1_000),
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
     .optional(),
@@ -266,6 +269,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     trustProxy: e.TRUST_PROXY,
     rateLimitMax: e.RATE_LIMIT_MAX,
     rateLimitWindowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+    rateLimitLeaseMs: e.RATE_LIMIT_LEASE_MS,
     redisUrl: e.REDIS_URL ?? null,
     cacheMaxEntries: e.CACHE_MAX_ENTRIES,
     cacheMaxBytes: e.CACHE_MAX_BYTES,

@@ -221,6 +221,7 @@ export function buildService(
   const vpnAttribution = attributionOf(data.geo, ['asn']);
   const metrics = overrides.metrics ?? createMetrics(now);
   metrics.dependencies(overrides.dependencies ?? (() => ({})));
+  metrics.workers(config.workers);
   metrics.dataSetAges(() => [
     ...data.geo.dataSets.map((d) => ({ name: d.name, kind: d.kind, at: dataDate(d) })),
     ...data.vpn.current().feeds.map((f) => ({

@@ -7,8 +7,9 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildService, loadServiceData, reloadGeoData, type ServiceData } from './deps.js';
 import { readRest, updateSignature } from './lookups/geoip/load.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
-import { IpcRateLimitStore } from './ratelimit/ipc-rate-limit-store.js';
-import { RedisRateLimitStore } from './ratelimit/redis-rate-limit-store.js';
+import { IpcLeaseAuthority } from './ratelimit/ipc-lease-authority.js';
+import { LeasedRateLimitStore } from './ratelimit/leased-rate-limit-store.js';
+import { RedisLeaseAuthority } from './ratelimit/redis-lease-authority.js';
 import { RedisCacheStore } from './cache/redis-cache-store.js';
 import { runCluster, signalWorkers } from './cluster.js';
 import { openRedisLink, type RedisState } from './redis/redis-link.js';
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
     ? new BatchedAccessLog(destination)
     : silentAccessLog;
   // Who counts the rate limit: Redis is exact across processes and machines;
-  // without it, several workers send every hit to the cluster primary.
+  // without it, the cluster primary leases each worker shares of the allowance.
   const rateLimit =
     config.redisUrl !== null ? 'redis' : config.workers > 1 ? 'primary-shared' : 'in-process';
   if (config.workers === 1) {
@@ -70,7 +71,7 @@ async function serve(
   // Redis connects while the data loads
   const [data, redis] = await Promise.all([
     loadData(config, log),
-    config.redisUrl === null ? null : openRedis(config.redisUrl, log),
+    config.redisUrl === null ? null : openRedis(config.redisUrl, config.rateLimitLeaseMs, log),
   ]);
   let ready = true;
   const metrics = createMetrics();
@@ -80,7 +81,13 @@ async function serve(
     accessLog,
     ...(redis === null
       ? cluster.isWorker
-        ? { rateLimitStore: new IpcRateLimitStore(new MemoryRateLimitStore()) }
+        ? {
+            rateLimitStore: new LeasedRateLimitStore(
+              new IpcLeaseAuthority(),
+              new MemoryRateLimitStore(),
+              { leaseMs: config.rateLimitLeaseMs },
+            ),
+          }
         : {}
       : {
           cacheStore: redis.cache,
@@ -206,7 +213,7 @@ async function loadData(config: Readonly<Config>, log: Logger): Promise<ServiceD
 
 interface RedisStores {
   cache: RedisCacheStore;
-  rateLimit: RedisRateLimitStore;
+  rateLimit: LeasedRateLimitStore;
   health: () => RedisState;
   close(): Promise<void>;
 }
@@ -216,7 +223,7 @@ interface RedisStores {
  * on one connection. While Redis is down the service keeps answering (misses,
  * in-process limits) and says so once per incident, on /readyz and in metrics.
  */
-async function openRedis(url: string, log: Logger): Promise<RedisStores> {
+async function openRedis(url: string, leaseMs: number, log: Logger): Promise<RedisStores> {
   const link = await openRedisLink(url, {
     onStateChange: (state, error) => {
       if (state === 'up') log.info('redis is up: cache and rate limits are shared');
@@ -227,14 +234,20 @@ async function openRedis(url: string, log: Logger): Promise<RedisStores> {
         );
     },
   });
+  const rateLimit = new LeasedRateLimitStore(
+    new RedisLeaseAuthority(link),
+    new MemoryRateLimitStore(),
+    { leaseMs },
+  );
   return {
     // the format version of cached JSON: bump it when a lookup's shape changes,
     // so no instance serves entries written in the old shape
     cache: new RedisCacheStore(link, { version: '1' }),
     // a hit Redis does not answer is counted in this process
-    rateLimit: new RedisRateLimitStore(link, new MemoryRateLimitStore()),
+    rateLimit,
     health: () => link.state,
-    close: () => link.close(),
+    // the units leased and not used go back before the connection closes
+    close: () => rateLimit.close().finally(() => link.close()),
   };
 }
 
