@@ -1,12 +1,13 @@
 // The in-memory data of the CLI's GeoIP and VPN subcommands (`ipintel <ip>`,
 // `vpn`, `enrich`): the same tables and feeds the service loads, through the
-// same configuration (GEOIP_DB, ASN_DB, DATA_DIR); the feeds only when asked.
+// same configuration (GEOIP_DB, ASN_DB, DATA_DIR, OVERRIDES_FILE); the feeds only when asked.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createGeoIpLookup, type GeoIpLookup } from '../lookups/geoip/geoip.js';
 import { loadConfiguredGeoData } from '../lookups/geoip/load.js';
 import { DetectionIndexHolder } from '../lookups/vpn/detection-index.js';
 import { feedsDir } from '../lookups/vpn/feed-store.js';
+import { OverridesHolder } from '../lookups/overrides/overrides-holder.js';
 import { createVpnJson, type VpnJson } from '../lookups/vpn/record-json.js';
 
 export interface LoadedGeo {
@@ -21,11 +22,13 @@ export async function loadGeo(
   log: Logger,
   vpn: boolean,
 ): Promise<LoadedGeo> {
-  const [geo, holder] = await Promise.all([
+  const [geo, holder, overrides] = await Promise.all([
     // one process, one command: the IPv6 tables only when an IPv6 address comes
     loadConfiguredGeoData(config, log),
     vpn ? DetectionIndexHolder.open({ dataDir: feedsDir(config.dataDir) }) : null,
+    // the operator's corrections answer here as in the service (a refused file: none, logged)
+    OverridesHolder.open(config.overridesFile, log),
   ]);
-  const geoip = createGeoIpLookup(geo);
+  const geoip = createGeoIpLookup(geo, overrides);
   return { geoip, holder, vpnJson: holder === null ? null : createVpnJson(geoip, holder) };
 }

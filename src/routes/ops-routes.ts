@@ -8,6 +8,7 @@ import { JSON_TYPE } from '../http/exchange.js';
 import { defineHandler } from '../http/route.js';
 import { dataDate, type DataSetInfo } from '../lookups/geoip/load.js';
 import type { Metrics } from '../metrics.js';
+import { overrideWarnings, type OverridesStatus } from '../lookups/overrides/overrides-holder.js';
 
 export interface OpsOptions {
   version: string;
@@ -25,6 +26,8 @@ export interface OpsOptions {
   dependencies: () => Readonly<Record<string, string>>;
   /** the VPN/hosting/Tor feeds in use, read per request (an update swaps them) */
   feeds?: () => readonly FeedInUse[];
+  /** the operator's overrides file: what answers now, and a refusal of the file on disk */
+  overrides?: () => Readonly<OverridesStatus>;
 }
 
 /** One loaded feed as GET / shows it. */
@@ -65,14 +68,28 @@ export function opsHandlers(options: OpsOptions) {
       fetchedAt: d.fetchedAt,
       ageDays: ageDays(d),
     }));
-  const warnings = () =>
-    options
+  const warnings = () => [
+    ...options
       .dataSets()
       .filter((d) => ageDays(d) > options.maxAgeDays)
       .map(
         (d) =>
           `${d.kind} data "${d.name}" is ${ageDays(d)} days old (more than ${options.maxAgeDays}): run \`npm run update-data\` or set FEED_UPDATE_INTERVAL_HOURS`,
-      );
+      ),
+    ...(options.overrides === undefined ? [] : overrideWarnings(options.overrides())),
+  ];
+  const overrides = () => {
+    const status = options.overrides?.();
+    return status === undefined
+      ? null
+      : {
+          file: status.file,
+          rows: status.rows,
+          loadedAt: status.loadedAt,
+          version: status.version,
+          refusedAt: status.refused?.at ?? null,
+        };
+  };
   return {
     info: defineHandler({
       summary: 'Service information, endpoints and data attribution',
@@ -93,6 +110,7 @@ export function opsHandlers(options: OpsOptions) {
           prefixes: f.prefixes,
           skippedRows: f.skippedRows,
         })),
+        overrides: overrides(),
       }),
     }),
     health: defineHandler({
