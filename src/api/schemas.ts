@@ -148,7 +148,7 @@ export const serviceInfoSchema = z.object({
     .meta({ description: 'The VPN/hosting/Tor feeds in use (npm run update-data).' }),
   overrides: z
     .object({
-      file: z.string().meta({ description: 'OVERRIDES_FILE' }),
+      file: z.string().meta({ description: "OVERRIDES_FILE's name (without its folder)" }),
       rows: z.number().int().meta({ description: 'Rows answering now (0 without a file).' }),
       loadedAt: z
         .string()

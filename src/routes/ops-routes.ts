@@ -1,6 +1,7 @@
 // Operations and discovery: GET / (what this service is, its data and their
 // licences: DB-IP's CC BY 4.0 requires a visible link), /healthz, /readyz and
 // /openapi.json.
+import { basename } from 'node:path';
 import { z } from 'zod';
 import { healthSchema, readinessSchema, serviceInfoSchema } from '../api/schemas.js';
 import { AppError } from '../errors.js';
@@ -83,7 +84,8 @@ export function opsHandlers(options: OpsOptions) {
     return status === undefined
       ? null
       : {
-          file: status.file,
+          // the name only: a public answer does not show the server's folders
+          file: basename(status.file),
           rows: status.rows,
           loadedAt: status.loadedAt,
           version: status.version,

@@ -5,6 +5,7 @@
 // index replaces the old in one assignment: a lookup sees one or the other.
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { CsvProblem } from './csv.js';
 import { EMPTY_OVERRIDES, OverrideIndex } from './override-index.js';
 import { parseOverrides } from './rows.js';
@@ -120,7 +121,8 @@ export function overrideWarnings(status: Readonly<OverridesStatus>): string[] {
   const { problems } = status.refused;
   const lines = problems
     .slice(0, 100)
-    .map((p) => `overrides file ${status.file} refused: line ${p.line}: ${p.reason}`);
+    // the file's name, not its folder: /readyz is public (the log has the path)
+    .map((p) => `overrides file ${basename(status.file)} refused: line ${p.line}: ${p.reason}`);
   if (problems.length > 100) lines.push(`…and ${problems.length - 100} more bad lines`);
   lines.push(`the previous overrides (${status.rows} rows) keep answering`);
   return lines;

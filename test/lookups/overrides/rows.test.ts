@@ -86,7 +86,7 @@ describe('parseOverrides', () => {
         provider: 'Acme VPN',
       },
     });
-    assert.equal(rows[0]!.cidr.text, '192.0.2.0/24');
+    assert.equal(rows[0].cidr.text, '192.0.2.0/24');
     // no label: the network names the row; nothing set is nothing overridden
     assert.deepEqual(
       { label: rows[1]!.label, fields: rows[1]!.fields },
