@@ -30,6 +30,7 @@ export function geoipHandlers(
       tags: ['GeoIP'],
       response: geoIpRecordSchema,
       errors: [],
+      versioned: { etag: true },
       headers: (ctx) => callerHeaders(ctx.clientIp.text),
       handle: ({ ctx }) => {
         const body = geoip.body(ctx.clientIp);
@@ -45,6 +46,7 @@ export function geoipHandlers(
       params: ipParams,
       response: geoIpRecordSchema,
       errors: ['INVALID_IP'],
+      versioned: { etag: true },
       headers: attribution,
       handle: ({ params }) => {
         const body = geoip.body(params.ip);

@@ -29,6 +29,7 @@ export function vpnHandlers(
       params: ipParams,
       response: vpnRecordSchema,
       errors: ['INVALID_IP'],
+      versioned: { etag: true },
       headers: attribution,
       handle: ({ params }) => new JsonBody(`{"data":${vpnJson.record(params.ip)}}`),
       record: ({ params }) => vpnJson.detection(params.ip),

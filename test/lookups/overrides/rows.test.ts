@@ -166,3 +166,14 @@ describe('parseOverrides', () => {
     }
   });
 });
+
+describe('the example of docs/overrides.md', () => {
+  it('is a file the service takes', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const doc = await readFile(new URL('../../../docs/overrides.md', import.meta.url), 'utf8');
+    const example = /```csv\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
+    const { rows, problems } = parseOverrides(example);
+    assert.deepEqual(problems, []);
+    assert.equal(rows.length, 5);
+  });
+});
