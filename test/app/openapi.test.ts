@@ -19,7 +19,10 @@ import { get, startService, type TestService } from '../helpers/service.js';
 
 interface Operation {
   parameters: { name: string; in: string; required: boolean; schema: unknown }[];
-  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+  responses: Record<
+    string,
+    { content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> }
+  >;
 }
 interface Document {
   openapi: string;
