@@ -76,7 +76,7 @@ const X_DATA_VERSION = {
 
 const ETAG = {
   description:
-    'Derived from X-Data-Version (and, for GET /ip, the caller\'s address): it changes when the data does. Send it back in If-None-Match to revalidate.',
+    "Derived from X-Data-Version (and, for GET /ip, the caller's address): it changes when the data does. Send it back in If-None-Match to revalidate.",
   schema: { type: 'string' },
 };
 
