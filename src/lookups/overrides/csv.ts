@@ -27,6 +27,15 @@ export interface CsvResult {
 export function parseCsv(text: string): CsvResult {
   const records: CsvRecord[] = [];
   const problems: CsvProblem[] = [];
+  for (const item of csvRecords(text)) {
+    if ('reason' in item) problems.push(item);
+    else records.push(item);
+  }
+  return { records, problems };
+}
+
+/** parseCsv one record (or problem) at a time, so that a caller can pause between them. */
+export function* csvRecords(text: string): Generator<CsvRecord | CsvProblem, void, undefined> {
   let line = 1;
   let at = text.charCodeAt(0) === 0xfeff ? 1 : 0; // a byte-order mark is not data
   while (at < text.length) {
@@ -78,12 +87,11 @@ export function parseCsv(text: string): CsvResult {
     if (text[at] === '\r') at++;
     if (text[at] === '\n') at++;
     line++;
-    if (problem !== null) problems.push({ line: startLine, reason: problem });
+    if (problem !== null) yield { line: startLine, reason: problem };
     else if (!(fields.length === 1 && fields[0]!.trim() === '')) {
-      records.push({ line: startLine, fields });
+      yield { line: startLine, fields };
     }
   }
-  return { records, problems };
 }
 
 /** Where an unquoted field (or what follows a closing quote) ends: a comma or a line break. */

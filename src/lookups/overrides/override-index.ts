@@ -3,19 +3,11 @@
 // specific row that covers it. A lookup is one binary search over typed
 // arrays (IPv4: one word per bound; IPv6: four), made once per file load, off
 // the request path. The empty index answers every address with one check.
-import { Buffer } from 'node:buffer';
-import { lastAtMost } from '../../net/bisect.js';
 import type { Ip } from '../../net/ip.js';
 import type { OverrideRow } from './rows.js';
 
 /** no row covers the address */
 export const NO_OVERRIDE = -1;
-
-interface Segment {
-  start: bigint;
-  end: bigint;
-  row: number;
-}
 
 export class OverrideIndex {
   /** rows in file order; the segments name them by index */
@@ -27,6 +19,12 @@ export class OverrideIndex {
   private readonly v4Starts: Uint32Array;
   private readonly v4Ends: Uint32Array;
   private readonly v4Rows: Int32Array;
+  /**
+   * by the top 16 bits of an address: the last segment starting at or below
+   * the first address with those bits (-1: none), so a search looks only
+   * between two neighbouring entries (a few segments, not all of them)
+   */
+  private readonly v4Jump: Int32Array;
   /** IPv6 bounds as four 32-bit words each, most significant first */
   private readonly v6Starts: Uint32Array;
   private readonly v6Ends: Uint32Array;
@@ -35,15 +33,13 @@ export class OverrideIndex {
   constructor(rows: readonly OverrideRow[]) {
     this.rows = rows;
     this.size = rows.length;
-    this.extraBytes = rows.reduce(
-      (most, row) => Math.max(most, Buffer.byteLength(JSON.stringify(row.fields))),
-      0,
-    );
-    const v4 = flatten(rows, 4);
-    const v6 = flatten(rows, 6);
-    this.v4Starts = Uint32Array.from(v4, (s) => Number(s.start));
-    this.v4Ends = Uint32Array.from(v4, (s) => Number(s.end));
+    this.extraBytes = rows.reduce((most, row) => Math.max(most, jsonBound(row.fields)), 0);
+    const v4 = flatten(v4Ranges(rows), 0);
+    const v6 = flatten(v6Ranges(rows), 0n);
+    this.v4Starts = Uint32Array.from(v4, (s) => s.start);
+    this.v4Ends = Uint32Array.from(v4, (s) => s.end);
     this.v4Rows = Int32Array.from(v4, (s) => s.row);
+    this.v4Jump = jumpTable(this.v4Starts);
     this.v6Starts = words(v6.map((s) => s.start));
     this.v6Ends = words(v6.map((s) => s.end));
     this.v6Rows = Int32Array.from(v6, (s) => s.row);
@@ -52,8 +48,20 @@ export class OverrideIndex {
   /** The index of the most specific row covering `ip`, or NO_OVERRIDE. */
   find(ip: Ip): number {
     if (ip.version === 4) {
-      const at = lastAtMost(this.v4Starts, ip.value);
-      return at >= 0 && ip.value <= this.v4Ends[at]! ? this.v4Rows[at]! : NO_OVERRIDE;
+      const value = ip.value;
+      const starts = this.v4Starts;
+      const top = value >>> 16;
+      let lo = this.v4Jump[top]!;
+      let hi = this.v4Jump[top + 1]!;
+      if (hi < 0) return NO_OVERRIDE;
+      if (lo < 0) lo = 0;
+      // the last segment starting at or below the address, between lo and hi
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (starts[mid]! <= value) lo = mid;
+        else hi = mid - 1;
+      }
+      return starts[lo]! <= value && value <= this.v4Ends[lo]! ? this.v4Rows[lo]! : NO_OVERRIDE;
     }
     const g = ip.groups;
     const w0 = ((g[0]! << 16) | g[1]!) >>> 0;
@@ -86,6 +94,19 @@ export class OverrideIndex {
 
 export const EMPTY_OVERRIDES = new OverrideIndex([]);
 
+/**
+ * At least the UTF-8 bytes of JSON.stringify(fields), without making it: a
+ * UTF-16 unit is at most 3 bytes and an escaped one 2 (control characters are
+ * refused by the parser); a number or boolean at most 24.
+ */
+function jsonBound(fields: object): number {
+  let bytes = 2;
+  for (const [key, value] of Object.entries(fields)) {
+    bytes += key.length + 4 + (typeof value === 'string' ? 3 * value.length + 2 : 24);
+  }
+  return bytes;
+}
+
 /** The sign of (the 128-bit key at `at`) − (w0 w1 w2 w3). */
 function compare4(keys: Uint32Array, at: number, w0: number, w1: number, w2: number, w3: number) {
   const i = 4 * at;
@@ -107,35 +128,56 @@ function words(values: readonly bigint[]): Uint32Array {
   return out;
 }
 
-/** A row's first and last address as integers of its family's width. */
-function bounds(row: OverrideRow): { start: bigint; end: bigint } {
-  const { cidr } = row;
-  const bits = cidr.version === 4 ? 32 : 128;
-  const start =
-    cidr.version === 4
-      ? BigInt(cidr.network[0]!)
-      : cidr.network.reduce((acc, group) => (acc << 16n) | BigInt(group), 0n);
-  const size = 1n << BigInt(bits - cidr.prefixLength);
-  return { start, end: start + size - 1n };
+interface Range<N> {
+  start: N;
+  end: N;
+  row: number;
+}
+
+/** The IPv4 rows' ranges, as numbers (exact to 2^53: 32 bits fit). */
+function v4Ranges(rows: readonly OverrideRow[]): Range<number>[] {
+  const out: Range<number>[] = [];
+  rows.forEach((row, index) => {
+    const { cidr } = row;
+    if (cidr.version !== 4) return;
+    const start = cidr.network[0]!;
+    out.push({ start, end: start + 2 ** (32 - cidr.prefixLength) - 1, row: index });
+  });
+  return out;
+}
+
+/** The IPv6 rows' ranges, as 128-bit integers. */
+function v6Ranges(rows: readonly OverrideRow[]): Range<bigint>[] {
+  const out: Range<bigint>[] = [];
+  rows.forEach((row, index) => {
+    const { cidr } = row;
+    if (cidr.version !== 6) return;
+    const start = cidr.network.reduce((acc, group) => (acc << 16n) | BigInt(group), 0n);
+    out.push({ start, end: start + (1n << BigInt(128 - cidr.prefixLength)) - 1n, row: index });
+  });
+  return out;
 }
 
 /**
- * Disjoint segments, ascending, each owned by the innermost row covering it:
- * rows sorted by start, wider first, walked with a stack of the open ones.
+ * Disjoint segments, ascending, each owned by the innermost range covering
+ * it: ranges sorted by start, wider first, walked with a stack of the open
+ * ones. `zero` is 0 in the ranges' number type.
  */
-function flatten(rows: readonly OverrideRow[], version: 4 | 6): Segment[] {
-  const ranges = rows
-    .map((row, index) => ({ ...bounds(row), row: index, version: row.cidr.version }))
-    .filter((r) => r.version === version)
-    .sort((a, b) => (a.start !== b.start ? (a.start < b.start ? -1 : 1) : a.end > b.end ? -1 : 1));
-  const out: Segment[] = [];
-  const open: Segment[] = [];
-  let cursor = 0n;
-  const closeUntil = (limit: bigint | null): void => {
+function flatten<N extends number | bigint>(ranges: Range<N>[], zero: N): Range<N>[] {
+  const one = (typeof zero === 'bigint' ? 1n : 1) as N;
+  const plus = (a: N, b: N): N => ((a as number) + (b as number)) as N;
+  const minus = (a: N, b: N): N => ((a as number) - (b as number)) as N;
+  ranges.sort((a, b) =>
+    a.start !== b.start ? (a.start < b.start ? -1 : 1) : a.end > b.end ? -1 : 1,
+  );
+  const out: Range<N>[] = [];
+  const open: Range<N>[] = [];
+  let cursor = zero;
+  const closeUntil = (limit: N | null): void => {
     for (let top = open.at(-1); top !== undefined; top = open.at(-1)) {
       if (limit !== null && top.end >= limit) return;
       if (cursor <= top.end) out.push({ start: cursor, end: top.end, row: top.row });
-      cursor = top.end + 1n;
+      cursor = plus(top.end, one);
       open.pop();
     }
   };
@@ -143,11 +185,25 @@ function flatten(rows: readonly OverrideRow[], version: 4 | 6): Segment[] {
     closeUntil(range.start);
     const top = open.at(-1);
     if (top !== undefined && cursor < range.start) {
-      out.push({ start: cursor, end: range.start - 1n, row: top.row });
+      out.push({ start: cursor, end: minus(range.start, one), row: top.row });
     }
     cursor = range.start;
     open.push(range);
   }
   closeUntil(null);
   return out;
+}
+
+/** The v4Jump table of ascending segment starts. */
+function jumpTable(starts: Uint32Array): Int32Array {
+  const jump = new Int32Array(65_537);
+  let index = -1;
+  for (let top = 0; top <= 65_536; top++) {
+    const first = top * 65_536;
+    while (index + 1 < starts.length && starts[index + 1]! <= first) index++;
+    jump[top] = index;
+  }
+  // the last entry bounds a search in the top block: every segment may be there
+  jump[65_536] = starts.length - 1;
+  return jump;
 }

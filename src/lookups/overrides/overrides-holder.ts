@@ -8,7 +8,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { CsvProblem } from './csv.js';
 import { EMPTY_OVERRIDES, OverrideIndex } from './override-index.js';
-import { parseOverrides } from './rows.js';
+import { parseOverridesInSlices } from './rows.js';
 
 /** What GET / and /readyz say of the overrides. */
 export interface OverridesStatus {
@@ -63,7 +63,15 @@ export class OverridesHolder {
    * Reads the file again (only when it changed, with `ifChanged`). Never
    * throws for the file's content: a refusal is logged and kept in status.
    */
-  async reload({ ifChanged }: { ifChanged: boolean }): Promise<void> {
+  reload(options: { ifChanged: boolean }): Promise<void> {
+    // one at a time (the minute check and a SIGHUP may meet): the last file read wins
+    this.running = this.running.catch(() => undefined).then(() => this.readFile(options));
+    return this.running;
+  }
+
+  private running: Promise<void> = Promise.resolve();
+
+  private async readFile({ ifChanged }: { ifChanged: boolean }): Promise<void> {
     const signature = await statSignature(this.file);
     if (ifChanged && signature === this.signature) return;
     this.signature = signature;
@@ -80,7 +88,8 @@ export class OverridesHolder {
       this.refuse([{ line: 0, reason: `unreadable: ${(error as Error).message}` }]);
       return;
     }
-    const parsed = parseOverrides(text);
+    // a turn of the event loop every few thousand rows: requests go between the slices
+    const parsed = await parseOverridesInSlices(text, () => new Promise(setImmediate));
     if (parsed.problems.length > 0) {
       this.refuse(parsed.problems);
       return;

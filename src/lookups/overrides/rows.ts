@@ -3,7 +3,7 @@
 // holds. Pure: CSV text in, the rows or every problem with its line number
 // (the file is taken whole or not at all, so every problem is reported at once).
 import { parseCidr, type Cidr } from '../../net/cidr-match.js';
-import { parseCsv, type CsvProblem } from './csv.js';
+import { csvRecords, type CsvProblem } from './csv.js';
 
 /** The values a row sets; a field the row leaves empty is absent (the data's value stands). */
 export interface OverrideFields {
@@ -65,25 +65,39 @@ const flag: Checker = (value) => {
     : { problem: `"${value}" is not true or false` };
 };
 
+/** A checker that answers each distinct value once (a file repeats its countries and zones). */
+function memoised(check: Checker): Checker {
+  const seen = new Map<string, ReturnType<Checker>>();
+  return (value) => {
+    let result = seen.get(value);
+    if (result === undefined) {
+      result = check(value);
+      // bounded: the distinct values of one field are few (≈250 countries, ≈600 zones)
+      if (seen.size < 4096) seen.set(value, result);
+    }
+    return result;
+  };
+}
+
 const CHECKERS: Record<OverrideColumn, Checker> = {
-  country: (value) => {
+  country: memoised((value) => {
     const code = value.toUpperCase();
     return /^[A-Z]{2}$/.test(code) && !NOT_COUNTRIES.has(code) && regions.of(code) !== undefined
       ? { value: code }
       : { problem: `"${value}" is not an ISO 3166-1 alpha-2 country code` };
-  },
+  }),
   region: text,
   city: text,
   latitude: coordinate(90),
   longitude: coordinate(180),
-  timezone: (value) => {
+  timezone: memoised((value) => {
     try {
       new Intl.DateTimeFormat('en', { timeZone: value });
       return { value };
     } catch {
       return { problem: `"${value}" is not an IANA time zone` };
     }
-  },
+  }),
   asn: (value) => {
     const match = /^(?:AS)?(\d{1,10})$/i.exec(value);
     const n = match === null ? NaN : Number(match[1]);
@@ -108,17 +122,52 @@ export interface ParsedOverrides {
   problems: CsvProblem[];
 }
 
+/** records checked between two pauses of parseOverridesInSlices (a few ms of work) */
+const SLICE = 2_000;
+
 /** The rows of an overrides file, or (problems not empty) why it is refused. */
 export function parseOverrides(source: string): ParsedOverrides {
-  const csv = parseCsv(source);
-  const problems = [...csv.problems];
-  const [header, ...body] = csv.records;
-  if (header === undefined) return { rows: [], problems };
-  const columns = headerColumns(header.fields, header.line, problems);
+  const steps = parseSteps(source);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/**
+ * parseOverrides, pausing (`pause()`, e.g. a turn of the event loop) every
+ * few thousand records: a large file is read while the service answers.
+ */
+export async function parseOverridesInSlices(
+  source: string,
+  pause: () => Promise<void>,
+): Promise<ParsedOverrides> {
+  const steps = parseSteps(source);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    await pause();
+  }
+}
+
+/** The parse, yielding after every SLICE records. */
+function* parseSteps(source: string): Generator<void, ParsedOverrides, undefined> {
+  const problems: CsvProblem[] = [];
   const rows: OverrideRow[] = [];
   const seen = new Map<string, number>();
-  for (const record of body) {
-    const row = checkRow(record.fields, record.line, columns, problems);
+  let columns: (OverrideColumn | null)[] | null = null;
+  let count = 0;
+  for (const item of csvRecords(source)) {
+    if (++count % SLICE === 0) yield;
+    if ('reason' in item) {
+      problems.push(item);
+      continue;
+    }
+    if (columns === null) {
+      columns = headerColumns(item.fields, item.line, problems);
+      continue;
+    }
+    const row = checkRow(item.fields, item.line, columns, problems);
     if (row === null) continue;
     const earlier = seen.get(row.cidr.text);
     if (earlier !== undefined) {
