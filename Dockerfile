@@ -65,7 +65,7 @@ COPY resources/asn-classes.csv ./resources/
 COPY web/ ./web/
 
 # GLIBC_TUNABLES and the semi-space size: what `npm start` sets (see the
-# README's Operations section)
+# docs/operations.md)
 ENV NODE_ENV=production \
   PORT=8080 \
   DATA_DIR=/data \

@@ -7,7 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { loadConfig, PROJECT_ROOT } from '../src/config.js';
+import { loadConfig } from '../src/config.js';
+import { PROJECT_ROOT } from '../src/project-root.js';
 import { loadEmbedded } from '../src/data/compile-sources.js';
 import { createGeoIpLookup } from '../src/lookups/geoip/geoip.js';
 import {

@@ -15,6 +15,7 @@ import type { Config } from './config.js';
 import { AppError, toErrorResponse } from './errors.js';
 import type { AccessLog } from './http/access-log.js';
 import { clientIp } from './http/client-ip.js';
+import { answerConnect } from './http/connect.js';
 import { isLingering } from './http/linger.js';
 import { clientErrorAnswer, serverOptions } from './http/server-options.js';
 import { Exchange } from './http/exchange.js';
@@ -331,17 +332,21 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     // serve() answers every error itself; reaching here means the socket broke mid-write
     log.warn({ err: error }, 'response failed');
   };
-  const server = createServer(serverOptions(config), (req, res) => {
+  const serveOne = (req: IncomingMessage, res: ServerResponse): void => {
     try {
       const done = serve(req, res);
       if (done instanceof Promise) done.catch(responseFailed);
     } catch (error) {
       responseFailed(error);
     }
-  });
+  };
+  const server = createServer(serverOptions(config), serveOne);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> =>
     serve(req, res);
   if (config.maxConnections > 0) server.maxConnections = config.maxConnections;
+  server.on('connect', (req: IncomingMessage, socket: Socket) =>
+    answerConnect(req, socket, serveOne),
+  );
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
     // an answer is already out on a lingering socket: nothing more may be written
     if (!socket.writable || isLingering(socket)) return socket.destroy();

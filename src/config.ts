@@ -3,15 +3,14 @@
 // names every bad variable, so start-up fails loudly instead of half-working.
 import { isIP } from 'node:net';
 import { cpus } from 'node:os';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_CACHE_MAX_BYTES } from './cache/cache-store.js';
 import { parseCidr, type Cidr } from './net/cidr-match.js';
 import { feedOverridesFromEnv, resolveFeeds } from './lookups/vpn/default-feeds.js';
 import type { FeedSpec } from './lookups/vpn/feed-updater.js';
 import { dataUpdateFromEnv, type DataUpdateConfig } from './data/update/update-config.js';
+import { PROJECT_ROOT } from './project-root.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -80,9 +79,7 @@ const BOOTSTRAP_FEED_ID = 'rdap-bootstrap';
 /** FEEDS_DISABLED also names these data sets, which are not VPN feeds */
 const NOT_FEEDS = [BOOTSTRAP_FEED_ID, 'geoip', 'asn'];
 
-export const PROJECT_ROOT = findProjectRoot();
-
-/** Live, free lists only (DOMAIN.md §4); each is documented in the README with its policy. */
+/** Live, free lists only (DOMAIN.md §4); each is documented in docs/configuration.md with its policy. */
 export const DEFAULT_DNSBL_ZONES = [
   'zen.spamhaus.org',
   'bl.spamcop.net',
@@ -328,16 +325,4 @@ function parseTrustProxy(text: string | undefined): TrustProxy | null {
   const cidrs = value.split(',').map((part) => parseCidr(part.trim()));
   if (cidrs.some((c) => c === null)) return null;
   return { kind: 'cidrs', cidrs: cidrs as Cidr[] };
-}
-
-function findProjectRoot(): string {
-  // this module runs from src/ (tsx), dist/src/ (built) or dist/bundle/ (the
-  // service's bundle): the root is the nearest folder up with a package.json
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
-    dir = parent;
-  }
-  return dir;
 }

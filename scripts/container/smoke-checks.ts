@@ -1,6 +1,6 @@
 // The HTTP checks of scripts/container-smoke.sh, run on the host against the
 // containers' published ports. Each prints what it saw and exits 1 when the
-// service does not behave as the README says.
+// service does not behave as docs/deployment.md says.
 //
 //   node dist/scripts/container/smoke-checks.js ready <seconds> [--redis] <url>...
 //     every instance answers /readyz 200 within <seconds> (with --redis: and

@@ -2,7 +2,7 @@
 
 const ENVIRONMENT = `Configuration comes from the same environment variables as the service
 (GEOIP_DB, ASN_DB, DATA_DIR, DNS_SERVERS, RDAP_BASE_URL, WHOIS_SERVER,
-DNSBL_ZONES, ...; see the README).`;
+DNSBL_ZONES, ...; see docs/configuration.md).`;
 
 const EXIT = `Exit status: 0 success; 1 the lookup failed (no record, NXDOMAIN, an
 upstream error or timeout, unreadable data or input file); 2 usage (unknown
@@ -89,8 +89,8 @@ ${EXIT}`;
 export const SERVE_HELP = `Usage: ipintel serve
 
 Starts the HTTP API (and MCP at /mcp) as npm start does, configured by the
-environment (PORT, HOST, RATE_LIMIT_MAX, REDIS_URL, WORKERS, ...; see the
-README), in a process of its own with npm start's node flags. Re-reads its
+environment (PORT, HOST, RATE_LIMIT_MAX, REDIS_URL, WORKERS, ...; see
+docs/configuration.md), in a process of its own with npm start's node flags. Re-reads its
 data on SIGHUP; stops on SIGTERM or SIGINT.`;
 
 export const UPDATE_HELP = `Usage: ipintel update-data [--data-dir DIR] [--only id,id]

@@ -9,7 +9,7 @@
 // small young generation keeps a run over millions of lines well under
 // 150 MB (its garbage dies young; 16 MB semi-spaces only hold more of it),
 // and huge pages for the tables' large buffers make reading them a fifth
-// cheaper (README, design notes). The service wants the opposite young
+// cheaper (docs/operations.md). The service wants the opposite young
 // generation, so `serve` starts it in a process of its own with `npm start`'s.
 import { spawn } from 'node:child_process';
 import { extname } from 'node:path';

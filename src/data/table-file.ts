@@ -176,7 +176,7 @@ const WHOLE_SPAN = new PagedSpan(0, 0, 0);
  * is about to read (`need`), and the chunks holding them are read then. So a
  * service answers before its tables are in memory — reading 60 MB into fresh
  * memory is most of a start on a VM that hands freed memory back to its host
- * (README, design notes) — and `readRest` reads the rest after it listens.
+ * (docs/design.md) — and `readRest` reads the rest after it listens.
  * A process that needs little (one CLI lookup, an IPv4-only log) reads
  * little. Readers check the span they read first (`span`, or `whole`): once
  * it is read, a lookup costs one load and one branch more than over plain

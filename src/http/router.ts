@@ -18,6 +18,9 @@ export type Match =
   | { kind: 'method-not-allowed'; allow: string[] }
   | { kind: 'not-found' };
 
+/** Methods no route serves on any path: refused with 405 rather than 404 (see `match`). */
+const NEVER_SERVED = new Set(['CONNECT']);
+
 export class Router {
   private readonly compiled: CompiledRoute[] = [];
   /** routes with parameters by their first (literal) segment: a path is tried against those only */
@@ -28,6 +31,8 @@ export class Router {
   private readonly statics = new Map<string, Map<string, AnyRoute>>();
   /** some path without parameters has more than one segment (none today) */
   private readonly deepStatics: boolean = false;
+  /** every method some route serves, HEAD with GET: the Allow of a method served nowhere */
+  private readonly served: string[];
 
   constructor(readonly routes: readonly AnyRoute[]) {
     for (const route of routes) {
@@ -48,6 +53,7 @@ export class Router {
         if (segments.length > 1) this.deepStatics = true;
       }
     }
+    this.served = withHead([...new Set(routes.map((route) => route.method))]);
   }
 
   /** `path` is the raw path of the request (no query string). */
@@ -67,7 +73,7 @@ export class Router {
         ?.get(lookupMethod);
       if (exact !== undefined) return { kind: 'route', route: exact, rawParams: {} };
     }
-    if (path.charCodeAt(0) !== SLASH) return { kind: 'not-found' };
+    if (path.charCodeAt(0) !== SLASH) return this.notFound(method);
     let allow: string[] | null = null;
     const candidates =
       this.anyFirst.length === 0
@@ -80,10 +86,25 @@ export class Router {
       allow ??= [];
       allow.push(route.method);
     }
-    if (allow === null) return { kind: 'not-found' };
-    if (allow.includes('GET')) allow.push('HEAD');
-    return { kind: 'method-not-allowed', allow };
+    if (allow === null) return this.notFound(method);
+    return { kind: 'method-not-allowed', allow: withHead(allow) };
   }
+
+  /**
+   * No route at this target. A method served on no path at all (CONNECT, whose
+   * target is usually `host:port`) is refused as a method, like every other
+   * refused method, with the methods the service does serve.
+   */
+  private notFound(method: string): Match {
+    return NEVER_SERVED.has(method)
+      ? { kind: 'method-not-allowed', allow: this.served }
+      : { kind: 'not-found' };
+  }
+}
+
+function withHead(methods: string[]): string[] {
+  if (methods.includes('GET') && !methods.includes('HEAD')) methods.push('HEAD');
+  return methods;
 }
 
 const SLASH = 47;

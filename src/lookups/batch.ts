@@ -4,7 +4,7 @@
 // from the tables' bytes into one buffer (GeoIpLookup.writeJson, the bulk path
 // `ipintel enrich` takes too), never built as strings, and a query sent twice
 // is computed once and its bytes copied. Only in-memory lookups are batched:
-// see the README (a batch of whois or DNS lookups would be a thousand upstream
+// see docs/api.md (a batch of whois or DNS lookups would be a thousand upstream
 // queries behind one rate-limit unit).
 import { Buffer } from 'node:buffer';
 import { checkIp } from '../api/params.js';

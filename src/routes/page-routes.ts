@@ -90,7 +90,7 @@ export function pageHandlers(options: PageOptions) {
     home: (json: AnyHandler): AnyHandler =>
       defineHandler({
         summary: json.summary,
-        description: `${json.description ?? json.summary}. A browser (Accept preferring text/html) gets the web page instead (README, “The web page”); every other client gets this JSON. Vary: Accept.`,
+        description: `${json.description ?? json.summary}. A browser (Accept preferring text/html) gets the web page instead (docs/web-page.md); every other client gets this JSON. Vary: Accept.`,
         tags: json.tags,
         query: pageQuery,
         response: envelope(json.response),

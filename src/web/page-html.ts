@@ -112,7 +112,7 @@ function results(view: PageView): string {
 
 function usage(origin: string): string {
   const mcp = escape(JSON.stringify({ mcpServers: { ipintel: { url: `${origin}/mcp` } } }));
-  return `<section id="use" aria-labelledby="use-title"><h2 id="use-title">Use it from code</h2><p>Every panel shows its <code>curl</code> command. The whole JSON API is described by <a href="/openapi.json">the OpenAPI document</a>; the rate limit counts this page's lookups like any client's.</p><h3 id="mcp">AI assistants (MCP)</h3><p>The Model Context Protocol endpoint is <code>${escape(origin)}/mcp</code> (Streamable HTTP). A client configuration:</p><pre><code>${mcp}</code></pre><p>Desktop clients that start a local process use <code>npm run mcp</code> (stdio): see the README, section “MCP”.</p></section>`;
+  return `<section id="use" aria-labelledby="use-title"><h2 id="use-title">Use it from code</h2><p>Every panel shows its <code>curl</code> command. The whole JSON API is described by <a href="/openapi.json">the OpenAPI document</a>; the rate limit counts this page's lookups like any client's.</p><h3 id="mcp">AI assistants (MCP)</h3><p>The Model Context Protocol endpoint is <code>${escape(origin)}/mcp</code> (Streamable HTTP). A client configuration:</p><pre><code>${mcp}</code></pre><p>Desktop clients that start a local process use <code>npm run mcp</code> (stdio): see docs/mcp.md.</p></section>`;
 }
 
 export function renderPage(view: PageView): string {

@@ -4,8 +4,7 @@
 // the page places its marker with the same two lines of arithmetic and no
 // geography library in the browser. d3-geo does the spherical work (cutting
 // Russia and Fiji at the antimeridian); the path data is written as relative
-// integer moves, half the size of d3's absolute decimal form (README, "The
-// web page").
+// integer moves, half the size of d3's absolute decimal form (docs/web-page.md).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { geoEquirectangular, geoPath, type GeoContext } from 'd3-geo';

@@ -2,8 +2,8 @@
 // with every request (and IPv6 gives anyone many /64s). 300,000 requests from
 // distinct addresses within one rate-limit window must leave the real service
 // (a spawned process) answering, its resident memory at most 64 MB above
-// where it started: every per-client structure is bounded (README,
-// "Operations"). Requests are pipelined over a few keep-alive connections, 100
+// where it started: every per-client structure is bounded (docs/operations.md,
+// "Bounds"). Requests are pipelined over a few keep-alive connections, 100
 // deep (deeper pipelines keep thousands of requests alive at once, which only
 // measures the garbage collector), so that the test takes seconds.
 import { strict as assert } from 'node:assert';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { create } from 'tar';
-import type { SourceSettings } from '../../src/data/update/sources.js';
+import type { SourceSettings } from '../../src/data/update/source-settings.js';
 import type { FeedServer } from './feed-server.js';
 import { buildMmdb, cityRecord, type MmdbNetwork } from './mmdb-writer.js';
 

@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import type { Metafile } from 'esbuild';
-import { PROJECT_ROOT } from '../../src/config.js';
+import { PROJECT_ROOT } from '../../src/project-root.js';
 import { loadCompiledSet } from '../../src/data/compiled-set.js';
 import type { CompileJob } from '../../src/data/update/compile-update.js';
 import {

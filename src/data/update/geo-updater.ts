@@ -16,7 +16,8 @@ import { compileInWorker } from './compile-in-worker.js';
 import { fetchRelease, type ReleaseFetch } from './fetch-release.js';
 import { withFileUrls } from './file-fetch.js';
 import { DEFAULT_MIN_RATIO, baselineOf } from './sanity.js';
-import { releasesFor, type Artifact, type Release, type SourceSettings } from './sources.js';
+import type { SourceSettings } from './source-settings.js';
+import { releasesFor, type Artifact, type Release } from './sources.js';
 import { recordOutcome, type UpdateOutcome } from './update-status.js';
 import { updateTablesPath } from './paths.js';
 

@@ -17,20 +17,7 @@ import { Buffer } from 'node:buffer';
 import { DBIP_ATTRIBUTION } from '../../lookups/geoip/embedded-data.js';
 import type { DataSetKind } from '../compiled-set.js';
 import type { UpdateLayout } from './compile-update.js';
-
-export type DataSourceName = 'ip-location-db' | 'dbip' | 'maxmind';
-export type AsnSetName = 'origin-asn' | 'iptoasn-asn' | 'dbip-asn';
-
-export interface SourceSettings {
-  source: DataSourceName;
-  baseUrl: string;
-  checksumBaseUrl: string;
-  asnSet: AsnSetName;
-  dbipBaseUrl: string;
-  maxmindBaseUrl: string;
-  /** required for maxmind; kept out of every message and log line */
-  maxmind: { accountId: string; licenseKey: string } | null;
-}
+import type { AsnSetName, DataSourceName, SourceSettings } from './source-settings.js';
 
 export interface Artifact {
   /** the publisher's file name */

@@ -4,7 +4,13 @@
 // the bounds of a download and the age past which /readyz warns.
 import { z } from 'zod';
 import type { DataSetKind } from '../compiled-set.js';
-import type { AsnSetName, DataSourceName, SourceSettings } from './sources.js';
+import {
+  ASN_SETS,
+  SOURCES,
+  type AsnSetName,
+  type DataSourceName,
+  type SourceSettings,
+} from './source-settings.js';
 
 /** A credential that never prints: logs, JSON and inspect show "[redacted]". */
 export class Secret {
@@ -44,8 +50,6 @@ export interface DataUpdateConfig {
   maxAgeDays: number;
 }
 
-export const SOURCES: readonly DataSourceName[] = ['ip-location-db', 'dbip', 'maxmind'];
-export const ASN_SETS: readonly AsnSetName[] = ['origin-asn', 'iptoasn-asn', 'dbip-asn'];
 const RELEASES = 'https://github.com/sapics/ip-location-db/releases/download';
 
 /** http(s), or file:// for a folder of release files carried into an air-gapped site */

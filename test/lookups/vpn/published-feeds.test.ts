@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { PROJECT_ROOT } from '../../../src/config.js';
+import { PROJECT_ROOT } from '../../../src/project-root.js';
 import { DEFAULT_FEEDS } from '../../../src/lookups/vpn/default-feeds.js';
 import { updateFeeds, type FeedResult } from '../../../src/lookups/vpn/feed-updater.js';
 import { startFeedServer, type FeedServer } from '../../helpers/feed-server.js';
