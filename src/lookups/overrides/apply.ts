@@ -1,7 +1,8 @@
 // What an override row does to an answer: the fields it sets replace the
 // data's, the ones it leaves empty keep the data's. Pure.
 import type { AsnInfo } from '../geoip/record-map.js';
-import type { OverrideFields, OverrideRow } from './rows.js';
+import type { OverrideEntry } from './override-index.js';
+import type { OverrideFields } from './rows.js';
 
 /** The GeoIP record's fields an override may set (SPEC.md's GeoIP record). */
 export interface OverridableGeoRecord {
@@ -86,7 +87,7 @@ export function touchesDetection(f: OverrideFields): boolean {
  * Sets the row's flags (the operator's word: confidence high), network and
  * provider on a detection record, and says so in `reasons` (`override:<label>`).
  */
-export function overrideDetection<D extends OverridableDetection>(d: D, row: OverrideRow): D {
+export function overrideDetection<D extends OverridableDetection>(d: D, row: OverrideEntry): D {
   const f = row.fields;
   if (!touchesDetection(f)) return d;
   let flagged = false;

@@ -9,9 +9,12 @@ import type { OverrideRow } from './rows.js';
 /** no row covers the address */
 export const NO_OVERRIDE = -1;
 
+/** What an answer needs of a row once its range is compiled (the range itself is not kept). */
+export type OverrideEntry = Pick<OverrideRow, 'label' | 'fields'>;
+
 export class OverrideIndex {
-  /** rows in file order; the segments name them by index */
-  readonly rows: readonly OverrideRow[];
+  /** rows in file order, without their ranges; the segments name them by index */
+  readonly rows: readonly OverrideEntry[];
   /** rows.length: 0 is the common case, and the one check a lookup makes then */
   readonly size: number;
   /** the most a row can lengthen a record's JSON: the longest row's values as JSON */
@@ -31,7 +34,7 @@ export class OverrideIndex {
   private readonly v6Rows: Int32Array;
 
   constructor(rows: readonly OverrideRow[]) {
-    this.rows = rows;
+    this.rows = rows.map(({ label, fields }) => ({ label, fields }));
     this.size = rows.length;
     this.extraBytes = rows.reduce((most, row) => Math.max(most, jsonBound(row.fields)), 0);
     const v4 = flatten(v4Ranges(rows), 0);
@@ -85,7 +88,7 @@ export class OverrideIndex {
   }
 
   /** The row covering `ip`, or null. */
-  rowOf(ip: Ip): OverrideRow | null {
+  rowOf(ip: Ip): OverrideEntry | null {
     if (this.size === 0) return null;
     const row = this.find(ip);
     return row === NO_OVERRIDE ? null : this.rows[row]!;

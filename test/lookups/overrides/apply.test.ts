@@ -6,11 +6,12 @@ import {
   overrideDetection,
   overrideGeoRecord,
   overrideNetwork,
+  type OverridableGeoRecord,
 } from '../../../src/lookups/overrides/apply.js';
 import { parseCidr } from '../../../src/net/cidr-match.js';
 import type { OverrideFields, OverrideRow } from '../../../src/lookups/overrides/rows.js';
 
-const DATA = {
+const DATA: OverridableGeoRecord & { ip: string; bogon: boolean } = {
   ip: '8.8.8.8',
   country: 'US',
   city: 'Mountain View',
@@ -48,13 +49,13 @@ describe('overrideGeoRecord', () => {
         timezone: null,
         latitude: null,
         longitude: null,
-      } as Partial<typeof DATA>,
+      },
     },
     { name: 'the same country keeps the place', fields: { country: 'US' }, want: {} },
     {
       name: 'another AS drops the old names',
       fields: { asn: 64500 },
-      want: { asn: 'AS64500', org: null, isp: null } as Partial<typeof DATA>,
+      want: { asn: 'AS64500', org: null, isp: null },
     },
     { name: 'the same AS keeps them', fields: { asn: 15169, org: 'G' }, want: { org: 'G' } },
   ];

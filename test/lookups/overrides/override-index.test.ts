@@ -9,11 +9,13 @@ import { NO_OVERRIDE, OverrideIndex } from '../../../src/lookups/overrides/overr
 import { parseOverrides } from '../../../src/lookups/overrides/rows.js';
 import { seededRandom, withSeed } from '../../helpers/seeded-random.js';
 
-function indexOf(networks: readonly string[]): OverrideIndex {
+function rowsOf(networks: readonly string[]) {
   const { rows, problems } = parseOverrides(['network', ...networks].join('\n'));
   assert.deepEqual(problems, []);
-  return new OverrideIndex(rows);
+  return rows;
 }
+
+const indexOf = (networks: readonly string[]) => new OverrideIndex(rowsOf(networks));
 
 const labelAt = (index: OverrideIndex, address: string): string | null =>
   index.rowOf(parseIp(address)!)?.label ?? null;
@@ -76,10 +78,11 @@ describe('OverrideIndex', () => {
         const mask = (0xffffffff << (32 - prefix)) >>> 0;
         networks.add(`${formatIpv4((base & mask) >>> 0)}/${prefix}`);
       }
-      const big = indexOf([...networks]);
+      const rows = rowsOf([...networks]);
+      const big = new OverrideIndex(rows);
       for (let i = 0; i < 3000; i++) {
         const ip = parseIp(formatIpv4((0x0a000000 + random.below(0x01000000)) >>> 0))!;
-        const covering = big.rows.filter((r) => cidrContains(r.cidr, ip));
+        const covering = rows.filter((r) => cidrContains(r.cidr, ip));
         const want = covering.reduce<(typeof covering)[number] | null>(
           (best, r) => (best === null || r.cidr.prefixLength > best.cidr.prefixLength ? r : best),
           null,
