@@ -4,7 +4,7 @@
 // arrays (IPv4: one word per bound; IPv6: four), made once per file load, off
 // the request path. The empty index answers every address with one check.
 import type { Ip } from '../../net/ip.js';
-import type { OverrideRow } from './rows.js';
+import type { OverrideFields, OverrideRow } from './rows.js';
 
 /** no row covers the address */
 export const NO_OVERRIDE = -1;
@@ -39,9 +39,15 @@ export class OverrideIndex {
     this.extraBytes = rows.reduce((most, row) => Math.max(most, jsonBound(row.fields)), 0);
     const v4 = flatten(v4Ranges(rows), 0);
     const v6 = flatten(v6Ranges(rows), 0n);
-    this.v4Starts = Uint32Array.from(v4, (s) => s.start);
-    this.v4Ends = Uint32Array.from(v4, (s) => s.end);
-    this.v4Rows = Int32Array.from(v4, (s) => s.row);
+    this.v4Starts = new Uint32Array(v4.length);
+    this.v4Ends = new Uint32Array(v4.length);
+    this.v4Rows = new Int32Array(v4.length);
+    for (let i = 0; i < v4.length; i++) {
+      const segment = v4[i]!;
+      this.v4Starts[i] = segment.start;
+      this.v4Ends[i] = segment.end;
+      this.v4Rows[i] = segment.row;
+    }
     this.v4Jump = jumpTable(this.v4Starts);
     this.v6Starts = words(v6.map((s) => s.start));
     this.v6Ends = words(v6.map((s) => s.end));
@@ -102,9 +108,10 @@ export const EMPTY_OVERRIDES = new OverrideIndex([]);
  * UTF-16 unit is at most 3 bytes and an escaped one 2 (control characters are
  * refused by the parser); a number or boolean at most 24.
  */
-function jsonBound(fields: object): number {
+function jsonBound(fields: OverrideFields): number {
   let bytes = 2;
-  for (const [key, value] of Object.entries(fields)) {
+  for (const key in fields) {
+    const value = fields[key as keyof OverrideFields];
     bytes += key.length + 4 + (typeof value === 'string' ? 3 * value.length + 2 : 24);
   }
   return bytes;
