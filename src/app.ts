@@ -193,19 +193,17 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     }
     // an answer from in-memory data: its headers (attribution, data version,
     // ETag) are decided before it is made, so a revalidation costs no lookup
-    const extra = route.headers?.(ctx);
-    if (extra != null) {
-      x.setHeaders(extra);
-      const etag = extra['etag'];
-      if (etag !== undefined && matchesEtag(header(x.req.headers['if-none-match']), etag)) {
-        x.cacheControl = route.cacheControl;
-        return x.sendEmpty(304);
-      }
+    const extra = route.headers?.(ctx) ?? null;
+    const etag = extra?.['etag'];
+    if (etag !== undefined && matchesEtag(header(x.req.headers['if-none-match']), etag)) {
+      x.setHeaders(extra!);
+      x.cacheControl = route.cacheControl;
+      return x.sendEmpty(304);
     }
     const data: unknown = route.handle(input);
     return data instanceof Promise
-      ? data.then((ready) => writeData(x, route, ready))
-      : writeData(x, route, data);
+      ? data.then((ready) => writeData(x, route, ready, extra))
+      : writeData(x, route, data, extra);
   }
 
   /** The route's own headers of a successful answer through the cache or raw. */
@@ -214,8 +212,17 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     if (extra != null) x.setHeaders(extra);
   }
 
-  /** An answer from in-memory data (its headers set by respond): the route's lifetime, no X-Cache. */
-  function writeData(x: Exchange, route: AnyRoute, data: unknown): number {
+  /**
+   * An answer from in-memory data: the route's headers (decided by respond,
+   * set only on success: an error names no data version), its lifetime, no X-Cache.
+   */
+  function writeData(
+    x: Exchange,
+    route: AnyRoute,
+    data: unknown,
+    extra: Readonly<Record<string, string>> | null,
+  ): number {
+    if (extra !== null) x.setHeaders(extra);
     x.cacheControl = route.cacheControl;
     return data instanceof JsonBody
       ? x.send(200, data.body, undefined, data.bytes, data.encoding)

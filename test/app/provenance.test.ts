@@ -69,6 +69,15 @@ describe('X-Data-Version and ETag', () => {
       /^geoip=.+; asn=.+; feeds=\w+; overrides=none$/,
     );
     assert.equal(res.headers.get('etag'), null);
+    // an error names no data version
+    const refused = await get(service.baseUrl, '/batch', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"not":"an array"}',
+    });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.headers.get('x-data-version'), null);
+    assert.equal(refused.headers.get('x-data-attribution'), null);
   });
 });
 
