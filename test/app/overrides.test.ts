@@ -132,6 +132,15 @@ describe('overrides everywhere an answer is made', () => {
     assert.deepEqual(await call('vpn_detect', '10.8.0.1'), await vpn('10.8.0.1'));
   });
 
+  it('the web page', async () => {
+    const page = await get(service.baseUrl, '/?q=10.8.0.1', { headers: { accept: 'text/html' } });
+    assert.match(page.headers.get('content-type') ?? '', /text\/html/);
+    assert.match(page.text, /override:office-vpn/);
+    const berlin = await get(service.baseUrl, '/?q=8.8.8.8', { headers: { accept: 'text/html' } });
+    assert.match(berlin.text, /Berlin/);
+    assert.doesNotMatch(berlin.text, /Mountain View/);
+  });
+
   it('the CLI: `ipintel ip` and `ipintel enrich`', async () => {
     const cli = async (args: string[], input = '') => {
       const stdout = new PassThrough();
