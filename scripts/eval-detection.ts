@@ -21,8 +21,9 @@ import {
   type Evaluation,
   type Flags,
 } from '../src/lookups/vpn/evaluation.js';
-import { DetectionIndexHolder } from '../src/lookups/vpn/index.js';
+import { openDetection } from '../src/lookups/vpn/open-detection.js';
 import { feedsDir } from '../src/lookups/vpn/feed-store.js';
+import { reportExits } from './eval-exits.js';
 
 const out = (line = ''): boolean => process.stdout.write(`${line}\n`);
 
@@ -93,13 +94,17 @@ const labels = parseLabelledAddresses(await readFile(labelsPath, 'utf8'));
 const asn = createGeoIpLookup({
   tables: await loadEmbedded(pino({ level: 'warn' }, pino.destination(2))),
 });
-const index = (await DetectionIndexHolder.open({ dataDir: feedDir })).current();
+// as the service opens it: proxy age limit and vpn-range rule from the environment
+const index = (await openDetection(config, { tables: asn.tables })).current();
 
 const counts = countByCategory(labels);
 out(`Labels: ${labelsPath}`);
 out(`  ${labels.length} addresses: ${CATEGORIES.map((c) => `${c} ${counts[c]}`).join(', ')}`);
 out(`ASN data: ${asn.tables.asn.manifest.name} (compiled tables)`);
 out(`ASN classes: ${index.asnClasses.size} rows`);
+out(
+  `vpn-range rule: ≥ ${config.vpnRangeRule.minExits} exits of one provider in one routed range of ≤ ${config.vpnRangeRule.maxAddresses} addresses (0 exits: off)`,
+);
 if (index.feeds.length === 0) {
   out(`Feeds: none in ${feedDir} (ASN classes and org-name rules only; no Tor list, so isProxy`);
   out('  cannot fire; run `npm run update-data` to score with feeds)');
@@ -111,9 +116,6 @@ if (index.feeds.length === 0) {
 }
 for (const problem of index.problems) out(`  skipped: ${problem}`);
 out();
-report(
-  evaluate(
-    labels,
-    routeDetector((ip) => asn.network(ip), index),
-  ),
-);
+const detector = routeDetector((ip) => asn.network(ip), index);
+report(evaluate(labels, detector));
+reportExits(detector, labels, out);

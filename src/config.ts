@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { DEFAULT_CACHE_MAX_BYTES } from './cache/cache-store.js';
 import { parseCidr, type Cidr } from './net/cidr-match.js';
 import { feedOverridesFromEnv, resolveFeeds } from './lookups/vpn/default-feeds.js';
+import { DEFAULT_VPN_RANGE_RULE, type VpnRangeRule } from './lookups/vpn/vpn-ranges.js';
 import type { FeedSpec } from './lookups/vpn/feed-updater.js';
 import { dataUpdateFromEnv, type DataUpdateConfig } from './data/update/update-config.js';
 import { PROJECT_ROOT } from './project-root.js';
@@ -53,6 +54,10 @@ export interface Config {
   workers: number;
   /** the VPN/hosting/Tor feeds `npm run update-data` fetches, URLs overridable per feed */
   feeds: readonly FeedSpec[];
+  /** an open-proxy list's entries stop counting this long after its last successful fetch */
+  proxyListMaxAgeMs: number;
+  /** when a provider's exits make its whole routed range a VPN range (vpn-ranges.ts) */
+  vpnRangeRule: VpnRangeRule;
   feedTimeoutMs: number;
   feedMaxBytes: number;
   /** 0: feeds and GeoIP/ASN data are updated only by `npm run update-data` */
@@ -201,6 +206,11 @@ const envSchema = z.object({
   FEED_TIMEOUT_MS: integer(1, 600_000).default(60_000),
   FEED_MAX_BYTES: integer(1024, 1024 ** 3).default(64 * 1024 * 1024),
   FEED_UPDATE_INTERVAL_HOURS: integer(0, 24 * 365).default(0),
+  PROXY_LIST_MAX_AGE_HOURS: integer(1, 24 * 90).default(48),
+  VPN_RANGE_MIN_EXITS: integer(0, 1000).default(DEFAULT_VPN_RANGE_RULE.minExits),
+  VPN_RANGE_MAX_PREFIX: integer(16, 32).default(
+    32 - Math.log2(DEFAULT_VPN_RANGE_RULE.maxAddresses),
+  ),
   HEADERS_TIMEOUT_MS: integer(100, 600_000).default(10_000),
   REQUEST_TIMEOUT_MS: integer(100, 3_600_000).default(30_000),
   KEEP_ALIVE_TIMEOUT_MS: integer(100, 3_600_000).default(65_000),
@@ -280,6 +290,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     feedTimeoutMs: e.FEED_TIMEOUT_MS,
     feedMaxBytes: e.FEED_MAX_BYTES,
     feedUpdateIntervalHours: e.FEED_UPDATE_INTERVAL_HOURS,
+    proxyListMaxAgeMs: e.PROXY_LIST_MAX_AGE_HOURS * 3600_000,
+    vpnRangeRule: {
+      minExits: e.VPN_RANGE_MIN_EXITS,
+      maxAddresses: 2 ** (32 - e.VPN_RANGE_MAX_PREFIX),
+    },
     dataUpdate,
     rdapBootstrapUrl: disabled.includes(BOOTSTRAP_FEED_ID) ? null : bootstrapUrl,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,

@@ -35,9 +35,9 @@ import { createMetrics, type Metrics, type UpstreamKind } from './metrics.js';
 import { createDnsClient } from './lookups/dns/index.js';
 import { createBlacklistChecker } from './lookups/dnsbl/index.js';
 import { BOOTSTRAP_FILE, createWhoisClient, readBootstrapFile } from './lookups/rdap/index.js';
-import { DetectionIndexHolder } from './lookups/vpn/index.js';
+import type { DetectionIndexHolder } from './lookups/vpn/index.js';
+import { openDetection } from './lookups/vpn/open-detection.js';
 import { createVpnJson } from './lookups/vpn/record-json.js';
-import { feedsDir } from './lookups/vpn/feed-store.js';
 import { networkHandlers, type NetworkLookups } from './routes/network-routes.js';
 import { mcpHandlers } from './mcp/mcp-route.js';
 import { vpnHandlers } from './routes/vpn-routes.js';
@@ -62,12 +62,13 @@ export interface ServiceData {
 
 export async function loadServiceData(config: Readonly<Config>, log: Logger): Promise<ServiceData> {
   const geoSignature = updateSignature(config.dataDir);
-  const [geo, vpn, overrides] = await Promise.all([
-    // the IPv6 sections are read after the service listens (src/main.ts)
-    loadConfiguredGeoData(config, log),
-    DetectionIndexHolder.open({ dataDir: feedsDir(config.dataDir) }),
-    OverridesHolder.open(config.overridesFile, log),
-  ]);
+  // the IPv6 sections are read after the service listens (src/main.ts); the
+  // detection index follows the ASN table, whose ranges the vpn-range rule reads;
+  // the operator's overrides are read meanwhile
+  const overridesLoading = OverridesHolder.open(config.overridesFile, log);
+  const geo = await loadConfiguredGeoData(config, log);
+  const vpn = await openDetection(config, geo);
+  const overrides = await overridesLoading;
   for (const problem of vpn.current().problems) log.warn({ problem }, 'feed file skipped');
   return { geo, vpn, overrides, geoSignature, updateStatus: {} };
 }

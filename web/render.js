@@ -116,7 +116,8 @@ function vpn(data, header) {
   const v = /** @type {VpnRecord} */ (data);
   const flags = FLAGS.filter(([key]) => v[key]).map(([, label]) => label);
   const said = flags.length === 0 ? 'No VPN, proxy or hosting signal' : flags.join(', ');
-  const verdict = `${said.charAt(0).toUpperCase()}${said.slice(1)} (confidence ${v.confidence})`;
+  const service = v.provider === null ? '' : `: ${v.provider}`;
+  const verdict = `${said.charAt(0).toUpperCase()}${said.slice(1)}${service} (confidence ${v.confidence})`;
   const reasons =
     v.reasons.length === 0
       ? [el('p', {}, ['Reasons: none'])]

@@ -96,15 +96,29 @@ export const vpnRecordSchema = z
   .object({
     ip: z.string(),
     isVpn: z.boolean(),
-    isProxy: z.boolean().meta(d('Tor exits and known open proxies.')),
+    isProxy: z
+      .boolean()
+      .meta(
+        d(
+          'Tor exits and open proxies on a maintained proxy list (an entry counts while the list is at most PROXY_LIST_MAX_AGE_HOURS old).',
+        ),
+      ),
     isHosting: z.boolean().meta(d('Cloud, hosting or datacenter network (not an eyeball ISP).')),
     isMobile: z.boolean(),
     isTor: z.boolean(),
+    provider: z
+      .string()
+      .nullable()
+      .meta(
+        d(
+          'The VPN service whose published server list holds the address ("Mullvad", "NordVPN"…), or null when no list names one (or two lists disagree).',
+        ),
+      ),
     confidence: z
       .enum(['high', 'medium', 'low'])
       .meta(
         d(
-          'high: inside a published range or list; medium: the operator’s ASN is classified; low: an organisation-name rule only, or no signal.',
+          'high: inside a cloud’s published range, a VPN provider’s server list or the Tor exit list; medium: on an open-proxy or datacenter list, or the operator’s ASN is classified; low: an organisation-name rule only, or no signal.',
         ),
       ),
     asn: z.string().nullable(),

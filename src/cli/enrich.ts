@@ -40,7 +40,21 @@ export interface Enricher {
 /** The GeoIP record's fields in its own order (the schema's, which the record follows). */
 export const GEOIP_FIELDS = Object.keys(geoIpRecordSchema.shape) as (keyof GeoIpRecord)[];
 
-const VPN_FIELDS = ['isVpn', 'isProxy', 'isHosting', 'isMobile', 'isTor', 'confidence'] as const;
+const VPN_FIELDS = [
+  'isVpn',
+  'isProxy',
+  'isHosting',
+  'isMobile',
+  'isTor',
+  'provider',
+  'confidence',
+] as const;
+
+/** CSV columns whose name alone would not say they belong to the VPN record */
+const VPN_COLUMNS: Partial<Record<(typeof VPN_FIELDS)[number], string>> = {
+  confidence: 'vpnConfidence',
+  provider: 'vpnProvider',
+};
 
 /** A line without an address: every field present and null, so each output line has one shape. */
 const NO_ADDRESS = `{${GEOIP_FIELDS.map((f) => `"${f}":null`).join(',')}`;
@@ -98,7 +112,7 @@ export function csvField(value: string | number | boolean | null | undefined): s
 
 function csvEnricher({ geoip, vpn }: EnrichLookups): Enricher {
   const columns: string[] = [...GEOIP_FIELDS];
-  if (vpn) columns.push(...VPN_FIELDS.map((f) => (f === 'confidence' ? 'vpnConfidence' : f)));
+  if (vpn) columns.push(...VPN_FIELDS.map((f) => VPN_COLUMNS[f] ?? f));
   columns.push('line');
   const empty = ','.repeat(columns.length - 1);
   /** a line's CSV row, through strings */

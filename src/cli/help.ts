@@ -78,7 +78,8 @@ per input line to standard output, in input order:
   csv              a header, then ip,country,…,bogon,line (RFC 4180 quoting)
 
   --vpn            add the VPN record ("vpn":{…} in JSONL; isVpn, isProxy,
-                   isHosting, isMobile, isTor, vpnConfidence columns in CSV)
+                   isHosting, isMobile, isTor, vpnProvider, vpnConfidence
+                   columns in CSV)
 
 Streams with bounded memory; shows a progress line on standard error when it
 is a terminal. An address stands alone as a word: "x1.2.3.4" is not one,

@@ -5,8 +5,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createGeoIpLookup, type GeoIpLookup } from '../lookups/geoip/geoip.js';
 import { loadConfiguredGeoData } from '../lookups/geoip/load.js';
-import { DetectionIndexHolder } from '../lookups/vpn/detection-index.js';
-import { feedsDir } from '../lookups/vpn/feed-store.js';
+import type { DetectionIndexHolder } from '../lookups/vpn/detection-index.js';
+import { openDetection } from '../lookups/vpn/open-detection.js';
 import { OverridesHolder } from '../lookups/overrides/overrides-holder.js';
 import { createVpnJson, type VpnJson } from '../lookups/vpn/record-json.js';
 
@@ -22,13 +22,11 @@ export async function loadGeo(
   log: Logger,
   vpn: boolean,
 ): Promise<LoadedGeo> {
-  const [geo, holder, overrides] = await Promise.all([
-    // one process, one command: the IPv6 tables only when an IPv6 address comes
-    loadConfiguredGeoData(config, log),
-    vpn ? DetectionIndexHolder.open({ dataDir: feedsDir(config.dataDir) }) : null,
-    // the operator's corrections answer here as in the service (a refused file: none, logged)
-    OverridesHolder.open(config.overridesFile, log),
-  ]);
-  const geoip = createGeoIpLookup(geo, overrides);
+  // the operator's corrections answer here as in the service (a refused file: none, logged)
+  const overridesLoading = OverridesHolder.open(config.overridesFile, log);
+  // one process, one command: the IPv6 tables only when an IPv6 address comes
+  const geo = await loadConfiguredGeoData(config, log);
+  const holder = vpn ? await openDetection(config, geo) : null;
+  const geoip = createGeoIpLookup(geo, await overridesLoading);
   return { geoip, holder, vpnJson: holder === null ? null : createVpnJson(geoip, holder) };
 }

@@ -153,6 +153,24 @@ export class RangeTable {
     return values[at]!;
   }
 
+  /**
+   * The row of the IPv4 table holding `value`: its first and last address and
+   * record index (NONE for a gap). Off the request path (vpn-range expansion).
+   */
+  rowV4(value: number): { start: number; end: number; record: number } {
+    const { keys, values, jump } = this.v4;
+    const top = value >>> 16;
+    this.need4(this.at.v4Jump, top, top + 2);
+    const lo = jump[top]!;
+    const hi = jump[top + 1]!;
+    this.need4(this.at.v4Keys, lo, Math.min(hi + 2, keys.length));
+    const at = bisect1(keys, value, lo, hi);
+    this.need4(this.at.v4Keys, at, Math.min(at + 2, keys.length));
+    this.need4(this.at.v4Values, at, at + 1);
+    const end = at + 1 < keys.length ? keys[at + 1]! - 1 : 0xffffffff;
+    return { start: keys[at]!, end, record: values[at]! };
+  }
+
   /** The record index of an IPv6 address given as eight 16-bit groups, or NONE. */
   findV6(groups: readonly number[]): number {
     const { keys, values, jump } = this.v6;

@@ -57,7 +57,8 @@ const FLAGS = [
 export function verdict(vpn: VpnRecord): string {
   const flags = FLAGS.filter(([key]) => vpn[key]).map(([, label]) => label);
   const said = flags.length === 0 ? 'No VPN, proxy or hosting signal' : flags.join(', ');
-  return `${said[0]?.toUpperCase() ?? ''}${said.slice(1)} (confidence ${vpn.confidence})`;
+  const service = vpn.provider === null ? '' : `: ${vpn.provider}`;
+  return `${said[0]?.toUpperCase() ?? ''}${said.slice(1)}${service} (confidence ${vpn.confidence})`;
 }
 
 export function vpnBody(vpn: VpnRecord): string {

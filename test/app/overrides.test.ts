@@ -12,15 +12,15 @@ import { runCli } from '../../src/cli/run.js';
 import { dataOf, get, serviceData, startService, type TestService } from '../helpers/service.js';
 
 const FILE = [
-  'network,country,city,latitude,longitude,label,isVpn,asn,org',
+  'network,country,city,latitude,longitude,label,isVpn,asn,org,provider',
   // a public address moved: the data's region and time zone (of its old country) go
-  '8.8.8.0/24,DE,Berlin,52.52,13.405,berlin-office,,,',
+  '8.8.8.0/24,DE,Berlin,52.52,13.405,berlin-office,,,,',
   // private space given a place; a more specific range inside it wins whole
-  '10.0.0.0/8,DE,,,,corp,,,',
-  '10.1.0.0/16,,Munich,,,munich,,,',
+  '10.0.0.0/8,DE,,,,corp,,,,',
+  '10.1.0.0/16,,Munich,,,munich,,,,',
   // the office VPN's pool: a detection answer that says so
-  '10.8.0.0/16,,,,,office-vpn,true,AS64500,Example VPN',
-  '"2001:db8::/32",FR,"Paris, 1er",,,doc-v6,,,',
+  '10.8.0.0/16,,,,,office-vpn,true,AS64500,Example VPN,Example Corp',
+  '"2001:db8::/32",FR,"Paris, 1er",,,doc-v6,,,,',
 ].join('\r\n');
 
 let dir: string;
@@ -84,6 +84,7 @@ describe('overrides on detection answers', () => {
     assert.equal(record['confidence'], 'high');
     assert.equal(record['asn'], 'AS64500');
     assert.equal(record['org'], 'Example VPN');
+    assert.equal(record['provider'], 'Example Corp');
     assert.ok((record['reasons'] as string[]).includes('override:office-vpn'));
   });
 

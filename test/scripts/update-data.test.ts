@@ -11,9 +11,9 @@ import { readBootstrapFile } from '../../src/lookups/rdap/bootstrap-file.js';
 import { findRegistry } from '../../src/lookups/rdap/bootstrap.js';
 import { parseIp } from '../../src/net/ip.js';
 import { startRdapServer, type RdapServer } from '../helpers/rdap-server.js';
+import { DEFAULT_FEEDS } from '../../src/lookups/vpn/default-feeds.js';
 
-const ALL_FEEDS_OFF =
-  'aws,gcp,azure,oracle,cloudflare-v4,cloudflare-v6,digitalocean,linode,vultr,tor-exits,tor-exit-addresses,x4b-vpn,x4b-vpn-v6,geoip,asn';
+const ALL_FEEDS_OFF = [...DEFAULT_FEEDS.map((f) => f.id), 'geoip', 'asn'].join(',');
 
 function run(env: Record<string, string>) {
   return new Promise<{ status: number | null; stderr: string }>((resolve) => {

@@ -20,9 +20,9 @@ import {
 import { getOnce } from '../helpers/http-get.js';
 import { spawnService, type SpawnedService } from '../helpers/spawned-service.js';
 import { until } from '../helpers/wait.js';
+import { DEFAULT_FEEDS } from '../../src/lookups/vpn/default-feeds.js';
 
-const NO_FEEDS =
-  'aws,gcp,azure,oracle,cloudflare-v4,cloudflare-v6,digitalocean,linode,vultr,tor-exits,tor-exit-addresses,x4b-vpn,x4b-vpn-v6,rdap-bootstrap';
+const NO_FEEDS = [...DEFAULT_FEEDS.map((f) => f.id), 'rdap-bootstrap'].join(',');
 
 let server: FeedServer;
 let dir: string;

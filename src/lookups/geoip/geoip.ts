@@ -108,6 +108,17 @@ export class GeoIpLookup {
     return row === null ? base : overrideNetwork(base, row.fields);
   }
 
+  /**
+   * The routed IPv4 range of the ASN table holding `value` (one row: a
+   * prefix, or neighbouring prefixes of one AS merged), with its AS; null in
+   * a gap. For the vpn-range expansion, built on reload, not per request.
+   */
+  routedV4(value: number): { start: number; end: number; asn: AsnInfo } | null {
+    const row = this.tables.asn.table.rowV4(value);
+    const asn = this.networkAt(row.record);
+    return asn === null ? null : { start: row.start, end: row.end, asn };
+  }
+
   networkAt(index: number): AsnInfo | null {
     if (index === NONE) return null;
     if (this.networksOf !== this.tables.asn) {

@@ -15,6 +15,7 @@ import {
   parseTorBulkExitList,
   parseTorExitAddresses,
 } from './parse-text-lists.js';
+import { PROVIDER_FEEDS } from './provider-feeds.js';
 
 const X4B = 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/vpn';
 
@@ -106,6 +107,7 @@ export const DEFAULT_FEEDS: readonly FeedSpec[] = [
   },
   { id: 'x4b-vpn', url: `${X4B}/ipv4.txt`, kind: 'vpn', parser: parseCidrList, minPrefixes: 1000 },
   { id: 'x4b-vpn-v6', url: `${X4B}/ipv6.txt`, kind: 'vpn', parser: parseCidrList, minPrefixes: 50 },
+  ...PROVIDER_FEEDS,
 ];
 
 export interface FeedOverrides {
@@ -138,8 +140,9 @@ export function resolveFeeds(
       out.push(feed);
     } else {
       assertHttpUrl(feed.id, url);
-      // an overridden Azure URL points at the JSON file itself, not at the page
-      out.push({ id: feed.id, kind: feed.kind, parser: feed.parser, url, ...minimum(feed) });
+      // an overridden Azure URL points at the JSON file itself, not at the page,
+      // and one overriding URL stands for all of a feed's documents
+      out.push({ ...withoutExtraDocuments(feed), url });
     }
   }
   return out;
@@ -177,6 +180,10 @@ function assertHttpUrl(id: string, url: string): void {
   }
 }
 
-function minimum(feed: FeedSpec): { minPrefixes?: number } {
-  return feed.minPrefixes === undefined ? {} : { minPrefixes: feed.minPrefixes };
+/** A feed's spec without the page link and the further documents an override replaces. */
+function withoutExtraDocuments(feed: FeedSpec): FeedSpec {
+  const kept = { ...feed };
+  delete kept.linkPattern;
+  delete kept.moreUrls;
+  return kept;
 }

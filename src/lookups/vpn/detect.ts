@@ -5,10 +5,16 @@
 // is that of the strongest rule that fired):
 //   1. special-purpose address (RFC 6890 registries) → nothing, low,
 //      reason "special-purpose-address": private space says nothing about VPNs
-//   2. published lists (high):
-//        tor feed     → isTor, isProxy        "tor-exit"
-//        vpn feed     → isVpn                 "vpn-list:<feed>"
-//        hosting feed → isHosting             "<provider>-published-range"
+//   2. published lists:
+//        tor feed     → isTor, isProxy        "tor-exit" (high)
+//        VPN provider's server list → isVpn, provider  "vpn-provider:<id>" (high)
+//        other vpn feed → isVpn               "vpn-list:<feed>" (high)
+//        open-proxy list → isProxy            "proxy-list:<feed>" (medium: open
+//                     proxies are short-lived and often dynamic addresses;
+//                     an entry older than the list's maximum age never gets here)
+//        datacenter list → isHosting          "datacenter-list:<feed>" (medium:
+//                     those lists are built from ASNs, not from the operators)
+//        cloud feed   → isHosting             "<provider>-published-range" (high)
 //   3. curated ASN class (medium), from resources/asn-classes.csv:
 //        hosting → isHosting                  "asn:<n> hosting"
 //        vpn     → isVpn, isHosting           "asn:<n> vpn" (VPN egress is datacenter space)
@@ -24,6 +30,7 @@ import { isBogon } from '../geoip/bogons.js';
 import type { AsnClass, AsnClassTable } from './asn-classes.js';
 import type { FeedKind } from './feed-types.js';
 import { classifyOrgName } from './org-rules.js';
+import { providerName } from './providers.js';
 
 export type Confidence = 'high' | 'medium' | 'low';
 
@@ -34,6 +41,8 @@ export interface VpnDetection {
   isHosting: boolean;
   isMobile: boolean;
   isTor: boolean;
+  /** the VPN service's name ("Mullvad") when a list names it, else null */
+  provider: string | null;
   confidence: Confidence;
   asn: string | null;
   org: string | null;
@@ -48,6 +57,13 @@ export interface AsnHint {
 export interface FeedHit {
   readonly feed: string;
   readonly kind: FeedKind;
+  /** the VPN service the list names for this address (a providers.ts id) */
+  readonly provider?: string | null;
+  /**
+   * For a VPN hit naming a provider: its own list, an aggregate naming many
+   * (gluetun), or a range expanded from its exits (vpn-ranges.ts)
+   */
+  readonly source?: 'own' | 'aggregate' | 'range';
 }
 
 /** What detect() needs: feed membership and the ASN classes, taken as one snapshot. */
@@ -81,6 +97,7 @@ export function detect(
     isHosting: false,
     isMobile: false,
     isTor: false,
+    provider: null,
     confidence: 'low',
     asn: asn === null ? null : `AS${asn.asn}`,
     org: asn?.org ?? null,
@@ -94,18 +111,9 @@ export function detect(
     out.reasons.push('special-purpose-address');
     return out;
   }
-  for (const hit of index.matchFeeds(ip)) {
-    if (hit.kind === 'tor') {
-      out.isTor = out.isProxy = true;
-      reason('tor-exit', 'high');
-    } else if (hit.kind === 'vpn') {
-      out.isVpn = true;
-      reason(`vpn-list:${hit.feed}`, 'high');
-    } else {
-      out.isHosting = true;
-      reason(`${provider(hit.feed)}-published-range`, 'high');
-    }
-  }
+  const hits = index.matchFeeds(ip);
+  for (const hit of hits) applyHit(hit, reason, out);
+  out.provider = nameProvider(hits);
   if (asn === null) return out;
   const entry = index.asnClasses.get(asn.asn);
   if (entry !== undefined) {
@@ -119,6 +127,53 @@ export function detect(
     reason(`org-name:${byName.class}`, 'low');
   }
   return out;
+}
+
+const SOURCES = ['own', 'aggregate', 'range'] as const;
+
+type Reason = (text: string, level: Confidence) => void;
+
+function applyHit(hit: FeedHit, reason: Reason, out: VpnDetection): void {
+  if (hit.kind === 'tor') {
+    out.isTor = out.isProxy = true;
+    reason('tor-exit', 'high');
+  } else if (hit.kind === 'vpn') {
+    out.isVpn = true;
+    const id = hit.provider ?? null;
+    if (id === null) reason(`vpn-list:${hit.feed}`, 'high');
+    else if (hit.source === 'range') reason(`vpn-range:${id}`, 'medium');
+    else reason(`vpn-provider:${id}`, 'high');
+  } else if (hit.kind === 'proxy') {
+    out.isProxy = true;
+    reason(`proxy-list:${hit.feed}`, 'medium');
+  } else if (hit.feed.startsWith('datacenter-')) {
+    out.isHosting = true;
+    reason(`datacenter-list:${provider(hit.feed)}`, 'medium');
+  } else {
+    out.isHosting = true;
+    reason(`${provider(hit.feed)}-published-range`, 'high');
+  }
+}
+
+/**
+ * The service named when the lists agree: the providers' own lists first; an
+ * aggregate (gluetun, older) only when no own list holds the address, an
+ * expanded range only when no list does. Two services claiming one address
+ * at the same level (a shared host that changed hands) → null.
+ */
+function nameProvider(hits: readonly FeedHit[]): string | null {
+  for (const source of SOURCES) {
+    let found: string | null = null;
+    for (const hit of hits) {
+      if (hit.kind !== 'vpn' || (hit.source ?? 'own') !== source) continue;
+      const id = hit.provider ?? null;
+      if (id === null) continue;
+      if (found !== null && found !== id) return null;
+      found = id;
+    }
+    if (found !== null) return providerName(found);
+  }
+  return null;
 }
 
 function applyClass(out: VpnDetection, cls: AsnClass): void {

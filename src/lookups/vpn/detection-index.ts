@@ -11,6 +11,8 @@ import type { DetectionIndex, FeedHit } from './detect.js';
 import { deserialiseFeed, FEED_FILE_SUFFIX } from './feed-store.js';
 import type { FeedKind, StoredFeed } from './feed-types.js';
 import { PrefixIndex } from './prefix-index.js';
+import { feedLabels, rangeLabels } from './feed-labels.js';
+import type { RoutedRangeOf, VpnRangeRule } from './vpn-ranges.js';
 
 export interface LoadedFeedInfo {
   readonly feed: string;
@@ -23,25 +25,61 @@ export interface LoadedFeedInfo {
   readonly skippedRows: number;
 }
 
+/** How long a proxy list's entries count after the list was fetched, unless configured. */
+export const DEFAULT_PROXY_MAX_AGE_MS = 48 * 3600_000;
+
+export interface FeedIndexOptions {
+  /** a proxy list's entries stop counting this long after its fetch */
+  readonly proxyMaxAgeMs?: number;
+  readonly now?: () => number;
+  /** the ASN table's routed IPv4 ranges; without it no range is expanded */
+  readonly routedRange?: RoutedRangeOf;
+  readonly vpnRangeRule?: VpnRangeRule;
+}
+
 export class FeedIndex implements DetectionIndex {
   readonly asnClasses: AsnClassTable;
   readonly feeds: readonly LoadedFeedInfo[];
   /** stored files that were present but unreadable; the server should log them */
   readonly problems: readonly string[];
   private readonly prefixes: PrefixIndex;
-  private readonly kinds: ReadonlyMap<string, FeedKind>;
+  /** per label set of the prefix index, its hits (precomputed: a lookup allocates nothing) */
+  private readonly hitSets: readonly (readonly FeedHit[])[];
+  /** proxy feed → when its entries stop counting (ms since the epoch) */
+  private readonly proxyExpiry: ReadonlyMap<string, number>;
+  private readonly now: () => number;
 
-  constructor(stored: readonly StoredFeed[], asnClasses: AsnClassTable, problems: string[] = []) {
-    this.prefixes = PrefixIndex.build(stored.map((s) => ({ label: s.feed, prefixes: s.prefixes })));
-    const ranges = this.prefixes.rangeCounts();
-    this.kinds = new Map(stored.map((s) => [s.feed, s.kind]));
+  constructor(
+    stored: readonly StoredFeed[],
+    asnClasses: AsnClassTable,
+    problems: string[] = [],
+    options: FeedIndexOptions = {},
+  ) {
+    const ranges =
+      options.routedRange === undefined
+        ? []
+        : rangeLabels(stored, asnClasses, options.routedRange, options.vpnRangeRule);
+    const labels = [...feedLabels(stored), ...ranges];
+    this.prefixes = PrefixIndex.build(labels.map((l) => ({ label: l.key, prefixes: l.prefixes })));
+    const hits = new Map(labels.map((l) => [l.key, l.hit]));
+    this.hitSets = this.prefixes.labelSets().map((set) => set.map((key) => hits.get(key)!));
+    const maxAge = options.proxyMaxAgeMs ?? DEFAULT_PROXY_MAX_AGE_MS;
+    this.proxyExpiry = new Map(
+      stored
+        .filter((s) => s.kind === 'proxy')
+        .map((s) => [s.feed, (Date.parse(s.fetchedAt) || 0) + maxAge]),
+    );
+    this.now = options.now ?? Date.now;
+    const runs = this.prefixes.rangeCounts();
     this.feeds = stored.map((s) => ({
       feed: s.feed,
       kind: s.kind,
       fetchedAt: s.fetchedAt,
       publishedAt: s.publishedAt,
       prefixes: s.prefixes.length,
-      ranges: ranges[s.feed] ?? 0,
+      ranges: labels
+        .filter((l) => l.hit.feed === s.feed)
+        .reduce((n, l) => n + (runs[l.key] ?? 0), 0),
       skippedRows: s.skippedRows ?? 0,
     }));
     this.asnClasses = asnClasses;
@@ -53,10 +91,12 @@ export class FeedIndex implements DetectionIndex {
     return this.prefixes.matchesAny(ip);
   }
 
-  matchFeeds(ip: Ip): FeedHit[] {
-    return this.prefixes
-      .lookup(ip)
-      .map((feed) => ({ feed, kind: this.kinds.get(feed) ?? 'hosting' }));
+  /** The feeds holding ip; a proxy list older than the maximum age no longer counts. */
+  matchFeeds(ip: Ip): readonly FeedHit[] {
+    const hits = this.hitSets[this.prefixes.setOf(ip)]!;
+    if (this.proxyExpiry.size === 0 || !hits.some((h) => h.kind === 'proxy')) return hits;
+    const now = this.now();
+    return hits.filter((h) => h.kind !== 'proxy' || now <= (this.proxyExpiry.get(h.feed) ?? 0));
   }
 }
 
@@ -65,6 +105,11 @@ export interface DetectionIndexOptions {
   readonly dataDir: string;
   /** defaults to the committed resources/asn-classes.csv */
   readonly asnClassesPath?: string;
+  /** how long a proxy list's entries count after its fetch (default 48 h) */
+  readonly proxyMaxAgeMs?: number;
+  /** the ASN table's routed IPv4 ranges, for the vpn-range expansion (none without) */
+  readonly routedRange?: RoutedRangeOf;
+  readonly vpnRangeRule?: VpnRangeRule;
 }
 
 /** Reads what is there. A damaged feed file is reported and skipped, never fatal. */
@@ -81,7 +126,12 @@ export async function loadDetectionIndex(options: DetectionIndexOptions): Promis
       problems.push(error instanceof Error ? error.message : String(error));
     }
   }
-  return new FeedIndex(stored, asnClasses, problems);
+  const { proxyMaxAgeMs, routedRange, vpnRangeRule } = options;
+  return new FeedIndex(stored, asnClasses, problems, {
+    ...(proxyMaxAgeMs === undefined ? {} : { proxyMaxAgeMs }),
+    ...(routedRange === undefined ? {} : { routedRange }),
+    ...(vpnRangeRule === undefined ? {} : { vpnRangeRule }),
+  });
 }
 
 async function feedFiles(dataDir: string): Promise<string[]> {

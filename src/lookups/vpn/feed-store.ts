@@ -6,6 +6,11 @@ import { join } from 'node:path';
 import { FeedFormatError, type FeedKind, type StoredFeed } from './feed-types.js';
 import { isRecord, requirePrefix } from './feed-validate.js';
 import { normalisePublished } from './published-date.js';
+import { packCanonicalV4 } from './prefix-events.js';
+import { isProviderId } from './providers.js';
+
+/** requirePrefix's floor for IPv4 (feed-validate.ts), for the fast path below */
+const MIN_STORED_V4 = 8;
 
 export const FEED_FILE_SUFFIX = '.feed.json';
 
@@ -14,7 +19,7 @@ export function feedsDir(dataDir: string): string {
   return join(dataDir, 'feeds');
 }
 const FEED_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
-const KINDS: ReadonlySet<string> = new Set(['hosting', 'vpn', 'tor']);
+const KINDS: ReadonlySet<string> = new Set(['hosting', 'vpn', 'tor', 'proxy']);
 
 /** Feed ids become file names, so they are held to a safe alphabet. */
 export function assertFeedId(id: string): void {
@@ -41,7 +46,8 @@ export function deserialiseFeed(text: string, fileName: string): StoredFeed {
   if (!isRecord(doc) || doc.format !== 'ipintel-feed/1') {
     throw new FeedFormatError(fileName, 'not an ipintel-feed/1 document');
   }
-  const { feed, kind, url, fetchedAt, publishedAt, prefixes, skippedRows } = doc;
+  const { feed, kind, url, fetchedAt, publishedAt, prefixes, skippedRows, provider, providers } =
+    doc;
   if (typeof feed !== 'string' || !FEED_ID.test(feed)) {
     throw new FeedFormatError(fileName, 'bad feed id');
   }
@@ -57,7 +63,37 @@ export function deserialiseFeed(text: string, fileName: string): StoredFeed {
     fetchedAt: typeof fetchedAt === 'string' ? fetchedAt : '',
     // files written before the dates were normalised hold them as published
     publishedAt: typeof publishedAt === 'string' ? normalisePublished(publishedAt) : null,
-    prefixes: (prefixes as unknown[]).map((p, i) => requirePrefix(fileName, p, `prefixes[${i}]`)),
+    prefixes: (prefixes as unknown[]).map((p, i) =>
+      // the canonical IPv4 form the updater writes passes without parsing (a load
+      // reads tens of thousands); anything else is checked in full
+      typeof p === 'string' && packCanonicalV4(p) % 64 >= MIN_STORED_V4
+        ? p
+        : requirePrefix(fileName, p, `prefixes[${i}]`),
+    ),
     ...(typeof skippedRows === 'number' && skippedRows > 0 ? { skippedRows } : {}),
+    ...storedProviders(fileName, provider, providers, prefixes.length),
+  };
+}
+
+/** The optional provider fields: one id for the whole list, or one per prefix. */
+function storedProviders(
+  fileName: string,
+  provider: unknown,
+  providers: unknown,
+  count: number,
+): { provider?: string; providers?: string[] } {
+  if (provider !== undefined && (typeof provider !== 'string' || !isProviderId(provider))) {
+    throw new FeedFormatError(fileName, 'bad provider');
+  }
+  if (providers !== undefined) {
+    const ok =
+      Array.isArray(providers) &&
+      providers.length === count &&
+      providers.every((p) => typeof p === 'string' && (p === '' || isProviderId(p)));
+    if (!ok) throw new FeedFormatError(fileName, 'bad providers: one id per prefix expected');
+  }
+  return {
+    ...(provider !== undefined ? { provider } : {}),
+    ...(providers !== undefined ? { providers: providers as string[] } : {}),
   };
 }

@@ -1,8 +1,12 @@
 // Shared shapes of the feed pipeline: a parser turns one downloaded document
 // into a validated prefix list, the updater stores it, the index loads it.
 
-/** What membership in a feed says about an address. */
-export type FeedKind = 'hosting' | 'vpn' | 'tor';
+/**
+ * What membership in a feed says about an address: a cloud or datacenter
+ * range (hosting), a VPN server (vpn), a Tor exit (tor), an open proxy seen
+ * recently (proxy).
+ */
+export type FeedKind = 'hosting' | 'vpn' | 'tor' | 'proxy';
 
 export interface ParsedFeed {
   readonly feed: string;
@@ -12,6 +16,11 @@ export interface ParsedFeed {
   readonly publishedAt: string | null;
   /** malformed rows skipped (geofeeds only; bounded, see parseGeofeed) */
   readonly skippedRows?: number;
+  /**
+   * The VPN service of each prefix (a provider id of providers.ts), parallel
+   * to `prefixes`; only for lists that mix services (gluetun's).
+   */
+  readonly providers?: readonly string[];
 }
 
 /** A parser sees the whole body; it throws FeedFormatError rather than return part of it. */
@@ -27,6 +36,10 @@ export interface StoredFeed {
   readonly publishedAt: string | null;
   readonly prefixes: string[];
   readonly skippedRows?: number;
+  /** the VPN service every prefix belongs to (a provider id), for one-provider lists */
+  readonly provider?: string;
+  /** the service of each prefix, parallel to `prefixes` (lists mixing services) */
+  readonly providers?: string[];
 }
 
 export class FeedFormatError extends Error {

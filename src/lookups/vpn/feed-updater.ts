@@ -22,6 +22,14 @@ export interface FeedSpec {
    * this pattern (Azure publishes a new file name every week).
    */
   readonly linkPattern?: RegExp;
+  /** the VPN service of every address in a one-provider list (a providers.ts id) */
+  readonly provider?: string;
+  /**
+   * More documents of the same format, fetched after `url` and read as one
+   * body (lord-alfred/ipranges publishes one file per provider). An
+   * overridden URL replaces all of them.
+   */
+  readonly moreUrls?: readonly string[];
 }
 
 export type FeedProgress =
@@ -87,7 +95,8 @@ async function updateOne(spec: FeedSpec, options: UpdateOptions): Promise<FeedRe
   try {
     let url = spec.url;
     if (spec.linkPattern !== undefined) url = findLink(spec, await download(url, limits));
-    const body = await download(url, limits);
+    let body = await download(url, limits);
+    for (const more of spec.moreUrls ?? []) body += `\n${await download(more, limits)}`;
     bytes = Buffer.byteLength(body);
     const parsed = spec.parser(body, spec.id);
     const min = spec.minPrefixes ?? 1;
@@ -105,6 +114,8 @@ async function updateOne(spec: FeedSpec, options: UpdateOptions): Promise<FeedRe
       publishedAt: parsed.publishedAt,
       prefixes: parsed.prefixes,
       ...(parsed.skippedRows !== undefined ? { skippedRows: parsed.skippedRows } : {}),
+      ...(spec.provider !== undefined ? { provider: spec.provider } : {}),
+      ...(parsed.providers !== undefined ? { providers: [...parsed.providers] } : {}),
     });
     await writeAtomically(file, text);
     progress({ feed: spec.id, phase: 'done', bytes, prefixes: parsed.prefixes.length });

@@ -47,6 +47,26 @@ export function parseJsonObject(feed: string, body: string): Record<string, unkn
   return value;
 }
 
+/** A JSON document that must be an array (NordVPN, Mullvad's website list, monosans). */
+export function parseJsonArray(feed: string, body: string): unknown[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    throw new FeedFormatError(feed, 'not valid JSON (truncated or not JSON)', { cause: error });
+  }
+  return requireArray(feed, value, 'the document');
+}
+
+export function requireRecord(
+  feed: string,
+  value: unknown,
+  where: string,
+): Record<string, unknown> {
+  if (!isRecord(value)) throw new FeedFormatError(feed, `${where} is not an object`);
+  return value;
+}
+
 export function requireArray(feed: string, value: unknown, where: string): unknown[] {
   if (!Array.isArray(value)) throw new FeedFormatError(feed, `${where} is missing or not an array`);
   return value as unknown[];

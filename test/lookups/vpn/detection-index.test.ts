@@ -14,6 +14,7 @@ import {
 } from '../../../src/lookups/vpn/detection-index.js';
 import { updateFeeds, type FeedSpec } from '../../../src/lookups/vpn/feed-updater.js';
 import { parseCidrList } from '../../../src/lookups/vpn/parse-text-lists.js';
+import { DEFAULT_FEEDS } from '../../../src/lookups/vpn/default-feeds.js';
 
 let server: FeedServer;
 let dir: string;
@@ -115,8 +116,12 @@ void describe('scripts/update-data.ts', () => {
           resolve({ status: error === null ? 0 : (error.code as number | null), stderr }),
       );
     });
-  const others =
-    'aws,gcp,azure,oracle,cloudflare-v6,digitalocean,linode,vultr,tor-exits,tor-exit-addresses,x4b-vpn,x4b-vpn-v6,rdap-bootstrap,geoip,asn';
+  const others = [
+    ...DEFAULT_FEEDS.map((f) => f.id).filter((id) => id !== 'cloudflare-v4'),
+    'rdap-bootstrap',
+    'geoip',
+    'asn',
+  ].join(',');
 
   void it('stores a feed and exits 0, printing a line with bytes and status', async () => {
     server.route('/ips-v4', { body: fixture('cloudflare-ips-v4.txt') });

@@ -14,6 +14,8 @@ import {
   parseAzureServiceTags,
 } from '../../../src/lookups/vpn/parse-cloud-json.js';
 import { parseCidrList, parseTorBulkExitList } from '../../../src/lookups/vpn/parse-text-lists.js';
+import { deserialiseFeed } from '../../../src/lookups/vpn/feed-store.js';
+import { parseAddressList, parseGluetun } from '../../../src/lookups/vpn/parse-vpn-catalogues.js';
 
 let server: FeedServer;
 let dir: string;
@@ -183,5 +185,65 @@ void describe('updateFeeds', () => {
       updateFeeds({ dataDir: dir, feeds: [spec('../evil', '/ips-v4')] }),
       /bad feed id/,
     );
+  });
+});
+
+void describe('provider lists in the store', () => {
+  void it('reads several documents as one list when a feed has more URLs (lord-alfred per provider)', async () => {
+    server.route('/part-2', { body: '198.51.100.0/24\n' });
+    const [result] = await updateFeeds({
+      dataDir: dir,
+      feeds: [spec('parts', '/ips-v4', parseCidrList, { moreUrls: [server.url('/part-2')] })],
+    });
+    assert.equal(result?.ok, true, result?.error ?? '');
+    const prefixes = await stored('parts');
+    assert.equal(prefixes.length, 16);
+    assert.ok(prefixes.includes('198.51.100.0/24'));
+    // one failing part fails the feed: the previous copy stays
+    const [failed] = await updateFeeds({
+      dataDir: dir,
+      feeds: [spec('parts', '/ips-v4', parseCidrList, { moreUrls: [server.url('/error')] })],
+    });
+    assert.equal(failed?.ok, false);
+    assert.deepEqual(await stored('parts'), prefixes);
+  });
+
+  void it("stores a one-provider list's provider and a mixed list's per-address providers, and reads them back", async () => {
+    server.route('/gluetun', {
+      body: JSON.stringify({
+        version: 1,
+        surfshark: { servers: [{ ips: ['31.171.152.195'] }] },
+        'private internet access': { servers: [{ ips: ['86.107.104.249'] }] },
+      }),
+    });
+    server.route('/tb', { body: '# list\n82.102.22.55\n' });
+    await updateFeeds({
+      dataDir: dir,
+      feeds: [
+        spec('gluetun', '/gluetun', parseGluetun, { kind: 'vpn' }),
+        spec('tunnelbear', '/tb', parseAddressList, { kind: 'vpn', provider: 'tunnelbear' }),
+      ],
+    });
+    const read = async (id: string) =>
+      deserialiseFeed(await readFile(join(dir, `${id}.feed.json`), 'utf8'), id);
+    const gluetun = await read('gluetun');
+    assert.deepEqual(gluetun.providers, ['surfshark', 'pia']);
+    assert.equal(gluetun.provider, undefined);
+    const tunnelbear = await read('tunnelbear');
+    assert.equal(tunnelbear.provider, 'tunnelbear');
+    assert.equal(tunnelbear.providers, undefined);
+  });
+
+  void it('refuses a stored file whose providers do not match its prefixes', () => {
+    const text = JSON.stringify({
+      format: 'ipintel-feed/1',
+      feed: 'gluetun',
+      kind: 'vpn',
+      prefixes: ['31.171.152.195/32', '86.107.104.249/32'],
+      providers: ['surfshark'],
+    });
+    assert.throws(() => deserialiseFeed(text, 'gluetun.feed.json'), /one id per prefix/);
+    const badId = text.replace('"providers":["surfshark"]', '"provider":"Not An Id"');
+    assert.throws(() => deserialiseFeed(badId, 'gluetun.feed.json'), /bad provider/);
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PrefixIndex } from '../../../src/lookups/vpn/prefix-index.js';
+import { packCanonicalV4, PrefixIndex } from '../../../src/lookups/vpn/prefix-index.js';
 import { ip } from '../../helpers/addresses.js';
 
 const index = PrefixIndex.build([
@@ -100,6 +100,84 @@ void describe('PrefixIndex lookups', () => {
       const want = ranges.some(([s, e]) => s <= v && v <= e) ? ['r'] : [];
       assert.deepEqual(idx.lookup(ip(text)), want, text);
       assert.equal(idx.matchesAny(ip(text)), want.length > 0, text);
+    }
+  });
+});
+
+void describe('packCanonicalV4 (the load-time check of stored IPv4 prefixes)', () => {
+  const ROWS: [string, number][] = [
+    ['10.1.0.0/16', 0x0a010000 * 64 + 16],
+    ['0.0.0.0/0', 0],
+    ['255.255.255.255/32', 0xffffffff * 64 + 32],
+    ['10.1.2.3/16', -1], // host bits set
+    ['010.1.0.0/16', -1], // a leading zero
+    ['10.1.0.0/016', -1],
+    ['10.1.0.0/33', -1],
+    ['256.1.0.0/16', -1],
+    ['10.1.0/16', -1],
+    ['10.1.0.0', -1], // no length
+    ['10.1.0.0/', -1],
+    ['10.1.0.0/1x', -1],
+    ['10.1.0.0.0/16', -1],
+    [' 10.1.0.0/16', -1],
+    ['2001:db8::/32', -1],
+  ];
+  for (const [text, want] of ROWS) {
+    void it(`${JSON.stringify(text)} → ${want}`, () => assert.equal(packCanonicalV4(text), want));
+  }
+});
+
+void describe('PrefixIndex against a linear scan, IPv6 and several overlapping labels', () => {
+  void it('agrees on random IPv6 prefixes /16–/128 in three labels', () => {
+    let x = 88172645;
+    const rnd = () => {
+      x ^= x << 13;
+      x >>>= 0;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      x >>>= 0;
+      return x;
+    };
+    const big = (groups: readonly number[]) => groups.reduce((v, g) => (v << 16n) | BigInt(g), 0n);
+    const text = (v: bigint) =>
+      Array.from({ length: 8 }, (_, i) =>
+        ((v >> BigInt(112 - 16 * i)) & 0xffffn).toString(16),
+      ).join(':');
+    const labels = ['a', 'b', 'c'];
+    const ranges: { label: string; start: bigint; end: bigint; text: string }[] = [];
+    for (let i = 0; i < 600; i++) {
+      const len = 16 + (rnd() % 113);
+      // few distinct high groups, so that prefixes nest and overlap
+      const groups = [
+        0x2001,
+        rnd() % 4,
+        rnd() % 0x10000,
+        rnd() % 0x10000,
+        rnd() % 8,
+        rnd(),
+        rnd(),
+        rnd(),
+      ].map((g) => g & 0xffff);
+      const mask = ((1n << 128n) - 1n) ^ ((1n << BigInt(128 - len)) - 1n);
+      const start = big(groups) & mask;
+      const end = start | ((1n << BigInt(128 - len)) - 1n);
+      ranges.push({ label: labels[i % 3]!, start, end, text: `${text(start)}/${len}` });
+    }
+    const idx = PrefixIndex.build(
+      labels.map((label) => ({
+        label,
+        prefixes: ranges.filter((r) => r.label === label).map((r) => r.text),
+      })),
+    );
+    for (let i = 0; i < 3000; i++) {
+      // half the queries at a range's edges, half anywhere near them
+      const r = ranges[rnd() % ranges.length]!;
+      const pick = [r.start, r.end, r.end + 1n, r.start - 1n, r.start + BigInt(rnd())][i % 5]!;
+      const v = pick & ((1n << 128n) - 1n);
+      const want = labels.filter((l) =>
+        ranges.some((q) => q.label === l && q.start <= v && v <= q.end),
+      );
+      assert.deepEqual(idx.lookup(ip(text(v))), want, text(v));
     }
   });
 });

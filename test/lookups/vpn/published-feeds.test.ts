@@ -18,6 +18,44 @@ import { startService } from '../../helpers/service.js';
 
 const PUBLISHED = resolve(PROJECT_ROOT, '..', 'shared', 'fixtures', 'feeds');
 
+const GLUETUN_NEWEST = '2023-04-20T23:22:20Z';
+const PROVIDER_FILES: Record<string, string> = {
+  'mullvad-app': 'mullvad-app.json',
+  mullvad: 'mullvad.json',
+  nordvpn: 'nordvpn.json',
+  pia: 'pia.txt',
+  protonvpn: 'protonvpn.json',
+  windscribe: 'windscribe.json',
+  ivpn: 'ivpn.json',
+  airvpn: 'airvpn.json',
+  tunnelbear: 'tunnelbear.txt',
+  gluetun: 'gluetun.json',
+  'proxies-monosans': 'proxies-monosans.json',
+  'proxies-firehol': 'proxies-firehol.netset',
+  'datacenter-x4b-v4': 'datacenter-x4b-v4.txt',
+  'datacenter-x4b-v6': 'datacenter-x4b-v6.txt',
+  'datacenter-lordalfred-v4': 'datacenter-lordalfred-v4.txt',
+  'datacenter-lordalfred-v6': 'datacenter-lordalfred-v6.txt',
+};
+const PROVIDER_COUNTS: Record<string, number> = {
+  'mullvad-app': 5021,
+  mullvad: 14,
+  nordvpn: 100,
+  pia: 1050,
+  protonvpn: 2363,
+  windscribe: 377,
+  ivpn: 270,
+  airvpn: 56,
+  tunnelbear: 4913,
+  gluetun: 9834,
+  'proxies-monosans': 571,
+  'proxies-firehol': 4966,
+  'datacenter-x4b-v4': 5000,
+  'datacenter-x4b-v6': 5000,
+  'datacenter-lordalfred-v4': 5000,
+  'datacenter-lordalfred-v6': 5000,
+};
+
 /** Each default feed's published copy, and the time it states (SOURCES.md), normalised. */
 const COPIES: Record<string, { file: string; publishedAt: string | null }> = {
   aws: { file: 'aws.json', publishedAt: '2025-07-24T20:23:14Z' },
@@ -34,7 +72,23 @@ const COPIES: Record<string, { file: string; publishedAt: string | null }> = {
   'tor-exit-addresses': { file: 'tor-exit-addresses.txt', publishedAt: '2024-03-12T14:28:37Z' },
   'x4b-vpn': { file: 'x4b-vpn.txt', publishedAt: null },
   'x4b-vpn-v6': { file: 'x4b-vpn-v6.txt', publishedAt: null },
+  ...providerCopies(),
 };
+
+/**
+ * The provider, proxy and datacenter copies (providers/SOURCES.md), with the
+ * number of distinct public addresses or prefixes each must yield, counted
+ * apart from the parsers (a Python pass over the files, by the rules of
+ * docs/detection.md: exits only, no bridges, API hosts, tunnel-internal
+ * addresses or host names).
+ */
+function providerCopies(): Record<string, { file: string; publishedAt: string | null }> {
+  const out: Record<string, { file: string; publishedAt: string | null }> = {};
+  for (const [id, file] of Object.entries(PROVIDER_FILES)) {
+    out[id] = { file: `providers/${file}`, publishedAt: id === 'gluetun' ? GLUETUN_NEWEST : null };
+  }
+  return out;
+}
 
 describe('the published feeds parse through the updater', { skip: !existsSync(PUBLISHED) }, () => {
   let server: FeedServer;
@@ -53,7 +107,7 @@ describe('the published feeds parse through the updater', { skip: !existsSync(PU
     results = await updateFeeds({
       dataDir: join(dataDir, 'feeds'),
       // the default specs, pointed at loopback (Azure's copy is the file its page links to)
-      feeds: DEFAULT_FEEDS.map(({ linkPattern: _link, ...spec }) => ({
+      feeds: DEFAULT_FEEDS.map(({ linkPattern: _link, moreUrls: _more, ...spec }) => ({
         ...spec,
         url: server.url(`/${spec.id}`),
       })),
@@ -76,6 +130,13 @@ describe('the published feeds parse through the updater', { skip: !existsSync(PU
       const result = results.find((r) => r.feed === spec.id);
       assert.ok((result?.prefixes ?? 0) >= (spec.minPrefixes ?? 1), spec.id);
     }
+  });
+
+  it('each provider, proxy and datacenter copy yields its counted addresses', () => {
+    const got = Object.fromEntries(
+      Object.keys(PROVIDER_COUNTS).map((id) => [id, results.find((r) => r.feed === id)?.prefixes]),
+    );
+    assert.deepEqual(got, PROVIDER_COUNTS);
   });
 
   it('GET / lists every feed with its publication time normalised', async () => {
