@@ -50,6 +50,8 @@ export interface Config {
   geoipDb: string | null;
   asnDb: string | null;
   dataDir: string;
+  /** the operator's corrections (docs/overrides.md); absent is the same as empty */
+  overridesFile: string;
   logLevel: LogLevel;
   workers: number;
   /** the VPN/hosting/Tor feeds `npm run update-data` fetches, URLs overridable per feed */
@@ -202,6 +204,7 @@ const envSchema = z.object({
   GEOIP_DB: optionalPath.optional(),
   ASN_DB: optionalPath.optional(),
   DATA_DIR: optionalPath.optional(),
+  OVERRIDES_FILE: optionalPath.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   FEED_TIMEOUT_MS: integer(1, 600_000).default(60_000),
   FEED_MAX_BYTES: integer(1024, 1024 ** 3).default(64 * 1024 * 1024),
@@ -283,6 +286,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     geoipDb: e.GEOIP_DB ?? null,
     asnDb: e.ASN_DB ?? null,
     dataDir: e.DATA_DIR ?? join(PROJECT_ROOT, 'data'),
+    overridesFile:
+      e.OVERRIDES_FILE ?? join(e.DATA_DIR ?? join(PROJECT_ROOT, 'data'), 'overrides.csv'),
     logLevel: e.LOG_LEVEL,
     workers: e.WORKERS,
     feeds,

@@ -178,14 +178,22 @@ async function serve(
         log.error({ err: error }, 'GeoIP/ASN reload failed; keeping the old data'),
       );
   };
+  // the operator's overrides: never throws (a bad file is refused and logged by the holder)
+  const reloadOverrides = (reason: string): void => {
+    data.overrides
+      .reload({ ifChanged: reason === 'timer' })
+      .catch((error: unknown) => log.error({ err: error }, 'overrides reload failed'));
+  };
   setInterval(() => {
     reloadFeeds('timer');
+    reloadOverrides('timer');
     // new tables renamed into DATA_DIR/tables by `npm run update-data` or the schedule
     if (updateSignature(config.dataDir) !== data.geoSignature) reloadGeo('timer');
   }, 60_000).unref();
   // SIGHUP also re-reads the GeoIP/ASN files (e.g. GEOIP_DB replaced on disk)
   process.on('SIGHUP', () => {
     reloadFeeds('SIGHUP');
+    reloadOverrides('SIGHUP');
     reloadGeo('SIGHUP');
   });
   if (!cluster.isWorker) {
