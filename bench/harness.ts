@@ -2,7 +2,7 @@
 // wait for its first answer, load it with wrk from the other CPU, and read its
 // CPU time and RSS from /proc.
 import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readdirSync } from 'node:fs';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
@@ -164,6 +164,23 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
+/** The processes of a process group (a server started by startServer leads its own). */
+export function groupPids(pgid: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // after "pid (comm) ": state, ppid, pgrp
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
 /** Resident set size in MB (VmRSS, rounded down). */
 export function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -212,12 +229,22 @@ function percentileMs(output: string, percentile: string): number {
  */
 export async function load(
   server: Server,
-  options: { pathsFile: string; lua: string; seconds: number; connections: number; cpu: number },
+  options: {
+    pathsFile: string;
+    lua: string;
+    seconds: number;
+    connections: number;
+    cpu: number;
+    /** the processes whose CPU time is counted (default: the server's listening one) */
+    pids?: () => readonly number[];
+  },
 ): Promise<Load> {
+  const pids = options.pids ?? (() => [server.pid]);
+  const cpu = (): number => pids().reduce((sum, pid) => sum + cpuSeconds(pid), 0);
   const args = ['-c', String(options.cpu), 'wrk', '-t1', `-c${options.connections}`];
   args.push(`-d${options.seconds}s`, '--latency', '-s', options.lua);
   args.push(`http://127.0.0.1:${server.port}/`);
-  const before = cpuSeconds(server.pid);
+  const before = cpu();
   const output = await new Promise<string>((resolve, reject) => {
     execFile(
       'taskset',
@@ -229,7 +256,7 @@ export async function load(
       },
     );
   });
-  const after = cpuSeconds(server.pid);
+  const after = cpu();
   const requests = Number(/(\d+) requests in/.exec(output)?.[1] ?? 0);
   const problems = [/Non-2xx or 3xx responses: \d+/, /Socket errors: .*/]
     .map((re) => re.exec(output)?.[0])

@@ -1,7 +1,24 @@
-// Node 20's `node --test` does not expand globs, so list the test files here.
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+// Runs the test files, TEST_CONCURRENCY (default 2) at a time, each in a node
+// process of its own with the spec reporter, and prints each file's output
+// whole when it ends, then the totals and how long each file took, slowest
+// first. `node --test` runs files the same way but reports no time per file,
+// and the time per file is what tells where a slow suite's time goes.
+//
+// - `--checks` (npm test) also runs the typecheck and the lint beside the
+//   files, not before them: they are a minute of one core, and the test
+//   files leave a core idle much of the time (spawned services starting,
+//   loopback round trips, timeouts waited for).
+// - The slowest files of the last whole run start first (their times are kept
+//   in dist/test-times.json), so that no long file starts last and runs alone;
+//   without that record, files start in name order.
+// - TEST_TIMES_FILE=<path> also writes this run's times as JSON.
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+
+const TIMES_RECORD = 'dist/test-times.json';
+const COUNTS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 
 function findTests(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -11,10 +28,103 @@ function findTests(dir) {
   });
 }
 
-const files = process.argv.length > 2 ? process.argv.slice(2) : findTests('test').sort();
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
-  { stdio: 'inherit' },
+/** Runs one command; resolves with its output, exit status, seconds and the spec reporter's counts. */
+function run(name, command, args) {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
+    child.on('close', (code, signal) => {
+      const counts = {};
+      for (const count of COUNTS) {
+        const match = new RegExp(`^ℹ ${count} (\\d+)$`, 'm').exec(output);
+        counts[count] = match ? Number(match[1]) : 0;
+      }
+      const seconds = (performance.now() - started) / 1000;
+      resolve({ name, output, ok: code === 0, code: code ?? signal, seconds, counts });
+    });
+  });
+}
+
+function report(result) {
+  process.stdout.write(`\n# ${result.name} (${result.seconds.toFixed(1)} s)\n${result.output}`);
+  if (!result.ok) process.stdout.write(`# ${result.name} FAILED (exit ${result.code})\n`);
+}
+
+/** Seconds per file of the last whole run, or an empty record. */
+function lastTimes() {
+  try {
+    return JSON.parse(readFileSync(TIMES_RECORD, 'utf8')).times ?? {};
+  } catch {
+    return {};
+  }
+}
+
+const args = process.argv.slice(2);
+const withChecks = args.includes('--checks');
+const named = args.filter((arg) => arg !== '--checks');
+const whole = named.length === 0;
+const known = lastTimes();
+const files = whole
+  ? findTests('test')
+      .sort()
+      .sort((a, b) => (known[b] ?? 0) - (known[a] ?? 0))
+  : named;
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 2));
+const started = performance.now();
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const checks = withChecks
+  ? ['typecheck', 'lint'].map((script) =>
+      run(`npm run ${script}`, npm, ['run', '--silent', script]).then((result) => {
+        report(result);
+        return result;
+      }),
+    )
+  : [];
+
+const results = [];
+let next = 0;
+async function worker() {
+  while (next < files.length) {
+    const file = files[next++];
+    const result = await run(file, process.execPath, [
+      '--import',
+      'tsx',
+      '--test-reporter=spec',
+      file,
+    ]);
+    results.push(result);
+    report(result);
+  }
+}
+await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
+const checked = await Promise.all(checks);
+const wall = (performance.now() - started) / 1000;
+
+const totals = Object.fromEntries(
+  COUNTS.map((count) => [count, results.reduce((sum, r) => sum + r.counts[count], 0)]),
 );
-process.exit(result.status ?? 1);
+const failed = [...checked, ...results].filter((r) => !r.ok);
+const bySlowest = [...checked, ...results].sort((a, b) => b.seconds - a.seconds);
+const busy = results.reduce((sum, r) => sum + r.seconds, 0);
+process.stdout.write(
+  `\n# time per file, slowest first (${files.length} files, ${busy.toFixed(1)} s of file time, ${concurrency} at a time)\n` +
+    bySlowest.map((r) => `#   ${r.seconds.toFixed(1).padStart(6)} s  ${r.name}`).join('\n') +
+    '\n',
+);
+process.stdout.write(
+  `\n${COUNTS.map((count) => `ℹ ${count} ${totals[count]}`).join('\n')}\nℹ files ${files.length}, checks ${checked.length} (${failed.length} failed)\nℹ duration_ms ${Math.round(wall * 1000)}\n`,
+);
+for (const r of failed) process.stdout.write(`✖ ${r.name} failed (exit ${r.code})\n`);
+
+const times = Object.fromEntries(bySlowest.map((r) => [r.name, Number(r.seconds.toFixed(2))]));
+const record = `${JSON.stringify({ wall: Number(wall.toFixed(1)), times }, null, 2)}\n`;
+if (whole && existsSync(dirname(TIMES_RECORD))) writeFileSync(TIMES_RECORD, record);
+if (process.env.TEST_TIMES_FILE) {
+  mkdirSync(dirname(process.env.TEST_TIMES_FILE), { recursive: true });
+  writeFileSync(process.env.TEST_TIMES_FILE, record);
+}
+process.exit(failed.length === 0 && totals.fail === 0 ? 0 : 1);

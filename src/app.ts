@@ -24,6 +24,7 @@ import { Exchange } from './http/exchange.js';
 import { decide, rateLimitKey } from './http/rate-limit.js';
 import { readJsonBody } from './http/request-body.js';
 import { errorBody } from './http/respond.js';
+import { matchesEtag } from './data/provenance.js';
 import {
   Expiring,
   JsonBody,
@@ -148,8 +149,8 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     const key = x.apiKey;
     const hit =
       key === null
-        ? deps.rateLimitStore.hit(rateLimitKey(x.clientIp), windowMs)
-        : deps.rateLimitStore.hit(key.bucket, windowMs, key.limit);
+        ? deps.rateLimitStore.hit(rateLimitKey(x.clientIp), config.rateLimitMax, windowMs)
+        : deps.rateLimitStore.hit(key.bucket, key.limit, windowMs);
     return hit instanceof Promise
       ? hit.then((counted) => admitted(x, match, counted, denial))
       : admitted(x, match, hit, denial);
@@ -218,23 +219,40 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     const query = route.query === undefined ? NO_QUERY : queryObject(x.query);
     const input = checkInput(route, { params: match.rawParams, query }, ctx);
     if (route.raw || route.cache !== undefined) {
-      return after(answer(route, input), (a) => write(x, route, a));
+      return after(answer(route, input), (a) => write(x, route, a, ctx));
+    }
+    // an answer from in-memory data: its headers (attribution, data version,
+    // ETag) are decided before it is made, so a revalidation costs no lookup
+    const extra = route.headers?.(ctx) ?? null;
+    const etag = extra?.['etag'];
+    if (etag !== undefined && matchesEtag(header(x.req.headers['if-none-match']), etag)) {
+      x.setHeaders(extra!);
+      x.cacheControl = route.cacheControl;
+      return x.sendEmpty(304);
     }
     const data: unknown = route.handle(input);
     return data instanceof Promise
-      ? data.then((ready) => writeData(x, route, ready))
-      : writeData(x, route, data);
+      ? data.then((ready) => writeData(x, route, ready, extra))
+      : writeData(x, route, data, extra);
   }
 
-  /** The route's own headers of a successful answer (its data's attribution). */
-  function addRouteHeaders(x: Exchange, route: AnyRoute): void {
-    const extra = route.headers?.();
+  /** The route's own headers of a successful answer through the cache or raw. */
+  function addRouteHeaders(x: Exchange, route: AnyRoute, ctx: RequestContext): void {
+    const extra = route.headers?.(ctx);
     if (extra != null) x.setHeaders(extra);
   }
 
-  /** An answer from in-memory data: the route's lifetime, no X-Cache. */
-  function writeData(x: Exchange, route: AnyRoute, data: unknown): number {
-    addRouteHeaders(x, route);
+  /**
+   * An answer from in-memory data: the route's headers (decided by respond,
+   * set only on success: an error names no data version), its lifetime, no X-Cache.
+   */
+  function writeData(
+    x: Exchange,
+    route: AnyRoute,
+    data: unknown,
+    extra: Readonly<Record<string, string>> | null,
+  ): number {
+    if (extra !== null) x.setHeaders(extra);
     x.cacheControl = route.cacheControl;
     return data instanceof JsonBody
       ? x.send(200, data.body, undefined, data.bytes, data.encoding)
@@ -276,7 +294,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     });
   }
 
-  function write(x: Exchange, route: AnyRoute, a: Answer): number {
+  function write(x: Exchange, route: AnyRoute, a: Answer, ctx: RequestContext): number {
     if (a.kind === 'raw') {
       x.cacheControl = 'no-store';
       if (a.raw.headers !== undefined) x.setHeaders(a.raw.headers);
@@ -285,7 +303,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
         ? x.sendEmpty(status)
         : x.send(status, a.raw.body, a.raw.contentType);
     }
-    addRouteHeaders(x, route);
+    addRouteHeaders(x, route, ctx);
     const { policy, result } = a;
     x.cacheControl = `${policy.visibility}, max-age=${result.maxAgeSeconds}`;
     x.xCache = result.hit ? 'HIT' : 'MISS';
@@ -406,6 +424,11 @@ function plainPairs(queryString: string): [string, string][] {
     pairs.push(eq === -1 ? [part, ''] : [part.slice(0, eq), part.slice(eq + 1)]);
   }
   return pairs;
+}
+
+/** A request header's one value (node:http joins repeated If-None-Match lines with ", "). */
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 function clip(text: string): string {

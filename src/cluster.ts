@@ -1,10 +1,11 @@
 // WORKERS=n: n worker processes share the listening port through node:cluster
 // (the primary accepts and hands connections out). The primary loads no data
-// and answers no HTTP: it keeps the workers alive, counts rate-limit hits for
-// all of them (src/ratelimit/ipc-rate-limit-store.ts) and relays signals.
+// and answers no HTTP: it keeps the workers alive, leases the rate-limit
+// allowance to all of them (src/ratelimit/ipc-lease-authority.ts) and relays
+// signals.
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import { serveRateLimits } from './ratelimit/ipc-rate-limit-store.js';
+import { serveLeases } from './ratelimit/ipc-lease-authority.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
 
 export interface ClusterOptions {
@@ -28,8 +29,10 @@ export async function runCluster(
     await startWorker();
     return;
   }
-  // one store for every worker: the primary's single thread makes the count exact
-  const counters = new MemoryRateLimitStore();
+  // one ledger for every worker: the primary's single thread makes the count exact
+  const ledger = new MemoryRateLimitStore();
+  // a grant is 1/share of what is left: each worker can hold a share twice over
+  const share = 2 * workers;
   const shutdownGraceMs = options.shutdownGraceMs ?? 12_000;
   let stopping = false;
   /** 0 after SIGTERM/SIGINT; 1 when a worker could not start */
@@ -42,7 +45,7 @@ export async function runCluster(
   const fork = (): void => {
     const worker = cluster.fork();
     startedAt.set(worker, Date.now());
-    serveRateLimits(worker, counters);
+    serveLeases(worker, ledger, share);
     worker.once('listening', () => listened.add(worker));
   };
   const alive = (): Worker[] =>

@@ -33,6 +33,8 @@ export interface Config {
   trustProxy: TrustProxy;
   rateLimitMax: number;
   rateLimitWindowSeconds: number;
+  /** how long a worker or instance keeps a lease of a client's allowance (src/ratelimit/lease.ts) */
+  rateLimitLeaseMs: number;
   redisUrl: string | null;
   cacheMaxEntries: number;
   /** bound of the in-process cache in (estimated) bytes */
@@ -48,6 +50,8 @@ export interface Config {
   geoipDb: string | null;
   asnDb: string | null;
   dataDir: string;
+  /** the operator's corrections (docs/overrides.md); absent is the same as empty */
+  overridesFile: string;
   logLevel: LogLevel;
   workers: number;
   /** the VPN/hosting/Tor feeds `npm run update-data` fetches, URLs overridable per feed */
@@ -152,6 +156,7 @@ const envSchema = z.object({
     }),
   RATE_LIMIT_MAX: integer(1, 1_000_000_000).default(60),
   RATE_LIMIT_WINDOW_SECONDS: integer(1, 86_400 * 366).default(60),
+  RATE_LIMIT_LEASE_MS: integer(0, 60_000).default(1_000),
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
     .optional(),
@@ -208,6 +213,7 @@ const envSchema = z.object({
   GEOIP_DB: optionalPath.optional(),
   ASN_DB: optionalPath.optional(),
   DATA_DIR: optionalPath.optional(),
+  OVERRIDES_FILE: optionalPath.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   FEED_TIMEOUT_MS: integer(1, 600_000).default(60_000),
   FEED_MAX_BYTES: integer(1024, 1024 ** 3).default(64 * 1024 * 1024),
@@ -288,6 +294,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     trustProxy: e.TRUST_PROXY,
     rateLimitMax: e.RATE_LIMIT_MAX,
     rateLimitWindowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+    rateLimitLeaseMs: e.RATE_LIMIT_LEASE_MS,
     redisUrl: e.REDIS_URL ?? null,
     cacheMaxEntries: e.CACHE_MAX_ENTRIES,
     cacheMaxBytes: e.CACHE_MAX_BYTES,
@@ -301,6 +308,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     geoipDb: e.GEOIP_DB ?? null,
     asnDb: e.ASN_DB ?? null,
     dataDir: e.DATA_DIR ?? join(PROJECT_ROOT, 'data'),
+    overridesFile:
+      e.OVERRIDES_FILE ?? join(e.DATA_DIR ?? join(PROJECT_ROOT, 'data'), 'overrides.csv'),
     logLevel: e.LOG_LEVEL,
     workers: e.WORKERS,
     feeds,

@@ -44,11 +44,15 @@ import { vpnHandlers } from './routes/vpn-routes.js';
 import { metricsTable, routeTable } from './routes/route-table.js';
 import { AccessControl } from './http/access-control.js';
 import { ApiKeySource } from './auth/api-key-source.js';
+import { OverridesHolder } from './lookups/overrides/overrides-holder.js';
+import { provenance, type ProvenanceSources } from './data/provenance.js';
 import { pageHandlers } from './routes/page-routes.js';
 import { pageAssetSet } from './web/page-assets.js';
 import { ASSET_PREFIX } from './web/assets.js';
 
 export interface ServiceData {
+  /** the operator's corrections (OVERRIDES_FILE), reloaded in place */
+  overrides: OverridesHolder;
   /** replaced in place by reloadGeoData, so every holder of this object sees the new data */
   geo: GeoData;
   vpn: DetectionIndexHolder;
@@ -61,11 +65,14 @@ export interface ServiceData {
 export async function loadServiceData(config: Readonly<Config>, log: Logger): Promise<ServiceData> {
   const geoSignature = updateSignature(config.dataDir);
   // the IPv6 sections are read after the service listens (src/main.ts); the
-  // detection index follows the ASN table, whose ranges the vpn-range rule reads
+  // detection index follows the ASN table, whose ranges the vpn-range rule reads;
+  // the operator's overrides are read meanwhile
+  const overridesLoading = OverridesHolder.open(config.overridesFile, log);
   const geo = await loadConfiguredGeoData(config, log);
   const vpn = await openDetection(config, geo);
+  const overrides = await overridesLoading;
   for (const problem of vpn.current().problems) log.warn({ problem }, 'feed file skipped');
-  return { geo, vpn, geoSignature, updateStatus: {} };
+  return { geo, vpn, overrides, geoSignature, updateStatus: {} };
 }
 
 /**
@@ -244,14 +251,32 @@ export function buildService(
   overrides: ServiceOverrides = {},
 ): App {
   const now = overrides.now ?? Date.now;
-  const geoip = createGeoIpLookup(data.geo);
+  const geoip = createGeoIpLookup(data.geo, data.overrides);
   const vpnJson = createVpnJson(geoip, data.vpn);
   // DB-IP's CC BY 4.0 asks for a visible link wherever its data answers: the
   // GeoIP record (location and network) and the VPN record (its network)
   const geoipAttribution = attributionOf(data.geo, ['geoip', 'asn']);
   const vpnAttribution = attributionOf(data.geo, ['asn']);
+  // X-Data-Version and ETag: the versions of the data each kind of answer is made from
+  const sources: ProvenanceSources = {
+    dataSets: () => data.geo.dataSets,
+    feeds: () => data.vpn.current().feeds,
+    overridesVersion: () => data.overrides.status.version,
+  };
+  const geoipProvenance = provenance(
+    ['geoip', 'asn', 'overrides'],
+    sources,
+    geoipAttribution.headers,
+  );
+  const vpnProvenance = provenance(['asn', 'feeds', 'overrides'], sources, vpnAttribution.headers);
+  const batchProvenance = provenance(
+    ['geoip', 'asn', 'feeds', 'overrides'],
+    sources,
+    geoipAttribution.headers,
+  );
   const metrics = overrides.metrics ?? createMetrics(now);
   metrics.dependencies(overrides.dependencies ?? (() => ({})));
+  metrics.workers(config.workers);
   metrics.dataSetAges(() => [
     ...data.geo.dataSets.map((d) => ({ name: d.name, kind: d.kind, at: dataDate(d) })),
     ...data.vpn.current().feeds.map((f) => ({
@@ -307,6 +332,7 @@ export function buildService(
         metrics,
         dependencies: overrides.dependencies ?? (() => ({})),
         feeds: () => data.vpn.current().feeds,
+        overrides: () => data.overrides.status,
         // the API's endpoints: the page's files (renamed by every release) are not
         endpoints: () =>
           routes
@@ -318,15 +344,15 @@ export function buildService(
         lookup: callRoute,
         attribution: { geoip: geoipAttribution.list, vpn: vpnAttribution.list },
       }),
-      geoip: geoipHandlers(geoip, geoipAttribution.headers),
-      vpn: vpnHandlers(geoip, data.vpn, vpnJson, vpnAttribution.headers),
+      geoip: geoipHandlers(geoip, geoipProvenance.headers, geoipProvenance.callerHeaders),
+      vpn: vpnHandlers(geoip, data.vpn, vpnJson, vpnProvenance.headers),
       network: networkHandlers(instrumented(overrides.network ?? networkLookups(config), metrics)),
       cidr: cidrHandlers(),
       batch: batchHandlers({
         geoip,
         vpnJson,
         maxItems: config.batchMaxItems,
-        attribution: geoipAttribution.headers,
+        attribution: batchProvenance.untagged,
       }),
       mcp: mcpHandlers({
         version: VERSION,

@@ -16,14 +16,16 @@ import { ApiKeysFileError } from './auth/api-keys.js';
 import type { App } from './app.js';
 import { readRest, updateSignature } from './lookups/geoip/load.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
-import { IpcRateLimitStore } from './ratelimit/ipc-rate-limit-store.js';
-import { RedisRateLimitStore } from './ratelimit/redis-rate-limit-store.js';
+import { IpcLeaseAuthority } from './ratelimit/ipc-lease-authority.js';
+import { LeasedRateLimitStore } from './ratelimit/leased-rate-limit-store.js';
+import { RedisLeaseAuthority } from './ratelimit/redis-lease-authority.js';
 import { RedisCacheStore } from './cache/redis-cache-store.js';
 import { runCluster, signalWorkers } from './cluster.js';
 import { openRedisLink, type RedisState } from './redis/redis-link.js';
 import { BatchedAccessLog, silentAccessLog, type AccessLog } from './http/access-log.js';
 import { DataError } from './lookups/geoip/load.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { releaseMemoryWhenQuiet } from './idle-memory.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
@@ -54,7 +56,7 @@ async function main(): Promise<void> {
     ? new BatchedAccessLog(destination)
     : silentAccessLog;
   // Who counts the rate limit: Redis is exact across processes and machines;
-  // without it, several workers send every hit to the cluster primary.
+  // without it, the cluster primary leases each worker shares of the allowance.
   const rateLimit =
     config.redisUrl !== null ? 'redis' : config.workers > 1 ? 'primary-shared' : 'in-process';
   if (config.workers === 1) {
@@ -87,7 +89,7 @@ async function serve(
   // Redis connects while the data loads
   const [data, redis] = await Promise.all([
     loadData(config, log),
-    config.redisUrl === null ? null : openRedis(config.redisUrl, log),
+    config.redisUrl === null ? null : openRedis(config.redisUrl, config.rateLimitLeaseMs, log),
   ]);
   let ready = true;
   const metrics = createMetrics();
@@ -99,7 +101,13 @@ async function serve(
     apiKeys,
     ...(redis === null
       ? cluster.isWorker
-        ? { rateLimitStore: new IpcRateLimitStore(new MemoryRateLimitStore()) }
+        ? {
+            rateLimitStore: new LeasedRateLimitStore(
+              new IpcLeaseAuthority(),
+              new MemoryRateLimitStore(),
+              { leaseMs: config.rateLimitLeaseMs },
+            ),
+          }
         : {}
       : {
           cacheStore: redis.cache,
@@ -142,6 +150,13 @@ async function serve(
     // answering, not in their way (on one core it would take the CPU from
     // them): prom-client's registry
     setTimeout(() => metrics.prepare(), WARM_UP_DELAY_MS).unref();
+    // what a heavy load made V8 hold, given back once it is over
+    releaseMemoryWhenQuiet((before, after, collections) =>
+      log.info(
+        { rssMbBefore: Math.round(before / 1e6), rssMb: Math.round(after / 1e6), collections },
+        'memory given back after a load',
+      ),
+    );
   });
   const metricsApp = config.metricsPort === null ? null : listenMetrics(config, metrics, log);
   const shutdown = (signal: string): void => {
@@ -186,8 +201,15 @@ async function serve(
         log.error({ err: error }, 'GeoIP/ASN reload failed; keeping the old data'),
       );
   };
+  // the operator's overrides: never throws (a bad file is refused and logged by the holder)
+  const reloadOverrides = (reason: string): void => {
+    data.overrides
+      .reload({ ifChanged: reason === 'timer' })
+      .catch((error: unknown) => log.error({ err: error }, 'overrides reload failed'));
+  };
   setInterval(() => {
     reloadFeeds('timer');
+    reloadOverrides('timer');
     // new tables renamed into DATA_DIR/tables by `npm run update-data` or the schedule
     if (updateSignature(config.dataDir) !== data.geoSignature) reloadGeo('timer');
   }, 60_000).unref();
@@ -209,6 +231,7 @@ async function serve(
   process.off('SIGHUP', startingHup);
   process.on('SIGHUP', () => {
     reloadFeeds('SIGHUP');
+    reloadOverrides('SIGHUP');
     reloadGeo('SIGHUP');
     reloadKeys('SIGHUP');
   });
@@ -263,7 +286,7 @@ async function loadData(config: Readonly<Config>, log: Logger): Promise<ServiceD
 
 interface RedisStores {
   cache: RedisCacheStore;
-  rateLimit: RedisRateLimitStore;
+  rateLimit: LeasedRateLimitStore;
   health: () => RedisState;
   close(): Promise<void>;
 }
@@ -273,7 +296,7 @@ interface RedisStores {
  * on one connection. While Redis is down the service keeps answering (misses,
  * in-process limits) and says so once per incident, on /readyz and in metrics.
  */
-async function openRedis(url: string, log: Logger): Promise<RedisStores> {
+async function openRedis(url: string, leaseMs: number, log: Logger): Promise<RedisStores> {
   const link = await openRedisLink(url, {
     onStateChange: (state, error) => {
       if (state === 'up') log.info('redis is up: cache and rate limits are shared');
@@ -284,14 +307,20 @@ async function openRedis(url: string, log: Logger): Promise<RedisStores> {
         );
     },
   });
+  const rateLimit = new LeasedRateLimitStore(
+    new RedisLeaseAuthority(link),
+    new MemoryRateLimitStore(),
+    { leaseMs },
+  );
   return {
     // the format version of cached JSON: bump it when a lookup's shape changes,
     // so no instance serves entries written in the old shape
     cache: new RedisCacheStore(link, { version: '1' }),
     // a hit Redis does not answer is counted in this process
-    rateLimit: new RedisRateLimitStore(link, new MemoryRateLimitStore()),
+    rateLimit,
     health: () => link.state,
-    close: () => link.close(),
+    // the units leased and not used go back before the connection closes
+    close: () => rateLimit.close().finally(() => link.close()),
   };
 }
 

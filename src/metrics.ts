@@ -28,6 +28,8 @@ export interface Metrics {
   rateLimited(): void;
   /** dependency name → 'up' | 'down', read at scrape time */
   dependencies(read: () => Readonly<Record<string, string>>): void;
+  /** WORKERS: the processes serving the port (1 without a cluster) */
+  workers(count: number): void;
   /** data set name → when it was built or fetched (epoch ms), read at scrape time */
   dataSetAges(read: () => readonly { name: string; kind: string; at: number | null }[]): void;
   /** the last GeoIP/ASN update per kind (outcome, when it ran), read at scrape time */
@@ -86,6 +88,7 @@ export function createMetrics(
   let readAges: () => readonly { name: string; kind: string; at: number | null }[] = () => [];
   let readUpdates: () => readonly DataUpdateSample[] = () => [];
   let readDependencies: () => Readonly<Record<string, string>> = () => ({});
+  let workerCount = 1;
 
   /** The registry: Node's default metrics, the families above and the gauges read at scrape time. */
   async function buildRegistry(): Promise<Registry> {
@@ -155,6 +158,14 @@ export function createMetrics(
         for (const [name, state] of Object.entries(readDependencies())) {
           yield [{ name }, state === 'up' ? 1 : 0];
         }
+      },
+    );
+    readAtScrape(
+      'ipintel_workers',
+      'Worker processes configured to serve the port (WORKERS; 1 without a cluster)',
+      [],
+      function* () {
+        yield [{}, workerCount];
       },
     );
     return registry;
@@ -227,6 +238,9 @@ export function createMetrics(
     },
     dependencies(read) {
       readDependencies = read;
+    },
+    workers(count) {
+      workerCount = count;
     },
     dataSetAges(read) {
       readAges = read;

@@ -72,6 +72,8 @@ describe('loadConfig accepts good values', () => {
       check: (c) => c.rateLimitWindowSeconds,
       want: 3600,
     },
+    { env: {}, check: (c) => c.rateLimitLeaseMs, want: 1000 },
+    { env: { RATE_LIMIT_LEASE_MS: '0' }, check: (c) => c.rateLimitLeaseMs, want: 0 },
     {
       env: { REDIS_URL: 'redis://localhost:6379' },
       check: (c) => c.redisUrl,
@@ -212,6 +214,8 @@ describe('loadConfig refuses bad values, naming the variable', () => {
     ['RATE_LIMIT_MAX', '-5'],
     ['RATE_LIMIT_WINDOW_SECONDS', '0'],
     ['RATE_LIMIT_WINDOW_SECONDS', '1.5'],
+    ['RATE_LIMIT_LEASE_MS', '60001'],
+    ['RATE_LIMIT_LEASE_MS', '-1'],
     ['REDIS_URL', 'http://localhost:6379'],
     ['REDIS_URL', 'not a url'],
     ['CACHE_MAX_ENTRIES', '-1'],

@@ -155,8 +155,16 @@ function whois(data) {
 /** @param {unknown} data */
 function reverse(data) {
   const r = /** @type {ReverseRecord} */ (data);
+  // a PTR name is the reverse zone's word; a confirmed one its own zone's too
   return [
-    r.hostnames.length === 0 ? el('p', {}, [`No PTR record at ${r.ptr}.`]) : list(r.hostnames),
+    r.hostnames.length === 0
+      ? el('p', {}, [`No PTR record at ${r.ptr}.`])
+      : list(
+          r.hostnames.map(
+            (h) =>
+              `${h} — ${r.confirmedHostnames.includes(h) ? 'forward-confirmed' : 'not confirmed'}`,
+          ),
+        ),
   ];
 }
 

@@ -29,6 +29,13 @@ export const reverseDnsSchema = z
     ip: z.string(),
     ptr: z.string().meta(d('The name queried, e.g. 8.8.8.8.in-addr.arpa.')),
     hostnames: z.array(z.string()).meta(d('PTR targets without the trailing dot; [] when none.')),
+    confirmedHostnames: z
+      .array(z.string())
+      .meta(
+        d(
+          'Those of hostnames whose A (IPv4) or AAAA (IPv6) records contain the address (forward-confirmed reverse DNS). At most the first 8 names are checked, with one try each within DNS_TIMEOUT_MS; a name whose forward lookup fails or times out is not confirmed.',
+        ),
+      ),
   })
   .meta({ id: 'ReverseDns' });
 

@@ -146,6 +146,24 @@ export const serviceInfoSchema = z.object({
       }),
     )
     .meta({ description: 'The VPN/hosting/Tor feeds in use (npm run update-data).' }),
+  overrides: z
+    .object({
+      file: z.string().meta({ description: "OVERRIDES_FILE's name (without its folder)" }),
+      rows: z.number().int().meta({ description: 'Rows answering now (0 without a file).' }),
+      loadedAt: z
+        .string()
+        .nullable()
+        .meta({ description: 'When the rows answering now were read; null when none were.' }),
+      version: z.string().meta({
+        description: 'First 12 hex digits of the SHA-256 of the file answering, or "none".',
+      }),
+      refusedAt: z.string().nullable().meta({
+        description:
+          'When the file on disk was refused (its bad lines are in /readyz warnings); null when it answers.',
+      }),
+    })
+    .nullable()
+    .meta({ description: "The operator's corrections (docs/overrides.md)." }),
 });
 
 export const envelope = <T extends z.ZodType>(data: T) => z.object({ data });

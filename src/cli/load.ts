@@ -1,12 +1,13 @@
 // The in-memory data of the CLI's GeoIP and VPN subcommands (`ipintel <ip>`,
 // `vpn`, `enrich`): the same tables and feeds the service loads, through the
-// same configuration (GEOIP_DB, ASN_DB, DATA_DIR); the feeds only when asked.
+// same configuration (GEOIP_DB, ASN_DB, DATA_DIR, OVERRIDES_FILE); the feeds only when asked.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createGeoIpLookup, type GeoIpLookup } from '../lookups/geoip/geoip.js';
 import { loadConfiguredGeoData } from '../lookups/geoip/load.js';
 import type { DetectionIndexHolder } from '../lookups/vpn/detection-index.js';
 import { openDetection } from '../lookups/vpn/open-detection.js';
+import { OverridesHolder } from '../lookups/overrides/overrides-holder.js';
 import { createVpnJson, type VpnJson } from '../lookups/vpn/record-json.js';
 
 export interface LoadedGeo {
@@ -21,9 +22,11 @@ export async function loadGeo(
   log: Logger,
   vpn: boolean,
 ): Promise<LoadedGeo> {
+  // the operator's corrections answer here as in the service (a refused file: none, logged)
+  const overridesLoading = OverridesHolder.open(config.overridesFile, log);
   // one process, one command: the IPv6 tables only when an IPv6 address comes
   const geo = await loadConfiguredGeoData(config, log);
   const holder = vpn ? await openDetection(config, geo) : null;
-  const geoip = createGeoIpLookup(geo);
+  const geoip = createGeoIpLookup(geo, await overridesLoading);
   return { geoip, holder, vpnJson: holder === null ? null : createVpnJson(geoip, holder) };
 }

@@ -78,6 +78,10 @@ export function sendLingering(
     if (discarded > bounds.maxBytes) close();
   };
   const timer = setTimeout(close, bounds.maxMs);
+  // a bound, not a reason to live: the socket keeps the process up while it
+  // lingers, and a process on its way out (a test file's end) need not wait
+  // for it (an in-process connection that never closes held one for 10 s)
+  timer.unref();
   req.on('data', discard);
   req.once('end', close);
   req.once('error', close);

@@ -109,6 +109,40 @@ function securityOf(route: AnyRoute, auth: OpenApiAuth): JsonObject[] | undefine
   return auth.apiKeys === 'required' ? keys : [{}, ...keys];
 }
 
+const X_DATA_VERSION = {
+  description:
+    'The versions of the data the answer is made from, e.g. `geoip=2.3.2026060513; asn=2.3.2026061719; feeds=0c1d2e3f4a5b; overrides=none` (overrides: the first 12 hex digits of the SHA-256 of OVERRIDES_FILE, or none).',
+  schema: { type: 'string' },
+};
+
+const ETAG = {
+  description:
+    "Derived from X-Data-Version (and, for GET /ip, the caller's address): it changes when the data does. Send it back in If-None-Match to revalidate.",
+  schema: { type: 'string' },
+};
+
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description:
+    'An ETag of an earlier answer (or a list, or *): while the data is the same, the answer is 304 with no body.',
+  schema: { type: 'string' },
+};
+
+const NOT_MODIFIED = {
+  '304': {
+    description: 'Not Modified: the If-None-Match tag is the current one; no body.',
+    headers: { 'X-Data-Version': X_DATA_VERSION, ETag: ETAG },
+  },
+};
+
+function versionHeaders(versioned: { etag: boolean }): JsonObject {
+  return versioned.etag
+    ? { 'X-Data-Version': X_DATA_VERSION, ETag: ETAG }
+    : { 'X-Data-Version': X_DATA_VERSION };
+}
+
 export function buildOpenApi(
   routes: readonly AnyRoute[],
   described: { title: string; version: string; description: string; auth?: OpenApiAuth },
@@ -138,6 +172,7 @@ export function buildOpenApi(
       parameters: [
         ...parameters(collector, route.params, 'path'),
         ...parameters(collector, route.query, 'query'),
+        ...(route.versioned?.etag === true ? [IF_NONE_MATCH] : []),
       ],
       ...(route.requestBody === undefined
         ? {}
@@ -156,6 +191,7 @@ export function buildOpenApi(
       responses: {
         '200': {
           description: 'Success',
+          ...(route.versioned === undefined ? {} : { headers: versionHeaders(route.versioned) }),
           content: {
             'application/json': {
               schema: collector.toJson(body, 'output'),
@@ -165,6 +201,7 @@ export function buildOpenApi(
             },
           },
         },
+        ...(route.versioned?.etag === true ? NOT_MODIFIED : {}),
         ...errorResponses(codes),
       },
     };

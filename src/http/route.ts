@@ -81,8 +81,16 @@ export interface Route<P = unknown, Q = unknown, D = unknown> {
   requestBody?: { schema: z.ZodType; description: string; example: unknown };
   /** an example of `data`, for the OpenAPI document */
   responseExample?: unknown;
-  /** headers of every successful answer (the data's attribution), read per request */
-  headers?: () => Readonly<Record<string, string>> | null;
+  /**
+   * headers of every successful answer (the data's attribution and version),
+   * read per request; an `etag` among them makes a matching If-None-Match a 304
+   */
+  headers?: (ctx: RequestContext) => Readonly<Record<string, string>> | null;
+  /**
+   * the answer names its data's versions (X-Data-Version); `etag`: with an
+   * ETag too, and If-None-Match → 304 (documented in OpenAPI from this)
+   */
+  versioned?: { etag: boolean };
   /** the HTTP answer: the record, or its serialised form (RawJson, JsonBody) */
   handle(input: RouteInput<P, Q>): D | Promise<D>;
   /**

@@ -230,7 +230,7 @@ export const TOOLS: readonly McpTool[] = [
     name: 'reverse_dns',
     title: 'Reverse DNS (PTR)',
     description:
-      'Find the host names of an IP address through its PTR records (in-addr.arpa for IPv4, ip6.arpa for IPv6). An address without a PTR record gives an empty hostnames list, which is common and not an error. Queries DNS over the network.',
+      'Find the host names of an IP address through its PTR records (in-addr.arpa for IPv4, ip6.arpa for IPv6). An address without a PTR record gives an empty hostnames list, which is common and not an error. confirmedHostnames lists the names whose A/AAAA records point back at the address (forward-confirmed reverse DNS): only those say who runs the address. Queries DNS over the network.',
     input: ipInput('The address whose host names to find:'),
     output: reverseDnsSchema,
     network: true,
@@ -238,7 +238,11 @@ export const TOOLS: readonly McpTool[] = [
     render: (r) =>
       r.hostnames.length === 0
         ? `${r.ip} (${r.ptr}) has no PTR record.`
-        : `${r.ip} (${r.ptr}) → ${r.hostnames.join(', ')}`,
+        : `${r.ip} (${r.ptr}) → ${r.hostnames
+            .map(
+              (h) => `${h} (${r.confirmedHostnames.includes(h) ? 'confirmed' : 'not confirmed'})`,
+            )
+            .join(', ')}`,
   }),
   defineTool({
     name: 'blacklist_check',

@@ -1,6 +1,6 @@
 // Rate-limit windows in this process's memory: the store of a single
-// instance, the cluster primary's shared counters, and the fallback of the
-// Redis and IPC stores. A client's fixed window opens with its first request
+// instance, the cluster primary's ledger of leases, and the fallback of the
+// leased stores. A client's fixed window opens with its first request
 // and lasts windowMs; the count is taken in one synchronous step, so a burst
 // of parallel requests lets exactly the limit through.
 //
@@ -16,6 +16,7 @@
 // request: the limit is exact while fewer than maxEntries windows open within
 // one window length; past that, the clients counted longest ago get a fresh
 // allowance, never a refusal they did not earn.
+import { grantSize, type LeaseGrant } from './lease.js';
 import type { RateLimitHit, RateLimitStore } from './rate-limit-store.js';
 
 export const DEFAULT_RATE_LIMIT_ENTRIES = 100_000;
@@ -59,15 +60,39 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return this.slots.size;
   }
 
-  hit(key: string, windowMs: number): RateLimitHit {
+  /** Counts one request of `key` (the limit is the caller's to apply: every hit is counted). */
+  hit(key: string, _limit: number, windowMs: number): RateLimitHit {
+    const slot = this.slotOf(key, windowMs);
+    return { count: ++this.counts[slot]!, resetAt: this.resetAts[slot]! };
+  }
+
+  /**
+   * The cluster primary's side of a lease (src/ratelimit/lease.ts): hands out
+   * up to `need` or a share of what is left of `key`'s allowance, never more
+   * than `limit` in one window, in one synchronous step.
+   */
+  lease(key: string, limit: number, windowMs: number, need: number, share: number): LeaseGrant {
+    const slot = this.slotOf(key, windowMs);
+    const units = grantSize(limit, this.counts[slot]!, need, share);
+    const count = (this.counts[slot]! += units);
+    const resetAt = this.resetAts[slot]!;
+    return { units, count, resetAt, window: String(resetAt) };
+  }
+
+  /** Units of a lease not used: taken off the count if that window is still the key's. */
+  giveBack(key: string, window: string, units: number): void {
+    const slot = this.slots.get(key);
+    if (slot === undefined || String(this.resetAts[slot]) !== window) return;
+    this.counts[slot] = Math.max(0, this.counts[slot]! - units);
+  }
+
+  /** The key's slot, its window opened (count 0) when it had none open. */
+  private slotOf(key: string, windowMs: number): number {
     const now = this.now();
     this.dropClosed(now);
     const slot = this.slots.get(key);
     if (slot !== undefined) {
-      if (this.resetAts[slot]! > now) {
-        const count = ++this.counts[slot]!;
-        return { count, resetAt: this.resetAts[slot]! };
-      }
+      if (this.resetAts[slot]! > now) return slot;
       // closed behind a longer window still open (window lengths mixed): abandoned in place
       this.keys[slot] = undefined;
       this.slots.delete(key);
@@ -76,11 +101,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const fresh = (this.head + this.used) % this.maxEntries;
     this.used++;
     this.keys[fresh] = key;
-    this.counts[fresh] = 1;
-    const resetAt = now + windowMs;
-    this.resetAts[fresh] = resetAt;
+    this.counts[fresh] = 0;
+    this.resetAts[fresh] = now + windowMs;
     this.slots.set(key, fresh);
-    return { count: 1, resetAt };
+    return fresh;
   }
 
   /** Frees the slots at the front whose window has closed (or that were abandoned). */

@@ -4,7 +4,11 @@
 // or not, the RateLimit-* numbers, the per-/64 key) is src/http/rate-limit.ts.
 
 export interface RateLimitHit {
-  /** requests counted in the current window, this one included */
+  /**
+   * requests counted in the current window, this one included; a leased
+   * store answers its place in the allowance handed out (≤ limit when
+   * allowed) and limit + 1 for a refusal
+   */
   count: number;
   /** epoch milliseconds at which the window closes */
   resetAt: number;
@@ -13,10 +17,11 @@ export interface RateLimitHit {
 export interface RateLimitStore {
   /**
    * Counts one request of `key` in its fixed window: the window opens with
-   * the key's first request and lasts `windowMs`. A synchronous answer lets
-   * the pipeline decide without an await. `limit` is the key's allowance
-   * when it is its own (an API key's), not RATE_LIMIT_MAX: a store that only
-   * counts ignores it; one that hands out shares of an allowance needs it.
+   * the key's first request and lasts `windowMs`; at most `limit` requests of
+   * a window are answered with a count ≤ limit. The limit is per call, so
+   * buckets with limits of their own (a per-address limit, an API key's)
+   * share one store. A synchronous answer lets the pipeline decide without an
+   * await.
    */
-  hit(key: string, windowMs: number, limit?: number): RateLimitHit | Promise<RateLimitHit>;
+  hit(key: string, limit: number, windowMs: number): RateLimitHit | Promise<RateLimitHit>;
 }

@@ -87,6 +87,10 @@ export class RedisLink {
       connectTimeout: Math.max(1_000, timeoutMs * 10),
       retryStrategy: (attempt) => Math.min(attempt * 100, RECONNECT_MAX_DELAY_MS),
       lazyConnect: false,
+      // Not enableAutoPipelining: in ioredis 6 a batch that fails (a timed-out
+      // or dropped connection) can throw from a nextTick ("results[i] is not
+      // iterable", seen in bench:scale's simulation), which would end the
+      // process. The lease calls are one per turn anyway.
     });
     this.client.on('ready', () => this.mark('up'));
     // Without an 'error' listener ioredis prints every connection failure.

@@ -91,6 +91,7 @@ export function batchHandlers(deps: BatchDeps) {
       responseExample: RESPONSE_EXAMPLE,
       errors: ['BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'],
       headers: deps.attribution,
+      versioned: { etag: false },
       handle: ({ query, ctx }) => {
         const body = answer(ctx.bodyText, query.include, '{"data":', '}');
         return new JsonBody(body, body.length);

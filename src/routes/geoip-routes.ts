@@ -10,10 +10,17 @@ export const GEOIP_LIFETIME: Lifetime = { ttlSeconds: 24 * 3600, visibility: 'pu
 /** the caller's own record: for the caller only */
 export const CALLER_LIFETIME: Lifetime = { ...GEOIP_LIFETIME, visibility: 'private' };
 
-/** `attribution`: the headers the current data's licence asks for (DB-IP's CC BY 4.0 link). */
+type Headers = Readonly<Record<string, string>>;
+
+/**
+ * `attribution`: the headers of an answer, the current data's licence asks
+ * for (DB-IP's CC BY 4.0 link) and its version (X-Data-Version, ETag);
+ * `callerHeaders`: the same for the caller's own record, whose ETag names the caller.
+ */
 export function geoipHandlers(
   geoip: GeoIpLookup,
-  attribution: () => Readonly<Record<string, string>> | null,
+  attribution: () => Headers | null,
+  callerHeaders: (callerIp: string) => Headers | null = attribution,
 ) {
   return {
     caller: defineHandler({
@@ -23,7 +30,8 @@ export function geoipHandlers(
       tags: ['GeoIP'],
       response: geoIpRecordSchema,
       errors: [],
-      headers: attribution,
+      versioned: { etag: true },
+      headers: (ctx) => callerHeaders(ctx.clientIp.text),
       handle: ({ ctx }) => {
         const body = geoip.body(ctx.clientIp);
         return new JsonBody(body, body.length, 'latin1');
@@ -38,6 +46,7 @@ export function geoipHandlers(
       params: ipParams,
       response: geoIpRecordSchema,
       errors: ['INVALID_IP'],
+      versioned: { etag: true },
       headers: attribution,
       handle: ({ params }) => {
         const body = geoip.body(params.ip);

@@ -1,6 +1,7 @@
 // Operations and discovery: GET / (what this service is, its data and their
 // licences: DB-IP's CC BY 4.0 requires a visible link), /healthz, /readyz and
 // /openapi.json.
+import { basename } from 'node:path';
 import { z } from 'zod';
 import { healthSchema, readinessSchema, serviceInfoSchema } from '../api/schemas.js';
 import { AppError } from '../errors.js';
@@ -8,6 +9,7 @@ import { JSON_TYPE } from '../http/exchange.js';
 import { defineHandler } from '../http/route.js';
 import { dataDate, type DataSetInfo } from '../lookups/geoip/load.js';
 import type { Metrics } from '../metrics.js';
+import { overrideWarnings, type OverridesStatus } from '../lookups/overrides/overrides-holder.js';
 
 export interface OpsOptions {
   version: string;
@@ -25,6 +27,8 @@ export interface OpsOptions {
   dependencies: () => Readonly<Record<string, string>>;
   /** the VPN/hosting/Tor feeds in use, read per request (an update swaps them) */
   feeds?: () => readonly FeedInUse[];
+  /** the operator's overrides file: what answers now, and a refusal of the file on disk */
+  overrides?: () => Readonly<OverridesStatus>;
 }
 
 /** One loaded feed as GET / shows it. */
@@ -65,14 +69,29 @@ export function opsHandlers(options: OpsOptions) {
       fetchedAt: d.fetchedAt,
       ageDays: ageDays(d),
     }));
-  const warnings = () =>
-    options
+  const warnings = () => [
+    ...options
       .dataSets()
       .filter((d) => ageDays(d) > options.maxAgeDays)
       .map(
         (d) =>
           `${d.kind} data "${d.name}" is ${ageDays(d)} days old (more than ${options.maxAgeDays}): run \`npm run update-data\` or set FEED_UPDATE_INTERVAL_HOURS`,
-      );
+      ),
+    ...(options.overrides === undefined ? [] : overrideWarnings(options.overrides())),
+  ];
+  const overrides = () => {
+    const status = options.overrides?.();
+    return status === undefined
+      ? null
+      : {
+          // the name only: a public answer does not show the server's folders
+          file: basename(status.file),
+          rows: status.rows,
+          loadedAt: status.loadedAt,
+          version: status.version,
+          refusedAt: status.refused?.at ?? null,
+        };
+  };
   return {
     info: defineHandler({
       summary: 'Service information, endpoints and data attribution',
@@ -93,6 +112,7 @@ export function opsHandlers(options: OpsOptions) {
           prefixes: f.prefixes,
           skippedRows: f.skippedRows,
         })),
+        overrides: overrides(),
       }),
     }),
     health: defineHandler({

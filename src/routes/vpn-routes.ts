@@ -9,7 +9,6 @@ import { ipParams } from '../api/params.js';
 import { vpnRecordSchema } from '../api/lookup-schemas.js';
 import { defineHandler, JsonBody, type Lifetime } from '../http/route.js';
 import type { GeoIpLookup } from '../lookups/geoip/geoip.js';
-import { detect } from '../lookups/vpn/index.js';
 import type { VpnJson } from '../lookups/vpn/record-json.js';
 import type { DetectionIndexHolder } from '../lookups/vpn/index.js';
 
@@ -21,7 +20,6 @@ export function vpnHandlers(
   vpnJson: VpnJson,
   attribution: () => Readonly<Record<string, string>> | null,
 ) {
-  const asnOf = (ip: Parameters<GeoIpLookup['network']>[0]) => geoip.network(ip);
   return {
     detect: defineHandler({
       summary: 'VPN, proxy, hosting and mobile detection',
@@ -31,9 +29,10 @@ export function vpnHandlers(
       params: ipParams,
       response: vpnRecordSchema,
       errors: ['INVALID_IP'],
+      versioned: { etag: true },
       headers: attribution,
       handle: ({ params }) => new JsonBody(`{"data":${vpnJson.record(params.ip)}}`),
-      record: ({ params }) => detect(params.ip, asnOf, holder.current()),
+      record: ({ params }) => vpnJson.detection(params.ip),
     }),
   };
 }

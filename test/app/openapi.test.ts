@@ -19,7 +19,10 @@ import { get, startService, type TestService } from '../helpers/service.js';
 
 interface Operation {
   parameters: { name: string; in: string; required: boolean; schema: unknown }[];
-  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+  responses: Record<
+    string,
+    { content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> }
+  >;
 }
 interface Document {
   openapi: string;
@@ -91,8 +94,14 @@ describe('the OpenAPI document', () => {
     assert.ok(ip.responses['400']);
     assert.deepEqual(
       ip.parameters.map((p) => [p.name, p.in]),
-      [['ip', 'path']],
+      [
+        ['ip', 'path'],
+        ['If-None-Match', 'header'],
+      ],
     );
+    // revalidation: a 304, and the data version and tag on the answer
+    assert.ok(ip.responses['304']);
+    assert.deepEqual(Object.keys(ip.responses['200']?.headers ?? {}), ['X-Data-Version', 'ETag']);
     const cidr = operation('GET', '/cidr');
     assert.ok(cidr.responses['400']);
     const range = cidr.parameters.find((p) => p.name === 'range');

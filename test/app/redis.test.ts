@@ -53,7 +53,7 @@ async function instance(
 describe('two instances sharing one Redis', () => {
   it('enforce one limit: 100 parallel requests across both let exactly 60 through', async () => {
     // A call past the bound (100 ms by default) is counted in memory instead,
-    // by design (src/ratelimit/redis-rate-limit-store.ts): under a busy test
+    // by design (src/ratelimit/leased-rate-limit-store.ts): under a busy test
     // run a burst of 100 would stray into that fallback and let a few more
     // through. This test is about the shared count, so the bound is generous.
     const patient = { timeoutMs: 5_000 };
@@ -116,6 +116,24 @@ describe('two instances sharing one Redis', () => {
       const back = await get(a.service.baseUrl, '/ip/8.8.4.4');
       assert.equal(back.status, 200);
     } finally {
+      await a.close();
+    }
+  });
+
+  it('while Redis is down each instance still limits, on its own, without waiting for Redis', async () => {
+    const a = await instance({ RATE_LIMIT_MAX: '5' });
+    try {
+      await redis.stop();
+      await until(async () => (await get(a.service.baseUrl, '/readyz')).text.includes('"down"'));
+      const started = Date.now();
+      const statuses: number[] = [];
+      // this instance holds no lease of the client yet: counted in its own memory
+      for (let i = 0; i < 7; i++)
+        statuses.push((await get(a.service.baseUrl, '/ip/8.8.8.8')).status);
+      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429, 429]);
+      assert.ok(Date.now() - started < 1_000, 'no request waited for Redis');
+    } finally {
+      await redis.restart();
       await a.close();
     }
   });

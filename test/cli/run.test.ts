@@ -66,6 +66,14 @@ describe('ipintel subcommands (in-process)', () => {
     });
   }
 
+  it('reverse shows which names are forward-confirmed', async () => {
+    const readable = await run(['reverse', '192.0.2.10']);
+    assert.match(
+      readable.stdout,
+      /host\.example\.test \(confirmed\), alias\.example\.test \(not confirmed\)/,
+    );
+  });
+
   const help = [
     'vpn',
     'whois',

@@ -8,9 +8,20 @@ export interface Reply {
   body: string;
 }
 
-export function getOnce(port: number, path: string, timeoutMs = 5_000): Promise<Reply> {
+export interface GetOptions {
+  /** the socket's own address (any of 127.0.0.0/8 on Linux: a distinct client) */
+  localAddress?: string;
+  headers?: Record<string, string>;
+}
+
+export function getOnce(
+  port: number,
+  path: string,
+  timeoutMs = 5_000,
+  options: GetOptions = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, agent: false, ...options }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));

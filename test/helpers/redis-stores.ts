@@ -5,7 +5,8 @@ import { after, before } from 'node:test';
 import { Redis } from 'ioredis';
 import { RedisCacheStore } from '../../src/cache/redis-cache-store.js';
 import { MemoryRateLimitStore } from '../../src/ratelimit/memory-rate-limit-store.js';
-import { RedisRateLimitStore } from '../../src/ratelimit/redis-rate-limit-store.js';
+import { LeasedRateLimitStore } from '../../src/ratelimit/leased-rate-limit-store.js';
+import { RedisLeaseAuthority } from '../../src/ratelimit/redis-lease-authority.js';
 import {
   openRedisLink,
   type RedisLink,
@@ -19,12 +20,14 @@ export interface RedisStoresOptions extends RedisLinkOptions {
   /** format version of the cached data (default '1') */
   cacheVersion?: string;
   now?: () => number;
+  /** how long a rate-limit lease is kept (default: the service's 1 000 ms) */
+  leaseMs?: number;
 }
 
 export interface RedisStores {
   link: RedisLink;
   cache: RedisCacheStore;
-  rateLimit: RedisRateLimitStore;
+  rateLimit: LeasedRateLimitStore;
   /** the in-process store the rate limiter falls back on */
   memory: MemoryRateLimitStore;
   health: () => RedisState;
@@ -36,17 +39,25 @@ export async function openRedisStores(
   url: string,
   options: RedisStoresOptions = {},
 ): Promise<RedisStores> {
-  const { cacheVersion = '1', now = Date.now, ...linkOptions } = options;
+  const { cacheVersion = '1', now = Date.now, leaseMs, ...linkOptions } = options;
   const link = await openRedisLink(url, linkOptions);
   const memory = new MemoryRateLimitStore();
   try {
+    const rateLimit = new LeasedRateLimitStore(
+      new RedisLeaseAuthority(link, undefined, now),
+      memory,
+      {
+        now,
+        ...(leaseMs === undefined ? {} : { leaseMs }),
+      },
+    );
     return {
       link,
       cache: new RedisCacheStore(link, { version: cacheVersion, now }),
-      rateLimit: new RedisRateLimitStore(link, memory, now),
+      rateLimit,
       memory,
       health: () => link.state,
-      close: () => link.close(),
+      close: () => rateLimit.close().finally(() => link.close()),
     };
   } catch (error) {
     // a rejected option must not leave a client reconnecting in the background

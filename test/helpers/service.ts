@@ -18,7 +18,7 @@ const loaded = new Map<string, Promise<ServiceData>>();
 
 /** The data a configuration names, loaded once per process for each GEOIP_DB/ASN_DB pair. */
 export function serviceData(config: Readonly<Config>): Promise<ServiceData> {
-  const key = `${config.geoipDb ?? ''}|${config.asnDb ?? ''}|${config.dataDir}`;
+  const key = `${config.geoipDb ?? ''}|${config.asnDb ?? ''}|${config.dataDir}|${config.overridesFile}`;
   let data = loaded.get(key);
   if (data === undefined) {
     data = loadServiceData(config, silentLog);

@@ -71,6 +71,18 @@ describe('MCP over Streamable HTTP (SDK client)', () => {
     await assertToolErrorsMatchRest(client, service.url);
   });
 
+  it('reverse_dns says which names are forward-confirmed', async () => {
+    const result = await client.callTool({ name: 'reverse_dns', arguments: { ip: '192.0.2.10' } });
+    const content = result.content as { text: string }[];
+    assert.equal(
+      content[0]?.text,
+      '192.0.2.10 (10.2.0.192.in-addr.arpa) → host.example.test (confirmed), alias.example.test (not confirmed)',
+    );
+    assert.deepEqual((result.structuredContent as Record<string, unknown>)['confirmedHostnames'], [
+      'host.example.test',
+    ]);
+  });
+
   it('arguments outside the schema are an isError result the model can act on', async () => {
     const result = await client.callTool({
       name: 'dns_lookup',

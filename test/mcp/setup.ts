@@ -27,7 +27,14 @@ export async function startUpstreams(): Promise<Upstreams> {
       ],
     },
     'silent.example.test': { behaviour: 'drop' },
-    '10.2.0.192.in-addr.arpa': { records: [{ type: 'PTR', data: 'host.example.test', ttl: 300 }] },
+    '10.2.0.192.in-addr.arpa': {
+      records: [
+        { type: 'PTR', data: 'host.example.test', ttl: 300 },
+        { type: 'PTR', data: 'alias.example.test', ttl: 300 },
+      ],
+    },
+    // host.example.test points back at 192.0.2.10 (forward-confirmed); alias.example.test does not
+    'host.example.test': { records: [{ type: 'A', data: '192.0.2.10', ttl: 300 }] },
     '2.0.0.127.bl.test': {
       records: [
         { type: 'A', data: '127.0.0.2', ttl: 60 },

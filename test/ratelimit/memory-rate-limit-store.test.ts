@@ -13,30 +13,30 @@ describe('MemoryRateLimitStore', () => {
   it('counts within a window and starts afresh when it closes', () => {
     const clock = new TestClock(0);
     const store = new MemoryRateLimitStore(clock.now);
-    assert.deepEqual(store.hit('a', 60_000), { count: 1, resetAt: 60_000 });
+    assert.deepEqual(store.hit('a', Infinity, 60_000), { count: 1, resetAt: 60_000 });
     clock.advance(30_000);
-    assert.deepEqual(store.hit('a', 60_000), { count: 2, resetAt: 60_000 });
+    assert.deepEqual(store.hit('a', Infinity, 60_000), { count: 2, resetAt: 60_000 });
     clock.advance(29_999);
-    assert.equal(store.hit('a', 60_000).count, 3);
+    assert.equal(store.hit('a', Infinity, 60_000).count, 3);
     clock.advance(1); // 60 000: the window is closed
-    assert.deepEqual(store.hit('a', 60_000), { count: 1, resetAt: 120_000 });
+    assert.deepEqual(store.hit('a', Infinity, 60_000), { count: 1, resetAt: 120_000 });
   });
 
   it('keys are counted apart', () => {
     const store = new MemoryRateLimitStore(new TestClock().now);
-    store.hit('a', 1_000);
-    store.hit('a', 1_000);
-    assert.equal(store.hit('b', 1_000).count, 1);
-    assert.equal(store.hit('a', 1_000).count, 3);
+    store.hit('a', Infinity, 1_000);
+    store.hit('a', Infinity, 1_000);
+    assert.equal(store.hit('b', Infinity, 1_000).count, 1);
+    assert.equal(store.hit('a', Infinity, 1_000).count, 3);
   });
 
   it('closed windows are swept, so memory follows active clients', () => {
     const clock = new TestClock(0);
     const store = new MemoryRateLimitStore(clock.now);
-    for (let i = 0; i < 100; i++) store.hit(`client-${i}`, 1_000);
+    for (let i = 0; i < 100; i++) store.hit(`client-${i}`, Infinity, 1_000);
     assert.equal(store.size, 100);
     clock.advance(1_000);
-    store.hit('newcomer', 1_000);
+    store.hit('newcomer', Infinity, 1_000);
     assert.equal(store.size, 1);
   });
 });
@@ -56,55 +56,55 @@ describe('MemoryRateLimitStore bound', () => {
   it('a flood of new clients never holds more than maxEntries; the newest stay counted', () => {
     const store = new MemoryRateLimitStore(new TestClock(0).now, { maxEntries: 1_000 });
     for (let i = 0; i < 10_000; i++) {
-      store.hit(`flood-${i}`, 60_000);
+      store.hit(`flood-${i}`, Infinity, 60_000);
       assert.ok(store.size <= 1_000, `size ${store.size} after ${i + 1} clients`);
     }
     assert.equal(store.size, 1_000);
-    assert.equal(store.hit('flood-9999', 60_000).count, 2);
-    assert.equal(store.hit('flood-9000', 60_000).count, 2);
+    assert.equal(store.hit('flood-9999', Infinity, 60_000).count, 2);
+    assert.equal(store.hit('flood-9000', Infinity, 60_000).count, 2);
   });
 
   it('full: a newcomer evicts the oldest window, and that client starts a fresh one', () => {
     const clock = new TestClock(0);
     const store = new MemoryRateLimitStore(clock.now, { maxEntries: 3 });
-    for (const key of ['a', 'b', 'c']) store.hit(key, 60_000);
+    for (const key of ['a', 'b', 'c']) store.hit(key, Infinity, 60_000);
     clock.advance(10);
-    assert.equal(store.hit('a', 60_000).count, 2); // counting does not make a window younger
-    assert.equal(store.hit('d', 60_000).count, 1); // evicts a
+    assert.equal(store.hit('a', Infinity, 60_000).count, 2); // counting does not make a window younger
+    assert.equal(store.hit('d', Infinity, 60_000).count, 1); // evicts a
     assert.equal(store.size, 3);
-    assert.equal(store.hit('b', 60_000).count, 2);
-    assert.equal(store.hit('c', 60_000).count, 2);
+    assert.equal(store.hit('b', Infinity, 60_000).count, 2);
+    assert.equal(store.hit('c', Infinity, 60_000).count, 2);
     // the price of the bound: a was at 2, and starts again at 1 (evicting b)
-    assert.deepEqual(store.hit('a', 60_000), { count: 1, resetAt: 60_010 });
-    assert.equal(store.hit('b', 60_000).count, 1);
+    assert.deepEqual(store.hit('a', Infinity, 60_000), { count: 1, resetAt: 60_010 });
+    assert.equal(store.hit('b', Infinity, 60_000).count, 1);
   });
 
   it('full: closed windows make room before any open window is evicted', () => {
     const clock = new TestClock(0);
     const store = new MemoryRateLimitStore(clock.now, { maxEntries: 3 });
-    store.hit('short', 100); // closes at 100
-    store.hit('b', 60_000);
-    store.hit('c', 60_000);
+    store.hit('short', Infinity, 100); // closes at 100
+    store.hit('b', Infinity, 60_000);
+    store.hit('c', Infinity, 60_000);
     clock.advance(150); // before the periodic sweep (due after 60 s), after short closed
-    assert.equal(store.hit('d', 60_000).count, 1);
+    assert.equal(store.hit('d', Infinity, 60_000).count, 1);
     assert.equal(store.size, 3);
-    assert.equal(store.hit('b', 60_000).count, 2, 'b kept its window');
-    assert.equal(store.hit('c', 60_000).count, 2, 'c kept its window');
+    assert.equal(store.hit('b', Infinity, 60_000).count, 2, 'b kept its window');
+    assert.equal(store.hit('c', Infinity, 60_000).count, 2, 'c kept its window');
   });
 
   it('a window that opens again goes to the back, so it is not the next to go', () => {
     const clock = new TestClock(0);
     const store = new MemoryRateLimitStore(clock.now, { maxEntries: 3 });
-    store.hit('a', 100);
+    store.hit('a', Infinity, 100);
     clock.advance(50);
-    store.hit('b', 60_000);
-    store.hit('c', 60_000);
+    store.hit('b', Infinity, 60_000);
+    store.hit('c', Infinity, 60_000);
     clock.advance(60); // a's window closed at 100
-    assert.equal(store.hit('a', 100).count, 1); // a new window, now the youngest
-    assert.equal(store.hit('d', 60_000).count, 1); // evicts b, not a
-    assert.equal(store.hit('a', 100).count, 2);
-    assert.equal(store.hit('c', 60_000).count, 2);
-    assert.equal(store.hit('b', 60_000).count, 1, 'b was evicted');
+    assert.equal(store.hit('a', Infinity, 100).count, 1); // a new window, now the youngest
+    assert.equal(store.hit('d', Infinity, 60_000).count, 1); // evicts b, not a
+    assert.equal(store.hit('a', Infinity, 100).count, 2);
+    assert.equal(store.hit('c', Infinity, 60_000).count, 2);
+    assert.equal(store.hit('b', Infinity, 60_000).count, 1, 'b was evicted');
   });
 
   it('agrees with a plain model over random hits, ticks and evictions (seeded)', () => {
@@ -119,7 +119,7 @@ describe('MemoryRateLimitStore bound', () => {
       clock.advance(random.below(120));
       const key = `k${random.below(20)}`;
       const want = model.hit(key, windowMs, clock.ms);
-      const got = store.hit(key, windowMs);
+      const got = store.hit(key, Infinity, windowMs);
       assert.deepEqual(got, want, `TEST_SEED=${seed}, step ${step}, key ${key}`);
       assert.ok(store.size <= maxEntries, `TEST_SEED=${seed}, step ${step}: size ${store.size}`);
     }

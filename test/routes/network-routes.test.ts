@@ -2,6 +2,7 @@
 // real loopback servers: a DNS server (UDP+TCP), an RDAP server and a TCP
 // whois server. Every failure mode answers with CONTRACT.md's status and code.
 import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import { startDnsServer, TEST_SOA, type DnsTestServer } from '../helpers/dns-server.js';
 import { startRdapServer, type RdapServer } from '../helpers/rdap-server.js';
@@ -51,6 +52,25 @@ before(async () => {
     'broken.example.test': { behaviour: 'servfail' },
     'silent.example.test': { behaviour: 'drop' },
     '10.2.0.192.in-addr.arpa': { records: [{ type: 'PTR', data: 'host.example.test', ttl: 300 }] },
+    // forward-confirmed reverse DNS: one name pointing back, one elsewhere, one never answering
+    '11.2.0.192.in-addr.arpa': {
+      records: [
+        { type: 'PTR', data: 'confirmed.example.test', ttl: 300 },
+        { type: 'PTR', data: 'elsewhere.example.test', ttl: 300 },
+        { type: 'PTR', data: 'silent.example.test', ttl: 300 },
+      ],
+    },
+    'confirmed.example.test': { records: [{ type: 'A', data: '192.0.2.11', ttl: 90 }] },
+    'elsewhere.example.test': { records: [{ type: 'A', data: '192.0.2.99', ttl: 90 }] },
+    // a CNAME on the way still confirms (www → web → 192.0.2.20)
+    '20.2.0.192.in-addr.arpa': { records: [{ type: 'PTR', data: 'www.example.test', ttl: 300 }] },
+    [`2${'.0'.repeat(23)}.8.b.d.0.1.0.0.2.ip6.arpa`]: {
+      records: [{ type: 'PTR', data: 'v6.example.test', ttl: 300 }],
+    },
+    [`3${'.0'.repeat(23)}.8.b.d.0.1.0.0.2.ip6.arpa`]: {
+      records: [{ type: 'PTR', data: 'v6.example.test', ttl: 300 }],
+    },
+    'v6.example.test': { records: [{ type: 'AAAA', data: '2001:db8::2', ttl: 300 }] },
     '2.0.0.127.bl.test': {
       records: [
         { type: 'A', data: '127.0.0.2', ttl: 60 },
@@ -180,7 +200,41 @@ describe('GET /dns/:ip/reverse', () => {
       ip: '192.0.2.10',
       ptr: '10.2.0.192.in-addr.arpa',
       hostnames: ['host.example.test'],
+      // host.example.test has no A record: a PTR alone confirms nothing
+      confirmedHostnames: [],
     });
+  });
+
+  it('confirms the names whose A records hold the address; a silent one is not confirmed, and the answer still comes', async () => {
+    const started = performance.now();
+    const { status, headers, body } = await get(service.url, '/dns/192.0.2.11/reverse');
+    const ms = performance.now() - started;
+    assert.equal(status, 200);
+    assert.deepEqual(body.data?.['hostnames'], [
+      'confirmed.example.test',
+      'elsewhere.example.test',
+      'silent.example.test',
+    ]);
+    assert.deepEqual(body.data?.['confirmedHostnames'], ['confirmed.example.test']);
+    // the silent name's lookup is cut at one DNS_TIMEOUT_MS (150 ms), not three tries
+    assert.ok(ms < 400, `answered in ${Math.round(ms)} ms`);
+    // kept no longer than the confirming A record (90 s) lives
+    assert.equal(headers.get('cache-control'), 'public, max-age=90');
+    const again = await get(service.url, '/dns/192.0.2.11/reverse');
+    assert.equal(again.headers.get('x-cache'), 'HIT');
+    assert.deepEqual(again.body, body);
+  });
+
+  it('follows a CNAME to the confirming A record, and AAAA for an IPv6 address', async () => {
+    const table = [
+      { ip: '192.0.2.20', want: ['www.example.test'] },
+      { ip: '2001:db8::2', want: ['v6.example.test'] },
+      { ip: '2001:db8::3', want: [] }, // the name's AAAA is 2001:db8::2: not confirmed
+    ];
+    for (const { ip, want } of table) {
+      const { body } = await get(service.url, `/dns/${ip}/reverse`);
+      assert.deepEqual(body.data?.['confirmedHostnames'], want, ip);
+    }
   });
 
   it('answers 200 with no hostnames when there is no PTR', async () => {

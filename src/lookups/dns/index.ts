@@ -6,6 +6,7 @@ import { minTtl, negativeTtl, presentRecords, relevantAnswers, type DnsRecord } 
 import { createResolver, type QueryFn, type ResolverOptions } from './resolver.js';
 import type { RecordType } from './record-type.js';
 import { reverseName } from './reverse-name.js';
+import { confirmHostnames } from './forward-confirm.js';
 import { systemServers } from './servers.js';
 import type { DnsServer } from './transport.js';
 
@@ -37,6 +38,8 @@ export interface ReverseResult {
   readonly ip: string;
   readonly ptr: string;
   readonly hostnames: string[];
+  /** those of `hostnames` whose A/AAAA records hold the address (forward-confirmed) */
+  readonly confirmedHostnames: string[];
 }
 
 export interface DnsClient {
@@ -99,9 +102,16 @@ export function createDnsClient(options: DnsClientOptions): DnsClient {
       seen.add(host.toLowerCase());
       hostnames.push(host);
     }
+    // the forward lookups of the names, within one try's time of one server
+    const confirmation = await confirmHostnames(query, ip, hostnames, options.timeoutMs);
+    const ptrTtl = answers.length > 0 ? minTtl(answers) : negativeTtl(response.authorities);
     return {
-      result: { ip: ip.text, ptr, hostnames },
-      minTtl: answers.length > 0 ? minTtl(answers) : negativeTtl(response.authorities),
+      result: { ip: ip.text, ptr, hostnames, confirmedHostnames: confirmation.confirmed },
+      // a confirmation lasts no longer than the records that made it
+      minTtl:
+        ptrTtl === null || confirmation.minTtl === null
+          ? (ptrTtl ?? confirmation.minTtl)
+          : Math.min(ptrTtl, confirmation.minTtl),
     };
   }
 

@@ -12,6 +12,9 @@ import { NONE } from '../../data/range-table.js';
 import type { Ip } from '../../net/ip.js';
 import { writeAscii } from '../../data/byte-writer.js';
 import { isBogon } from './bogons.js';
+import { overrideGeoRecord, overrideNetwork } from '../overrides/apply.js';
+import { EMPTY_OVERRIDES, NO_OVERRIDE, type OverrideIndex } from '../overrides/override-index.js';
+import type { OverrideFields } from '../overrides/rows.js';
 import { UNKNOWN_LOCATION, placeJson, type AsnInfo, type GeoLocation } from './record-map.js';
 
 export interface GeoIpRecord extends GeoLocation {
@@ -81,7 +84,11 @@ export class GeoIpLookup {
   private networks: (AsnInfo | undefined)[] = [];
   private networksOf: CompiledSet | null = null;
 
-  constructor(private readonly holder: { readonly tables: GeoTables }) {}
+  constructor(
+    private readonly holder: { readonly tables: GeoTables },
+    /** the operator's overrides (OVERRIDES_FILE), read per lookup: a reload swaps them */
+    readonly overrides: { readonly current: OverrideIndex } = { current: EMPTY_OVERRIDES },
+  ) {}
 
   get tables(): GeoTables {
     return this.holder.tables;
@@ -94,9 +101,11 @@ export class GeoIpLookup {
     return ip.version === 4 ? table.findV4(ip.value) : table.findV6(ip.groups);
   }
 
-  /** The AS holding a public address, or null. */
+  /** The AS holding an address (an override's, else the data's for a public one), or null. */
   network(ip: Ip): AsnInfo | null {
-    return this.networkAt(this.networkIndex(ip));
+    const base = this.networkAt(this.networkIndex(ip));
+    const row = this.overrides.current.rowOf(ip);
+    return row === null ? base : overrideNetwork(base, row.fields);
   }
 
   /**
@@ -203,7 +212,8 @@ export class GeoIpLookup {
       2 * (',"longitude":'.length + 12) +
       1 +
       Math.max(asn.records.longest, NO_NETWORK.length) +
-      RECORD_BOGON_TAIL.length
+      RECORD_BOGON_TAIL.length +
+      this.overrides.current.extraBytes
     );
   }
 
@@ -213,6 +223,29 @@ export class GeoIpLookup {
    * texts are copied from the tables' bytes, never decoded.
    */
   writeJson(ip: Ip, out: Buffer, at: number): number {
+    // without overrides (the common case) this one check is all they cost
+    const overrides = this.overrides.current;
+    if (overrides.size !== 0) {
+      const row = overrides.find(ip);
+      if (row !== NO_OVERRIDE)
+        return this.writeOverridden(ip, overrides.rows[row]!.fields, out, at);
+    }
+    return this.writeData(ip, out, at);
+  }
+
+  /** An address an override covers: the data's record, parsed, the row's fields set, written. */
+  private writeOverridden(ip: Ip, fields: OverrideFields, out: Buffer, at: number): number {
+    const need = this.maxJsonBytes();
+    if (this.dataScratch.length < need) this.dataScratch = Buffer.allocUnsafeSlow(need);
+    const end = this.writeData(ip, this.dataScratch, 0);
+    const record = JSON.parse(this.dataScratch.toString('utf8', 0, end)) as GeoIpRecord;
+    return at + out.write(JSON.stringify(overrideGeoRecord(record, fields)), at, 'utf8');
+  }
+
+  private dataScratch = Buffer.alloc(0);
+
+  /** The record the data makes (no override), written as writeJson writes. */
+  private writeData(ip: Ip, out: Buffer, at: number): number {
     const { geoip, asn } = this.tables;
     const found = this.locate(ip);
     at = writeAscii(out, at, RECORD_HEAD);
@@ -244,6 +277,9 @@ export class GeoIpLookup {
   }
 }
 
-export function createGeoIpLookup(holder: { readonly tables: GeoTables }): GeoIpLookup {
-  return new GeoIpLookup(holder);
+export function createGeoIpLookup(
+  holder: { readonly tables: GeoTables },
+  overrides?: { readonly current: OverrideIndex },
+): GeoIpLookup {
+  return new GeoIpLookup(holder, overrides);
 }

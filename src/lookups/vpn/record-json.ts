@@ -7,16 +7,26 @@ import { NONE } from '../../data/range-table.js';
 import type { Ip } from '../../net/ip.js';
 import { isBogon } from '../geoip/bogons.js';
 import type { GeoIpLookup } from '../geoip/geoip.js';
-import { detect } from './detect.js';
+import { overrideDetection } from '../overrides/apply.js';
+import { detect, type VpnDetection } from './detect.js';
 import type { DetectionIndexHolder } from './detection-index.js';
+import { NO_OVERRIDE } from '../overrides/override-index.js';
 
 export interface VpnJson {
   /** JSON.stringify(detect(ip, …)), byte for byte */
   record(ip: Ip): string;
+  /** the record itself, an override applied (the MCP tool, the CLI, the page) */
+  detection(ip: Ip): VpnDetection;
 }
 
 export function createVpnJson(geoip: GeoIpLookup, holder: DetectionIndexHolder): VpnJson {
+  // an override's AS number is classified as the data's would be
   const asnOf = (ip: Ip) => geoip.network(ip);
+  const detection = (ip: Ip): VpnDetection => {
+    const record = detect(ip, asnOf, holder.current());
+    const row = geoip.overrides.current.rowOf(ip);
+    return row === null ? record : overrideDetection(record, row);
+  };
   let memoOf: { feeds: object; asn: object } | null = null;
   let byRecord: (string | undefined)[] = [];
   let noRecord: string | undefined;
@@ -29,6 +39,9 @@ export function createVpnJson(geoip: GeoIpLookup, holder: DetectionIndexHolder):
   const verdict = (ip: Ip): string | null => {
     const feeds = holder.current();
     if (isBogon(ip) || feeds.inAnyFeed(ip)) return null;
+    // without overrides (the common case) this one check is all they cost
+    const overrides = geoip.overrides.current;
+    if (overrides.size !== 0 && overrides.find(ip) !== NO_OVERRIDE) return null;
     const asn = geoip.tables.asn;
     if (memoOf === null || memoOf.feeds !== feeds || memoOf.asn !== asn) {
       memoOf = { feeds, asn };
@@ -51,9 +64,8 @@ export function createVpnJson(geoip: GeoIpLookup, holder: DetectionIndexHolder):
     record(ip) {
       const members = verdict(ip);
       // ip.text is canonical: nothing to escape
-      return members === null
-        ? JSON.stringify(detect(ip, asnOf, holder.current()))
-        : `{"ip":"${ip.text}",${members}}`;
+      return members === null ? JSON.stringify(detection(ip)) : `{"ip":"${ip.text}",${members}}`;
     },
+    detection,
   };
 }

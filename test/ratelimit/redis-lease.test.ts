@@ -1,6 +1,8 @@
-// RedisRateLimitStore against a real redis-server: the memory store's fixed
-// window, one exact limit across two instances, hashed keys, and a Redis that
-// stops, stalls and comes back (the in-process store counts meanwhile).
+// LeasedRateLimitStore over RedisLeaseAuthority against a real redis-server:
+// the memory store's fixed window, one exact limit across two instances
+// (leases never hand out more than the limit; unused units come back),
+// hashed keys, one call per turn, and a Redis that stops, stalls and comes
+// back (the in-process store counts meanwhile).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,16 +19,26 @@ const LIMIT = 60;
 
 const redis = redisStoreFixture(TIMEOUT_MS);
 
+/** Script calls (EVALSHA and EVAL) redis-server has run so far. */
+async function scriptCalls(): Promise<number> {
+  const info = await redis.raw.info('commandstats');
+  let calls = 0;
+  for (const match of info.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)) {
+    calls += Number(match[1]);
+  }
+  return calls;
+}
+
 function instance(onStateChange?: (state: RedisState) => void): Promise<RedisStores> {
   return redis.open(onStateChange === undefined ? {} : { onStateChange });
 }
 
-describe('RedisRateLimitStore', () => {
+describe('leases in Redis', () => {
   it('opens a window with the first hit and counts within it without extending it', async () => {
     const { rateLimit, memory } = await instance();
     const before = Date.now();
     const hits: RateLimitHit[] = [];
-    for (let i = 0; i < 5; i++) hits.push(await rateLimit.hit('198.51.100.1', 60_000));
+    for (let i = 0; i < 5; i++) hits.push(await rateLimit.hit('198.51.100.1', LIMIT, 60_000));
     assert.deepEqual(
       hits.map((h) => h.count),
       [1, 2, 3, 4, 5],
@@ -41,16 +53,17 @@ describe('RedisRateLimitStore', () => {
   it('counts clients separately', async () => {
     const { rateLimit } = await instance();
     const clients = ['203.0.113.1', '203.0.113.2', '2001:db8:1:2::/64'];
-    for (const client of clients) await rateLimit.hit(client, 60_000);
-    for (const client of clients) assert.equal((await rateLimit.hit(client, 60_000)).count, 2);
+    for (const client of clients) await rateLimit.hit(client, LIMIT, 60_000);
+    for (const client of clients)
+      assert.equal((await rateLimit.hit(client, LIMIT, 60_000)).count, 2);
   });
 
   it('a new window opens once windowMs has passed', async () => {
     const { rateLimit } = await instance();
-    for (let i = 0; i < 3; i++) await rateLimit.hit('window', 200);
-    assert.equal((await rateLimit.hit('window', 200)).count, 4);
+    for (let i = 0; i < 3; i++) await rateLimit.hit('window', LIMIT, 200);
+    assert.equal((await rateLimit.hit('window', LIMIT, 200)).count, 4);
     await sleep(250);
-    const fresh = await rateLimit.hit('window', 200);
+    const fresh = await rateLimit.hit('window', LIMIT, 200);
     assert.equal(fresh.count, 1);
     assert.ok(fresh.resetAt > Date.now() + 150);
   });
@@ -60,16 +73,61 @@ describe('RedisRateLimitStore', () => {
     const b = await instance();
     const now = Date.now();
     const hits = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).rateLimit.hit('burst', 60_000)),
-    );
-    assert.deepEqual(
-      hits.map((h) => h.count).sort((x, y) => x - y),
-      Array.from({ length: 100 }, (_, i) => i + 1),
+      Array.from({ length: 100 }, async (_, i) =>
+        (i % 2 === 0 ? a : b).rateLimit.hit('burst', LIMIT, 60_000),
+      ),
     );
     const allowed = hits.filter((h) => decide(h, LIMIT, now).allowed);
     assert.equal(allowed.length, LIMIT);
-    assert.ok(allowed.every((h) => h.count <= LIMIT));
+    // each allowed hit has its own place in the allowance
+    assert.deepEqual(
+      allowed.map((h) => h.count).sort((x, y) => x - y),
+      Array.from({ length: LIMIT }, (_, i) => i + 1),
+    );
     assert.equal(a.memory.size + b.memory.size, 0, 'no hit fell back');
+  });
+
+  it('a lease answers the next hits from memory, without a Redis call', async () => {
+    const { rateLimit } = await instance();
+    const first = await rateLimit.hit('leased', 1_000_000, 60_000);
+    const calls = await scriptCalls();
+    const next = rateLimit.hit('leased', 1_000_000, 60_000);
+    assert.ok(!(next instanceof Promise), 'answered synchronously');
+    assert.equal(next.count, first.count + 1);
+    for (let i = 0; i < 1_000; i++) {
+      assert.ok(!(rateLimit.hit('leased', 1_000_000, 60_000) instanceof Promise));
+    }
+    assert.equal(await scriptCalls(), calls);
+  });
+
+  it('one script call per turn for every key that needs units', async () => {
+    const { rateLimit } = await instance();
+    const before = await scriptCalls();
+    const hits = await Promise.all(
+      Array.from({ length: 50 }, async (_, i) => rateLimit.hit(`turn-${i}`, LIMIT, 60_000)),
+    );
+    assert.ok(hits.every((h) => h.count === 1));
+    // one EVALSHA (and an EVAL when Redis did not know the script yet)
+    assert.ok((await scriptCalls()) - before <= 2, `${(await scriptCalls()) - before} calls`);
+  });
+
+  it('units a lease did not use come back, so the allowance is used exactly', async () => {
+    const a = await redis.open({ leaseMs: 100 });
+    const b = await redis.open({ leaseMs: 100 });
+    const big = 200; // ≥ 8²: the first grant is a share (25), not just the need
+    const now = Date.now();
+    // a takes a share and goes quiet; b is refused once the rest is spent
+    assert.equal((await a.rateLimit.hit('strand', big, 60_000)).count, 1);
+    let passed = 1;
+    for (let i = 0; i < big; i++) {
+      if (decide(await b.rateLimit.hit('strand', big, 60_000), big, now).allowed) passed++;
+    }
+    assert.equal(passed, big - 24, 'a still holds 24 units');
+    await sleep(300); // a's lease and b's refusal expire; a gives back what it did not use
+    for (let i = 0; i < big; i++) {
+      if (decide(await b.rateLimit.hit('strand', big, 60_000), big, now).allowed) passed++;
+    }
+    assert.equal(passed, big);
   });
 
   it('counters live under hashed keys with the window as TTL', async () => {
@@ -77,27 +135,31 @@ describe('RedisRateLimitStore', () => {
     await redis.raw.flushdb();
     const hostile = ['*', 'a\r\nFLUSHALL\r\n', 'with spaces', 'x'.repeat(10_240)];
     await redis.raw.set('sentinel', 'still here');
-    for (const key of hostile) await rateLimit.hit(key, 30_000);
-    for (const key of hostile) assert.equal((await rateLimit.hit(key, 30_000)).count, 2);
+    for (const key of hostile) await rateLimit.hit(key, LIMIT, 30_000);
+    for (const key of hostile) assert.equal((await rateLimit.hit(key, LIMIT, 30_000)).count, 2);
+    for (const key of await redis.raw.keys('ipintel:*')) {
+      // 60 is below 8² left: each hit was granted exactly what it needed
+      assert.equal(await redis.raw.hget(key, 'g'), '2');
+    }
     assert.equal(await redis.raw.get('sentinel'), 'still here');
     const keys = await redis.raw.keys('ipintel:*');
     assert.equal(keys.length, hostile.length);
     for (const key of keys) {
-      assert.match(key, /^ipintel:v1:ratelimit:[A-Za-z0-9_-]{43}$/);
+      assert.match(key, /^ipintel:v2:ratelimit:[A-Za-z0-9_-]{43}$/);
       const pttl = await redis.raw.pttl(key);
       assert.ok(pttl > 29_000 && pttl <= 30_000, `PTTL ${pttl}`);
     }
   });
 
   it('a counter left without a TTL gets the window again instead of limiting forever', async () => {
-    const { rateLimit } = await instance();
+    const { rateLimit } = await redis.open({ leaseMs: 0 });
     await redis.raw.flushdb();
-    await rateLimit.hit('persisted', 30_000);
-    const [key, ...others] = await redis.raw.keys('ipintel:v1:ratelimit:*');
+    await rateLimit.hit('persisted', LIMIT, 30_000);
+    const [key, ...others] = await redis.raw.keys('ipintel:v2:ratelimit:*');
     assert.ok(key !== undefined && others.length === 0);
     await redis.raw.persist(key);
-    const hit = await rateLimit.hit('persisted', 30_000);
-    assert.equal(hit.count, 2);
+    const hit = await rateLimit.hit('persisted', LIMIT, 30_000);
+    assert.equal(hit.count, 1, 'a fresh window');
     assert.ok((await redis.raw.pttl(key)) > 29_000);
   });
 
@@ -114,7 +176,7 @@ describe('RedisRateLimitStore', () => {
       assert.equal(changes.length, 1);
       assert.equal(changes[0]?.[0], 'down');
       assert.match(changes[0]?.[1] ?? '', /ECONNREFUSED/);
-      const { result, ms } = await timed(() => stores.rateLimit.hit('nobody', 60_000));
+      const { result, ms } = await timed(async () => stores.rateLimit.hit('nobody', LIMIT, 60_000));
       assert.equal(result.count, 1);
       assert.ok(ms < SLACK_MS, `hit took ${ms} ms`);
       assert.equal(await stores.cache.get('anything'), undefined);
@@ -128,11 +190,11 @@ describe('RedisRateLimitStore', () => {
   it('Redis stopped: hits fall back to the in-process store at once, then go back to Redis', async () => {
     const changes: RedisState[] = [];
     const { rateLimit, memory, health } = await instance((state) => changes.push(state));
-    assert.equal((await rateLimit.hit('outage', 60_000)).count, 1);
+    assert.equal((await rateLimit.hit('before', LIMIT, 60_000)).count, 1);
     await redis.server.stop();
     await until(() => health() === 'down');
     for (let i = 1; i <= 5; i++) {
-      const { result, ms } = await timed(() => rateLimit.hit('outage', 60_000));
+      const { result, ms } = await timed(async () => rateLimit.hit('outage', LIMIT, 60_000));
       assert.equal(result.count, i, 'counted in process');
       assert.ok(ms < TIMEOUT_MS + SLACK_MS, `hit took ${ms} ms`);
     }
@@ -141,9 +203,9 @@ describe('RedisRateLimitStore', () => {
     await until(() => health() === 'up');
     // The restarted server is empty and has no scripts loaded: EVALSHA falls
     // back to EVAL and the count starts again in Redis, not in process.
-    assert.equal((await rateLimit.hit('outage', 60_000)).count, 1);
-    assert.equal((await rateLimit.hit('outage', 60_000)).count, 2);
-    assert.equal((await redis.raw.keys('ipintel:v1:ratelimit:*')).length, 1);
+    await until(async () => (await rateLimit.hit('outage', LIMIT, 60_000)).count === 1, 3_000);
+    assert.equal((await rateLimit.hit('outage', LIMIT, 60_000)).count, 2);
+    assert.equal((await redis.raw.keys('ipintel:v2:ratelimit:*')).length, 1);
     assert.deepEqual(changes, ['up', 'down', 'up']);
   });
 
@@ -152,7 +214,7 @@ describe('RedisRateLimitStore', () => {
     redis.server.pause();
     try {
       const { result, ms } = await timed(() =>
-        Promise.all(Array.from({ length: 70 }, () => rateLimit.hit('stall', 60_000))),
+        Promise.all(Array.from({ length: 70 }, async () => rateLimit.hit('stall', LIMIT, 60_000))),
       );
       assert.ok(ms < TIMEOUT_MS + SLACK_MS, `70 parallel hits took ${ms} ms`);
       assert.equal(result.filter((h) => h.count <= LIMIT).length, LIMIT);
@@ -162,7 +224,7 @@ describe('RedisRateLimitStore', () => {
       redis.server.resume();
     }
     await until(() => health() === 'up');
-    const after = await rateLimit.hit('stall-after', 60_000);
+    const after = await rateLimit.hit('stall-after', LIMIT, 60_000);
     assert.equal(after.count, 1);
     assert.equal(memory.size, 1, 'back on Redis');
   });

@@ -1,0 +1,167 @@
+// Leases over the IPC channel node:cluster opens between a worker and the
+// primary: the worker's LeasedRateLimitStore asks with one message per turn
+// of its event loop (every key that needs units, and the units it gives
+// back); the primary grants from ONE MemoryRateLimitStore on its single
+// thread, so the units it hands out over all workers never pass a limit.
+//
+// A primary that does not answer in time (wedged, or the channel closing)
+// must never hang a request: after the bound the call rejects and the worker
+// counts those requests in process. A reply that arrives later is dropped;
+// the primary has counted those units, which errs on the side of limiting.
+import type { Worker } from 'node:cluster';
+import type { LeaseAsk, LeaseAuthority, LeaseGrant } from './lease.js';
+import type { MemoryRateLimitStore } from './memory-rate-limit-store.js';
+
+const REQUEST = 'ipintel:lease';
+const REPLY = 'ipintel:lease:reply';
+export const IPC_TIMEOUT_MS = 250;
+
+export interface LeaseRequest {
+  type: typeof REQUEST;
+  /** 0: give-backs only, no reply */
+  id: number;
+  asks: LeaseAsk[];
+}
+
+export interface LeaseReply {
+  type: typeof REPLY;
+  id: number;
+  grants: (LeaseGrant | null)[];
+}
+
+/** The worker's end of the IPC channel: process.send and process.on('message') by default. */
+export interface IpcPort {
+  /** false when there is no channel; a send that fails later calls onError */
+  send(message: LeaseRequest, onError: () => void): boolean;
+  onMessage(listener: (message: unknown) => void): void;
+  connected(): boolean;
+}
+
+/** The current process's IPC channel; send returns false when it has none (not forked). */
+export function processPort(): IpcPort {
+  return {
+    send: (message, onError) => {
+      if (process.send === undefined || !process.connected) return false;
+      // process.send's own false only means "queued behind a backlog": still sent
+      process.send(message, undefined, undefined, (error: Error | null) => {
+        if (error !== null) onError();
+      });
+      return true;
+    },
+    onMessage: (listener) => {
+      process.on('message', listener);
+    },
+    connected: () => process.send !== undefined && process.connected,
+  };
+}
+
+interface Pending {
+  resolve: (grants: (LeaseGrant | null)[]) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+export class IpcLeaseAuthority implements LeaseAuthority {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+
+  constructor(
+    private readonly port: IpcPort = processPort(),
+    private readonly timeoutMs: number = IPC_TIMEOUT_MS,
+  ) {
+    port.onMessage((message) => this.receive(message));
+  }
+
+  available(): boolean {
+    return this.port.connected();
+  }
+
+  take(asks: readonly LeaseAsk[]): Promise<(LeaseGrant | null)[]> {
+    const answered = asks.some((ask) => ask.need > 0);
+    return new Promise((resolve, reject) => {
+      const id = answered ? this.nextId++ : 0;
+      const fail = (): void => {
+        const entry = this.pending.get(id);
+        if (answered && entry === undefined) return; // answered (or already failed)
+        this.pending.delete(id);
+        clearTimeout(entry?.timer);
+        reject(new Error('the cluster primary did not answer'));
+      };
+      if (answered) {
+        // not unref'd: requests wait on this call, and the timer is short
+        const timer = setTimeout(fail, this.timeoutMs);
+        this.pending.set(id, { resolve, reject, timer });
+      }
+      let sent: boolean;
+      try {
+        sent = this.port.send({ type: REQUEST, id, asks: [...asks] }, fail);
+      } catch {
+        sent = false;
+      }
+      if (!sent) fail();
+      else if (!answered) resolve(asks.map(() => null));
+    });
+  }
+
+  /** Calls waiting for the primary (for tests and diagnostics). */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  private receive(message: unknown): void {
+    if (!isReply(message)) return;
+    const entry = this.pending.get(message.id);
+    if (entry === undefined) return; // timed out: counted in process already
+    this.pending.delete(message.id);
+    clearTimeout(entry.timer);
+    entry.resolve(message.grants);
+  }
+}
+
+/**
+ * In the primary: answers one worker's lease calls from the ledger all
+ * workers share. Each ask is settled synchronously on receipt, so calls are
+ * counted in the order they reach the primary. `share`: a grant is 1/share
+ * of what is left (2 × workers: each worker can hold a share twice over).
+ */
+export function serveLeases(worker: Worker, ledger: MemoryRateLimitStore, share: number): void {
+  worker.on('message', (message: unknown) => {
+    if (!isRequest(message)) return;
+    const grants = message.asks.map((ask) => {
+      if (ask.returned > 0) ledger.giveBack(ask.key, ask.window, ask.returned);
+      return ask.need > 0 ? ledger.lease(ask.key, ask.limit, ask.windowMs, ask.need, share) : null;
+    });
+    if (message.id === 0 || !worker.isConnected()) return; // nobody is waiting
+    const reply: LeaseReply = { type: REPLY, id: message.id, grants };
+    // the callback turns a failed send (worker exiting) into nothing instead
+    // of an 'error' event that would crash the primary
+    worker.send(reply, undefined, () => undefined);
+  });
+}
+
+function isAsk(value: unknown): value is LeaseAsk {
+  if (typeof value !== 'object' || value === null) return false;
+  const a = value as Partial<LeaseAsk>;
+  return (
+    typeof a.key === 'string' &&
+    typeof a.window === 'string' &&
+    [a.limit, a.windowMs, a.need, a.returned].every(
+      (n) => typeof n === 'number' && Number.isFinite(n) && n >= 0,
+    ) &&
+    (a.need === 0 || (a.windowMs ?? 0) > 0)
+  );
+}
+
+function isRequest(message: unknown): message is LeaseRequest {
+  if (typeof message !== 'object' || message === null) return false;
+  const m = message as Partial<LeaseRequest>;
+  return (
+    m.type === REQUEST && typeof m.id === 'number' && Array.isArray(m.asks) && m.asks.every(isAsk)
+  );
+}
+
+function isReply(message: unknown): message is LeaseReply {
+  if (typeof message !== 'object' || message === null) return false;
+  const m = message as Partial<LeaseReply>;
+  return m.type === REPLY && typeof m.id === 'number' && Array.isArray(m.grants);
+}

@@ -1,0 +1,68 @@
+// Leases of a client's allowance: how several processes (cluster workers, or
+// instances sharing Redis) keep one exact limit without asking a shared
+// authority for every request. The authority (the cluster primary's memory,
+// or a Lua script in Redis) hands a holder a lease of some units of a key's
+// allowance; the holder answers that many requests from memory, then asks
+// again. The authority never hands out more than the limit in one window, so
+// no client gets more than RATE_LIMIT_MAX answers across all holders.
+//
+// A lease is as large as a share of what is left (1/share of it, at least
+// what the holder needs now), so grants shrink as the allowance runs out;
+// near the end (less than share² left) a holder gets only what it needs, so
+// no holder sits on spare units while another is refused. A holder keeps a
+// lease for a short time (LEASE_MS) and gives back what it did not use, so a
+// client refused while another holder still held part of its allowance gets
+// those units within that time.
+
+/** What a holder asks for one key, and what it gives back. */
+export interface LeaseAsk {
+  key: string;
+  limit: number;
+  windowMs: number;
+  /** requests waiting for units now (0: a give-back only) */
+  need: number;
+  /** unused units of the holder's last lease of this key, given back */
+  returned: number;
+  /** the window those units belong to (the authority's id; '' when none) */
+  window: string;
+}
+
+/** What the authority granted on one ask. */
+export interface LeaseGrant {
+  /** units handed to the holder (0: the window's allowance is spent) */
+  units: number;
+  /** units handed out in the window so far, these included */
+  count: number;
+  /** epoch ms at which the window closes */
+  resetAt: number;
+  /** the window's id, to give units back to */
+  window: string;
+}
+
+/** The shared side: the cluster primary over IPC, or Redis. */
+export interface LeaseAuthority {
+  /**
+   * One grant per ask with need > 0 (null for give-backs), in order. Rejects
+   * when the authority did not answer (the holder counts in process then).
+   */
+  take(asks: readonly LeaseAsk[]): Promise<(LeaseGrant | null)[]>;
+  /** false when a call would fail at once (not connected): the holder counts in process */
+  available(): boolean;
+}
+
+/**
+ * Units to grant: `need`, or 1/share of what is left when that is more — but
+ * once less than share² units are left, only what is needed, so near the
+ * limit no holder sits on spare units while another is refused (a burst
+ * over several holders gets exactly the limit). Never more than is left.
+ * Mirrored in the Redis script.
+ */
+export function grantSize(limit: number, handedOut: number, need: number, share: number): number {
+  const left = limit - handedOut;
+  if (left <= 0 || need <= 0) return 0;
+  const spare = left >= share * share ? Math.floor(left / share) : 0;
+  return Math.min(left, Math.max(need, spare));
+}
+
+/** How long a holder keeps a lease before giving back what it did not use. */
+export const DEFAULT_LEASE_MS = 1_000;

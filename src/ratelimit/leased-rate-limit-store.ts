@@ -1,0 +1,225 @@
+// The holder's side of leases (src/ratelimit/lease.ts): a cluster worker, or
+// an instance sharing Redis. A request of a key this process holds a lease
+// of is counted from memory, synchronously; the others wait for the
+// authority, which is asked once per turn of the event loop for every key
+// that needs units (one IPC message, or one Redis script call), so a burst of
+// new clients costs one round trip, not one per request.
+//
+// A lease lives LEASE_MS (or until its window closes); a sweep gives back the
+// units expired leases did not use, in one call. A refusal (the authority had
+// no units left) is kept as long as a lease, so a client over its limit costs
+// the authority one call per LEASE_MS, not one per request.
+//
+// When the authority does not answer (IPC timeout, Redis down or slow), the
+// waiting requests are counted in this process's memory store instead: the
+// documented degraded mode. Units leased before keep being used until they
+// expire; units given back into a failed call are lost for that window,
+// which errs on the side of limiting.
+import { DEFAULT_LEASE_MS, type LeaseAsk, type LeaseAuthority, type LeaseGrant } from './lease.js';
+import type { MemoryRateLimitStore } from './memory-rate-limit-store.js';
+import type { RateLimitHit, RateLimitStore } from './rate-limit-store.js';
+
+export interface LeasedStoreOptions {
+  /** how long a lease (or a refusal) is kept, ms (default 1 000; 0: no lease is kept) */
+  leaseMs?: number;
+  /** most leases held at once; past it the oldest is given back (default 100 000) */
+  maxLeases?: number;
+  /** 'turn' (default): one call per event-loop turn; 'now': one call per new ask (for the benchmark) */
+  flush?: 'turn' | 'now';
+  now?: () => number;
+}
+
+interface Lease {
+  limit: number;
+  units: number;
+  /** the count of the last unit used */
+  position: number;
+  resetAt: number;
+  window: string;
+  expiresAt: number;
+  /** the authority had fewer units than asked: the rest of the window is refused */
+  spent: boolean;
+}
+
+interface Wanted {
+  limit: number;
+  windowMs: number;
+  waiters: ((hit: RateLimitHit) => void)[];
+  /** units asked for in the call in flight (0: none in flight) */
+  asked: number;
+}
+
+export class LeasedRateLimitStore implements RateLimitStore {
+  private readonly leases = new Map<string, Lease>();
+  private readonly wanted = new Map<string, Wanted>();
+  private giveBacks: LeaseAsk[] = [];
+  private scheduled = false;
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly leaseMs: number;
+  private readonly maxLeases: number;
+  private readonly flushNow: boolean;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly authority: LeaseAuthority,
+    private readonly fallback: MemoryRateLimitStore,
+    options: LeasedStoreOptions = {},
+  ) {
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.maxLeases = options.maxLeases ?? 100_000;
+    this.flushNow = options.flush === 'now';
+    this.now = options.now ?? Date.now;
+    this.sweeper = setInterval(() => this.sweep(), Math.max(50, this.leaseMs)).unref();
+  }
+
+  /** leases held (for tests and diagnostics) */
+  get held(): number {
+    return this.leases.size;
+  }
+
+  hit(key: string, limit: number, windowMs: number): RateLimitHit | Promise<RateLimitHit> {
+    const lease = this.leases.get(key);
+    if (lease !== undefined && lease.limit === limit && this.now() < lease.expiresAt) {
+      if (lease.units > 0) {
+        lease.units--;
+        return { count: ++lease.position, resetAt: lease.resetAt };
+      }
+      if (lease.spent) return { count: limit + 1, resetAt: lease.resetAt };
+    }
+    if (!this.authority.available()) return this.fallback.hit(key, limit, windowMs);
+    return new Promise((resolve) => this.want(key, limit, windowMs, resolve));
+  }
+
+  /** Stops the sweep and gives back every unused unit (at shutdown). */
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    for (const [key, lease] of this.leases) this.giveBack(key, lease);
+    this.leases.clear();
+    const asks = this.giveBacks;
+    this.giveBacks = [];
+    if (asks.length > 0 && this.authority.available())
+      await this.authority.take(asks).catch(() => []);
+  }
+
+  private want(key: string, limit: number, windowMs: number, resolve: (hit: RateLimitHit) => void) {
+    let wanted = this.wanted.get(key);
+    if (wanted === undefined) {
+      wanted = { limit, windowMs, waiters: [], asked: 0 };
+      this.wanted.set(key, wanted);
+    }
+    wanted.limit = limit;
+    wanted.windowMs = windowMs;
+    wanted.waiters.push(resolve);
+    if (wanted.asked === 0) {
+      if (this.flushNow) this.flush();
+      else this.schedule();
+    }
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** One call for every key waiting (and the give-backs due). */
+  private flush(): void {
+    this.scheduled = false;
+    const asks = this.giveBacks;
+    this.giveBacks = [];
+    for (const [key, wanted] of this.wanted) {
+      if (wanted.asked > 0 || wanted.waiters.length === 0) continue;
+      const old = this.leases.get(key);
+      this.leases.delete(key);
+      wanted.asked = wanted.waiters.length;
+      asks.push({
+        key,
+        limit: wanted.limit,
+        windowMs: wanted.windowMs,
+        need: wanted.asked,
+        returned: old !== undefined && this.now() < old.resetAt ? old.units : 0,
+        window: old?.window ?? '',
+      });
+    }
+    if (asks.length === 0) return;
+    this.authority.take(asks).then(
+      (grants) => asks.forEach((ask, i) => this.granted(ask, grants[i] ?? null)),
+      () => asks.forEach((ask) => this.counted(ask)),
+    );
+  }
+
+  /** A grant: the waiters of its key use it, then the lease stays for the next requests. */
+  private granted(ask: LeaseAsk, grant: LeaseGrant | null): void {
+    if (ask.need === 0) return;
+    if (grant === null) return this.counted(ask);
+    const wanted = this.wanted.get(ask.key);
+    if (wanted === undefined) return;
+    const lease: Lease = {
+      limit: ask.limit,
+      units: grant.units,
+      position: grant.count - grant.units,
+      resetAt: grant.resetAt,
+      window: grant.window,
+      expiresAt: Math.min(this.now() + this.leaseMs, grant.resetAt),
+      spent: grant.units < ask.need,
+    };
+    this.hold(ask.key, lease);
+    const { waiters } = wanted;
+    let served = 0;
+    for (; served < waiters.length && (lease.units > 0 || lease.spent); served++) {
+      const hit =
+        lease.units > 0
+          ? (lease.units--, { count: ++lease.position, resetAt: lease.resetAt })
+          : { count: ask.limit + 1, resetAt: lease.resetAt };
+      waiters[served]!(hit);
+    }
+    waiters.splice(0, served);
+    wanted.asked = 0;
+    // requests that came while the call was in flight and found no unit ask again
+    if (waiters.length === 0) this.wanted.delete(ask.key);
+    else this.schedule();
+  }
+
+  /** The authority did not answer: the key's waiting requests are counted in process. */
+  private counted(ask: LeaseAsk): void {
+    if (ask.need === 0) return;
+    const wanted = this.wanted.get(ask.key);
+    if (wanted === undefined) return;
+    this.wanted.delete(ask.key);
+    for (const resolve of wanted.waiters) {
+      resolve(this.fallback.hit(ask.key, wanted.limit, wanted.windowMs));
+    }
+  }
+
+  private hold(key: string, lease: Lease): void {
+    this.leases.set(key, lease);
+    if (this.leases.size <= this.maxLeases) return;
+    const [oldestKey, oldest] = this.leases.entries().next().value as [string, Lease];
+    this.leases.delete(oldestKey);
+    this.giveBack(oldestKey, oldest);
+    this.schedule();
+  }
+
+  /** Expired leases go, their unused units back to the authority with the next call. */
+  private sweep(): void {
+    const now = this.now();
+    for (const [key, lease] of this.leases) {
+      if (now < lease.expiresAt) continue;
+      this.leases.delete(key);
+      if (now < lease.resetAt) this.giveBack(key, lease);
+    }
+    if (this.giveBacks.length > 0) this.schedule();
+  }
+
+  private giveBack(key: string, lease: Lease): void {
+    if (lease.units === 0) return;
+    this.giveBacks.push({
+      key,
+      limit: lease.limit,
+      windowMs: 0,
+      need: 0,
+      returned: lease.units,
+      window: lease.window,
+    });
+  }
+}

@@ -1,0 +1,76 @@
+// idleStep: when the memory a load left is given back — only after quiet
+// seconds in a row, only when the heap holds much more than it uses, three
+// collections a check apart that traffic interrupts, at most once per minimum gap.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  IDLE_MEMORY_POLICY,
+  IDLE_START,
+  idleStep,
+  type IdleSample,
+  type IdleState,
+} from '../src/idle-memory.js';
+
+const MB = 1024 * 1024;
+const QUIET = 0.01;
+const BUSY = 0.6;
+const SLACK = { heapCommitted: 100 * MB, heapUsed: 20 * MB };
+const TIGHT = { heapCommitted: 20 * MB, heapUsed: 14 * MB };
+
+/** Runs one check a second from `start`; the collections the policy asked for, by second. */
+function run(
+  seconds: { utilisation: number; heapCommitted: number; heapUsed: number }[],
+  start: IdleState = IDLE_START,
+  from = 0,
+): number[] {
+  let state = start;
+  const collected: number[] = [];
+  seconds.forEach((second, i) => {
+    const sample: IdleSample = { now: (from + i) * 1000, ...second };
+    const step = idleStep(state, sample);
+    state = step.state;
+    if (step.collect) collected.push(from + i);
+  });
+  return collected;
+}
+
+const repeat = <T>(n: number, value: T): T[] => Array.from({ length: n }, () => value);
+
+describe('idleStep', () => {
+  it('after a load: three collections a second apart, from the fifth quiet second', () => {
+    const seconds = [
+      ...repeat(10, { utilisation: BUSY, ...SLACK }),
+      ...repeat(12, { utilisation: QUIET, ...SLACK }),
+    ];
+    assert.deepEqual(run(seconds), [14, 15, 16]);
+  });
+
+  it('never under load, however much the heap holds', () => {
+    assert.deepEqual(run(repeat(120, { utilisation: BUSY, ...SLACK })), []);
+  });
+
+  it('never when the heap holds little more than it uses', () => {
+    assert.deepEqual(run(repeat(120, { utilisation: QUIET, ...TIGHT })), []);
+  });
+
+  it('traffic during a release stops it; the next one waits the minimum gap', () => {
+    const gap = IDLE_MEMORY_POLICY.minGapMs / 1000;
+    const seconds = [
+      ...repeat(5, { utilisation: QUIET, ...SLACK }), // collects at 4
+      { utilisation: BUSY, ...SLACK }, // 5: stopped
+      ...repeat(gap + 10, { utilisation: QUIET, ...SLACK }), // due again `gap` s after 4
+    ];
+    assert.deepEqual(run(seconds), [4, 4 + gap, 5 + gap, 6 + gap]);
+  });
+
+  it('a load that comes back later is released again, no sooner than the gap after the last', () => {
+    const load = [
+      ...repeat(5, { utilisation: BUSY, ...SLACK }),
+      ...repeat(10, { utilisation: QUIET, ...SLACK }),
+    ];
+    const collected = run([...load, ...load, ...load, ...load, ...load]);
+    assert.deepEqual(collected.slice(0, 3), [9, 10, 11]);
+    const next = collected[3] ?? Number.NaN;
+    assert.ok(next - 9 >= IDLE_MEMORY_POLICY.minGapMs / 1000, `released again at ${next}`);
+  });
+});

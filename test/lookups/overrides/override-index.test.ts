@@ -1,0 +1,99 @@
+// The compiled overrides: the most specific covering row, at every boundary,
+// for both families, checked against a plain scan of the rows on seeded
+// random nested ranges.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { cidrContains } from '../../../src/net/cidr-match.js';
+import { formatIpv4, parseIp } from '../../../src/net/ip.js';
+import { NO_OVERRIDE, OverrideIndex } from '../../../src/lookups/overrides/override-index.js';
+import { parseOverrides } from '../../../src/lookups/overrides/rows.js';
+import { seededRandom, withSeed } from '../../helpers/seeded-random.js';
+
+function rowsOf(networks: readonly string[]) {
+  const { rows, problems } = parseOverrides(['network', ...networks].join('\n'));
+  assert.deepEqual(problems, []);
+  return rows;
+}
+
+const indexOf = (networks: readonly string[]) => new OverrideIndex(rowsOf(networks));
+
+const labelAt = (index: OverrideIndex, address: string): string | null =>
+  index.rowOf(parseIp(address)!)?.label ?? null;
+
+describe('OverrideIndex', () => {
+  const index = indexOf([
+    '10.0.0.0/8',
+    '10.1.0.0/16',
+    '10.1.2.0/24',
+    '10.1.2.3/32',
+    '10.255.255.0/24', // ends where its parent ends
+    '0.0.0.0/32',
+    '255.255.255.255/32',
+    '2001:db8::/32',
+    '2001:db8:0:1::/64',
+    '::/128',
+  ]);
+  const table: { address: string; want: string | null }[] = [
+    { address: '9.255.255.255', want: null },
+    { address: '10.0.0.0', want: '10.0.0.0/8' },
+    { address: '10.0.255.255', want: '10.0.0.0/8' },
+    { address: '10.1.0.0', want: '10.1.0.0/16' },
+    { address: '10.1.2.2', want: '10.1.2.0/24' },
+    { address: '10.1.2.3', want: '10.1.2.3/32' },
+    { address: '10.1.2.4', want: '10.1.2.0/24' },
+    { address: '10.1.3.0', want: '10.1.0.0/16' }, // back in the /16 after the /24
+    { address: '10.2.0.0', want: '10.0.0.0/8' }, // back in the /8 after the /16
+    { address: '10.255.254.255', want: '10.0.0.0/8' },
+    { address: '10.255.255.255', want: '10.255.255.0/24' },
+    { address: '11.0.0.0', want: null },
+    { address: '0.0.0.0', want: '0.0.0.0/32' },
+    { address: '0.0.0.1', want: null },
+    { address: '255.255.255.255', want: '255.255.255.255/32' },
+    { address: '2001:db8::1', want: '2001:db8::/32' },
+    { address: '2001:db8:0:1:ffff:ffff:ffff:ffff', want: '2001:db8:0:1::/64' },
+    { address: '2001:db8:0:2::', want: '2001:db8::/32' },
+    { address: '2001:db9::', want: null },
+    { address: '::', want: '::/128' },
+    { address: '::2', want: null },
+    // an IPv4-mapped IPv6 address is the IPv4 host it wraps
+    { address: '::ffff:10.1.2.3', want: '10.1.2.3/32' },
+  ];
+  for (const { address, want } of table) {
+    it(`${address} → ${want ?? 'none'}`, () => assert.equal(labelAt(index, address), want));
+  }
+
+  it('the empty index answers none', () => {
+    const empty = new OverrideIndex([]);
+    assert.equal(empty.size, 0);
+    assert.equal(empty.rowOf(parseIp('10.0.0.1')!), null);
+  });
+
+  it('agrees with a scan of the rows on random nested ranges', () => {
+    const random = seededRandom();
+    withSeed(random, () => {
+      const networks = new Set<string>();
+      for (let i = 0; i < 300; i++) {
+        const prefix = 8 + random.below(25);
+        const base = (0x0a000000 + random.below(0x01000000)) >>> 0;
+        const mask = (0xffffffff << (32 - prefix)) >>> 0;
+        networks.add(`${formatIpv4((base & mask) >>> 0)}/${prefix}`);
+      }
+      const rows = rowsOf([...networks]);
+      const big = new OverrideIndex(rows);
+      for (let i = 0; i < 3000; i++) {
+        const ip = parseIp(formatIpv4((0x0a000000 + random.below(0x01000000)) >>> 0))!;
+        const covering = rows.filter((r) => cidrContains(r.cidr, ip));
+        const want = covering.reduce<(typeof covering)[number] | null>(
+          (best, r) => (best === null || r.cidr.prefixLength > best.cidr.prefixLength ? r : best),
+          null,
+        );
+        const found = big.find(ip);
+        assert.equal(
+          found === NO_OVERRIDE ? null : big.rows[found]!.label,
+          want?.label ?? null,
+          ip.text,
+        );
+      }
+    });
+  });
+});

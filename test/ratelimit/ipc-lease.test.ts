@@ -1,0 +1,153 @@
+// Leases over IPC without a cluster: an in-memory channel (messages delivered
+// on a later turn, as IPC does) joins workers' IpcLeaseAuthority to the
+// primary's serveLeases and its one ledger. The limit holds across workers,
+// refusals come only when the allowance is spent, unused units come back, and
+// a primary that does not answer (or no channel) means counting in process.
+import assert from 'node:assert/strict';
+import type { Worker } from 'node:cluster';
+import { EventEmitter } from 'node:events';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { decide } from '../../src/http/rate-limit.js';
+import {
+  IpcLeaseAuthority,
+  serveLeases,
+  type IpcPort,
+} from '../../src/ratelimit/ipc-lease-authority.js';
+import { grantSize } from '../../src/ratelimit/lease.js';
+import { LeasedRateLimitStore } from '../../src/ratelimit/leased-rate-limit-store.js';
+import { MemoryRateLimitStore } from '../../src/ratelimit/memory-rate-limit-store.js';
+import type { RateLimitHit } from '../../src/ratelimit/rate-limit-store.js';
+
+const LIMIT = 60;
+
+/** One worker's channel to the primary: `answering` false makes the primary silent. */
+function channel(ledger: MemoryRateLimitStore, share: number, answering = true): IpcPort {
+  const toWorker = new EventEmitter();
+  const toPrimary = new EventEmitter();
+  const worker = Object.assign(toPrimary, {
+    isConnected: () => true,
+    send: (message: unknown) => {
+      if (answering) setImmediate(() => toWorker.emit('message', message));
+      return true;
+    },
+  }) as unknown as Worker;
+  serveLeases(worker, ledger, share);
+  return {
+    send: (message) => {
+      setImmediate(() => toPrimary.emit('message', message));
+      return true;
+    },
+    onMessage: (listener) => void toWorker.on('message', listener),
+    connected: () => true,
+  };
+}
+
+function workers(count: number, leaseMs = 1_000, answering = true) {
+  const ledger = new MemoryRateLimitStore();
+  return Array.from({ length: count }, () => {
+    const memory = new MemoryRateLimitStore();
+    const authority = new IpcLeaseAuthority(channel(ledger, 2 * count, answering), 100);
+    return { store: new LeasedRateLimitStore(authority, memory, { leaseMs }), memory, authority };
+  });
+}
+
+const allowed = (hits: RateLimitHit[]) => hits.filter((h) => decide(h, LIMIT, Date.now()).allowed);
+
+describe('grantSize', () => {
+  it('grants a share of what is left, at least the need, never past the limit', () => {
+    assert.equal(grantSize(60, 0, 1, 4), 15);
+    assert.equal(grantSize(60, 40, 1, 4), 5);
+    assert.equal(grantSize(60, 45, 1, 4), 1, 'less than share² left: only the need');
+    assert.equal(grantSize(60, 45, 3, 4), 3);
+    assert.equal(grantSize(60, 58, 5, 4), 2);
+    assert.equal(grantSize(60, 60, 1, 4), 0);
+    assert.equal(grantSize(60, 10, 0, 4), 0);
+    assert.equal(grantSize(60, 0, 1, 1e15), 1, 'no share: exactly the need');
+  });
+});
+
+describe('leases over IPC', () => {
+  it(`two workers: 200 parallel hits, exactly ${LIMIT} allowed, each at its own place`, async () => {
+    const [a, b] = workers(2);
+    const hits = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => (i % 2 ? a! : b!).store.hit('k', LIMIT, 60_000)),
+    );
+    assert.deepEqual(
+      allowed(hits)
+        .map((h) => h.count)
+        .sort((x, y) => x - y),
+      Array.from({ length: LIMIT }, (_, i) => i + 1),
+    );
+    assert.equal(a!.memory.size + b!.memory.size, 0, 'nothing counted in process');
+  });
+
+  it('a refusal is answered from memory while it lasts', async () => {
+    const [a] = workers(1);
+    await Promise.all(
+      Array.from({ length: LIMIT + 1 }, async () => a!.store.hit('r', LIMIT, 60_000)),
+    );
+    const refused = a!.store.hit('r', LIMIT, 60_000);
+    assert.ok(!(refused instanceof Promise));
+    assert.equal(refused.count, LIMIT + 1);
+  });
+
+  it('units a quiet worker holds come back when its lease lapses', async () => {
+    const [a, b] = workers(2, 100);
+    await a!.store.hit('q', LIMIT, 60_000); // a holds a share (15 of 60)
+    const first = await Promise.all(
+      Array.from({ length: LIMIT }, async () => b!.store.hit('q', LIMIT, 60_000)),
+    );
+    assert.equal(allowed(first).length, LIMIT - 15);
+    await sleep(300);
+    const second = await Promise.all(
+      Array.from({ length: LIMIT }, async () => b!.store.hit('q', LIMIT, 60_000)),
+    );
+    assert.equal(allowed(second).length, 14, 'the 14 units a did not use');
+  });
+
+  it('each limit is the caller’s: two buckets with their own limits share the store', async () => {
+    const [a, b] = workers(2);
+    const tight = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => (i % 2 ? a! : b!).store.hit('key:x', 5, 60_000)),
+    );
+    assert.equal(tight.filter((h) => h.count <= 5).length, 5);
+    const loose = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) =>
+        (i % 2 ? a! : b!).store.hit('1.2.3.4', 500, 60_000),
+      ),
+    );
+    assert.equal(loose.filter((h) => h.count <= 500).length, 20);
+  });
+
+  it('a primary that does not answer: counted in process after the bound', async () => {
+    const [a] = workers(1, 1_000, false);
+    const started = Date.now();
+    const hits = await Promise.all(
+      Array.from({ length: 3 }, async () => a!.store.hit('s', LIMIT, 60_000)),
+    );
+    assert.deepEqual(
+      hits.map((h) => h.count),
+      [1, 2, 3],
+    );
+    assert.ok(Date.now() - started >= 90);
+    assert.equal(a!.memory.size, 1);
+    assert.equal(a!.authority.inFlight, 0);
+  });
+
+  it('no channel: counted in process at once, synchronously', () => {
+    const port: IpcPort = {
+      send: () => false,
+      onMessage: () => undefined,
+      connected: () => false,
+    };
+    const memory = new MemoryRateLimitStore();
+    const store = new LeasedRateLimitStore(new IpcLeaseAuthority(port), memory);
+    assert.deepEqual(
+      [store.hit('n', LIMIT, 60_000), store.hit('n', LIMIT, 60_000)].map((h) =>
+        h instanceof Promise ? 'promise' : h.count,
+      ),
+      [1, 2],
+    );
+  });
+});
