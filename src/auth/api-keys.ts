@@ -9,7 +9,7 @@
 // timingSafeEqual, so no comparison leaks how much of a key was right.
 import { Buffer } from 'node:buffer';
 import { hash, timingSafeEqual } from 'node:crypto';
-import { CsvSyntaxError, parseCsv } from './csv.js';
+import { parseCsv } from '../data/csv.js';
 
 export interface ApiKey {
   /** the operator's label: in the access log, never the key */
@@ -73,12 +73,13 @@ export class ApiKeyTable {
 
 /** The file's text → its keys, or an ApiKeysFileError naming every bad line. */
 export function parseApiKeys(file: string, text: string, defaultLimit: number): ApiKeyTable {
-  let records;
-  try {
-    records = parseCsv(text);
-  } catch (error) {
-    if (error instanceof CsvSyntaxError) throw new ApiKeysFileError(file, [error.message]);
-    throw error;
+  const { records, problems: malformed } = parseCsv(text);
+  // a record the CSV cannot hold is refused with the rest of the file, every one by its line
+  if (malformed.length > 0) {
+    throw new ApiKeysFileError(
+      file,
+      malformed.map((p) => `line ${p.line}: ${p.reason}`),
+    );
   }
   const [header, ...rows] = records;
   const problems: string[] = [];

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { CsvProblem } from './csv.js';
+import type { CsvProblem } from '../../data/csv.js';
 import { EMPTY_OVERRIDES, OverrideIndex } from './override-index.js';
 import { parseOverridesInSlices } from './rows.js';
 

@@ -3,7 +3,7 @@
 // holds. Pure: CSV text in, the rows or every problem with its line number
 // (the file is taken whole or not at all, so every problem is reported at once).
 import { parseCidr, type Cidr } from '../../net/cidr-match.js';
-import { csvRecords, type CsvProblem } from './csv.js';
+import { csvRecords, type CsvProblem } from '../../data/csv.js';
 
 /** The values a row sets; a field the row leaves empty is absent (the data's value stands). */
 export interface OverrideFields {

@@ -2,7 +2,7 @@
 // with its line number, hostile bytes refused rather than thrown on.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseCsv } from '../../../src/lookups/overrides/csv.js';
+import { parseCsv } from '../../../src/data/csv.js';
 import { parseOverrides } from '../../../src/lookups/overrides/rows.js';
 
 describe('parseCsv (RFC 4180)', () => {

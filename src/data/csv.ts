@@ -1,4 +1,4 @@
-// CSV as RFC 4180 §2 defines it, for the operator's overrides file: fields
+// CSV as RFC 4180 §2 defines it, for the operator's files (overrides, API keys): fields
 // separated by commas, records by CRLF (a bare LF is accepted too: files
 // written on Unix), a field in double quotes may hold commas, line breaks and
 // quotes doubled (""). Pure: text in, records with the line each starts on.
