@@ -49,9 +49,13 @@ type Child = Worker | ChildProcess;
 async function race(children: Child[], authorityCpu: () => number): Promise<Result> {
   await Promise.all(children.map((c) => message(c, 'sim-ready')));
   const before = authorityCpu();
-  // a child that ends without reporting (a crash) counts as no hits, not a hang
+  // a child that ends without reporting (a crash) counts as no hits, not a hang. Its
+  // channel's end, not its exit: a child that reported just before exiting may exit
+  // before the primary has read the report from a channel still full of give-backs
   const ended = (c: Child) =>
-    new Promise((resolve) => c.once('exit', () => resolve({ hits: 0, fellBack: 0, died: 1 })));
+    new Promise((resolve) =>
+      c.once('disconnect', () => resolve({ hits: 0, fellBack: 0, died: 1 })),
+    );
   const results = Promise.all(
     children.map((c) => Promise.race([message(c, 'sim-result'), ended(c)])),
   );
@@ -76,6 +80,15 @@ function message(child: Child, type: string): Promise<unknown> {
   });
 }
 
+/**
+ * A child's exit, listened for from its fork: a listener added once the run is
+ * over can miss an exit that came first, and the promise then never settles —
+ * with no handle left, the driver ended silently mid-simulation (seen in the
+ * lease runs of an address spray, whose last give-backs keep the primary busy).
+ */
+const exitOf = (child: Child): Promise<unknown> =>
+  new Promise((resolve) => child.once('exit', resolve));
+
 const simEnv = (design: Design, keys: number, id: number): Record<string, string> => ({
   SIM_DESIGN: design,
   SIM_SECONDS: String(seconds),
@@ -92,8 +105,9 @@ async function primaryRun(design: Design, keys: number, n: number): Promise<Resu
     worker.once('online', () => pin(worker.process.pid ?? 0, 1));
     return worker;
   });
+  const exits = workers.map(exitOf);
   const result = await race(workers, () => cpuSeconds(process.pid));
-  await Promise.all(workers.map((w) => new Promise((r) => w.once('exit', r))));
+  await Promise.all(exits);
   return result;
 }
 
@@ -112,8 +126,9 @@ async function redisRun(design: Design, keys: number, n: number, url: string, pi
     pin(child.pid ?? 0, 1);
     return child;
   });
+  const exits = children.map(exitOf);
   const result = await race(children, () => cpuSeconds(pid));
-  await Promise.all(children.map((c) => new Promise((r) => c.once('exit', r))));
+  await Promise.all(exits);
   return result;
 }
 
