@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { packCanonicalV4, PrefixIndex } from '../../../src/lookups/vpn/prefix-index.js';
 import { ip } from '../../helpers/addresses.js';
+import { seededRandom, withSeed } from '../../helpers/seeded-random.js';
 
 const index = PrefixIndex.build([
   { label: 'aws', prefixes: ['3.5.140.0/22', '52.94.76.0/22', '2600:1f14::/35'] },
@@ -77,30 +78,25 @@ void describe('PrefixIndex lookups', () => {
   });
 
   void it('agrees with a linear scan on random data', () => {
-    let x = 2463534242;
-    const rnd = () => {
-      x ^= x << 13;
-      x >>>= 0;
-      x ^= x >>> 17;
-      x ^= x << 5;
-      x >>>= 0;
-      return x;
-    };
-    const ranges: [number, number, string][] = [];
-    for (let i = 0; i < 2000; i++) {
-      const len = 12 + (rnd() % 21);
-      const start = (rnd() & ((0xffffffff << (32 - len)) >>> 0)) >>> 0;
-      const text = `${start >>> 24}.${(start >>> 16) & 255}.${(start >>> 8) & 255}.${start & 255}/${len}`;
-      ranges.push([start, start + 2 ** (32 - len) - 1, text]);
-    }
-    const idx = PrefixIndex.build([{ label: 'r', prefixes: ranges.map((r) => r[2]) }]);
-    for (let i = 0; i < 5000; i++) {
-      const v = rnd();
-      const text = `${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`;
-      const want = ranges.some(([s, e]) => s <= v && v <= e) ? ['r'] : [];
-      assert.deepEqual(idx.lookup(ip(text)), want, text);
-      assert.equal(idx.matchesAny(ip(text)), want.length > 0, text);
-    }
+    const random = seededRandom();
+    const rnd = () => random.u32();
+    withSeed(random, () => {
+      const ranges: [number, number, string][] = [];
+      for (let i = 0; i < 2000; i++) {
+        const len = 12 + (rnd() % 21);
+        const start = (rnd() & ((0xffffffff << (32 - len)) >>> 0)) >>> 0;
+        const text = `${start >>> 24}.${(start >>> 16) & 255}.${(start >>> 8) & 255}.${start & 255}/${len}`;
+        ranges.push([start, start + 2 ** (32 - len) - 1, text]);
+      }
+      const idx = PrefixIndex.build([{ label: 'r', prefixes: ranges.map((r) => r[2]) }]);
+      for (let i = 0; i < 5000; i++) {
+        const v = rnd();
+        const text = `${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`;
+        const want = ranges.some(([s, e]) => s <= v && v <= e) ? ['r'] : [];
+        assert.deepEqual(idx.lookup(ip(text)), want, text);
+        assert.equal(idx.matchesAny(ip(text)), want.length > 0, text);
+      }
+    });
   });
 });
 
@@ -129,55 +125,51 @@ void describe('packCanonicalV4 (the load-time check of stored IPv4 prefixes)', (
 
 void describe('PrefixIndex against a linear scan, IPv6 and several overlapping labels', () => {
   void it('agrees on random IPv6 prefixes /16–/128 in three labels', () => {
-    let x = 88172645;
-    const rnd = () => {
-      x ^= x << 13;
-      x >>>= 0;
-      x ^= x >>> 17;
-      x ^= x << 5;
-      x >>>= 0;
-      return x;
-    };
-    const big = (groups: readonly number[]) => groups.reduce((v, g) => (v << 16n) | BigInt(g), 0n);
-    const text = (v: bigint) =>
-      Array.from({ length: 8 }, (_, i) =>
-        ((v >> BigInt(112 - 16 * i)) & 0xffffn).toString(16),
-      ).join(':');
-    const labels = ['a', 'b', 'c'];
-    const ranges: { label: string; start: bigint; end: bigint; text: string }[] = [];
-    for (let i = 0; i < 600; i++) {
-      const len = 16 + (rnd() % 113);
-      // few distinct high groups, so that prefixes nest and overlap
-      const groups = [
-        0x2001,
-        rnd() % 4,
-        rnd() % 0x10000,
-        rnd() % 0x10000,
-        rnd() % 8,
-        rnd(),
-        rnd(),
-        rnd(),
-      ].map((g) => g & 0xffff);
-      const mask = ((1n << 128n) - 1n) ^ ((1n << BigInt(128 - len)) - 1n);
-      const start = big(groups) & mask;
-      const end = start | ((1n << BigInt(128 - len)) - 1n);
-      ranges.push({ label: labels[i % 3]!, start, end, text: `${text(start)}/${len}` });
-    }
-    const idx = PrefixIndex.build(
-      labels.map((label) => ({
-        label,
-        prefixes: ranges.filter((r) => r.label === label).map((r) => r.text),
-      })),
-    );
-    for (let i = 0; i < 3000; i++) {
-      // half the queries at a range's edges, half anywhere near them
-      const r = ranges[rnd() % ranges.length]!;
-      const pick = [r.start, r.end, r.end + 1n, r.start - 1n, r.start + BigInt(rnd())][i % 5]!;
-      const v = pick & ((1n << 128n) - 1n);
-      const want = labels.filter((l) =>
-        ranges.some((q) => q.label === l && q.start <= v && v <= q.end),
+    const random = seededRandom();
+    const rnd = () => random.u32();
+    withSeed(random, () => {
+      const big = (groups: readonly number[]) =>
+        groups.reduce((v, g) => (v << 16n) | BigInt(g), 0n);
+      const text = (v: bigint) =>
+        Array.from({ length: 8 }, (_, i) =>
+          ((v >> BigInt(112 - 16 * i)) & 0xffffn).toString(16),
+        ).join(':');
+      const labels = ['a', 'b', 'c'];
+      const ranges: { label: string; start: bigint; end: bigint; text: string }[] = [];
+      for (let i = 0; i < 600; i++) {
+        const len = 16 + (rnd() % 113);
+        // few distinct high groups, so that prefixes nest and overlap
+        const groups = [
+          0x2001,
+          rnd() % 4,
+          rnd() % 0x10000,
+          rnd() % 0x10000,
+          rnd() % 8,
+          rnd(),
+          rnd(),
+          rnd(),
+        ].map((g) => g & 0xffff);
+        const mask = ((1n << 128n) - 1n) ^ ((1n << BigInt(128 - len)) - 1n);
+        const start = big(groups) & mask;
+        const end = start | ((1n << BigInt(128 - len)) - 1n);
+        ranges.push({ label: labels[i % 3]!, start, end, text: `${text(start)}/${len}` });
+      }
+      const idx = PrefixIndex.build(
+        labels.map((label) => ({
+          label,
+          prefixes: ranges.filter((r) => r.label === label).map((r) => r.text),
+        })),
       );
-      assert.deepEqual(idx.lookup(ip(text(v))), want, text(v));
-    }
+      for (let i = 0; i < 3000; i++) {
+        // half the queries at a range's edges, half anywhere near them
+        const r = ranges[rnd() % ranges.length]!;
+        const pick = [r.start, r.end, r.end + 1n, r.start - 1n, r.start + BigInt(rnd())][i % 5]!;
+        const v = pick & ((1n << 128n) - 1n);
+        const want = labels.filter((l) =>
+          ranges.some((q) => q.label === l && q.start <= v && v <= q.end),
+        );
+        assert.deepEqual(idx.lookup(ip(text(v))), want, text(v));
+      }
+    });
   });
 });
