@@ -7,6 +7,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { ApiKeysFileError, parseApiKeys, type ApiKeyTable } from './api-keys.js';
+import { fileSignature } from '../data/file-signature.js';
 
 export interface ReloadOutcome {
   /** false: the file had not changed since it was last read */
@@ -34,7 +35,7 @@ export class ApiKeySource {
     let text: string;
     let signature: string;
     try {
-      signature = signatureOf(statSync(file));
+      signature = fileSignature(statSync(file));
       text = readFileSync(file, 'utf8');
     } catch (error) {
       throw unreadable(file, error);
@@ -54,7 +55,7 @@ export class ApiKeySource {
     let text: string;
     let signature: string;
     try {
-      signature = signatureOf(await stat(this.file));
+      signature = fileSignature(await stat(this.file));
       if (ifChanged && signature === this.signature) {
         return { reloaded: false, keys: this.table.size };
       }
@@ -71,10 +72,6 @@ export class ApiKeySource {
     this.table = parseApiKeys(this.file, text, this.defaultLimit);
     return { reloaded: true, keys: this.table.size };
   }
-}
-
-function signatureOf(s: { mtimeMs: number; size: number; ino: number }): string {
-  return `${s.mtimeMs}:${s.size}:${s.ino}`;
 }
 
 function unreadable(file: string, error: unknown): ApiKeysFileError {

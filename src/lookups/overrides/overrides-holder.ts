@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import type { CsvProblem } from '../../data/csv.js';
 import { EMPTY_OVERRIDES, OverrideIndex } from './override-index.js';
 import { parseOverridesInSlices } from './rows.js';
+import { fileSignature } from '../../data/file-signature.js';
 
 /** What GET / and /readyz say of the overrides. */
 export interface OverridesStatus {
@@ -117,8 +118,7 @@ export class OverridesHolder {
 /** Modification time and size, '' when there is no file. */
 async function statSignature(file: string): Promise<string> {
   try {
-    const s = await stat(file);
-    return `${s.mtimeMs}/${s.size}`;
+    return fileSignature(await stat(file));
   } catch {
     return '';
   }
