@@ -345,7 +345,7 @@ export function buildService(
         attribution: { geoip: geoipAttribution.list, vpn: vpnAttribution.list },
       }),
       geoip: geoipHandlers(geoip, geoipProvenance.headers, geoipProvenance.callerHeaders),
-      vpn: vpnHandlers(geoip, data.vpn, vpnJson, vpnProvenance.headers),
+      vpn: vpnHandlers(vpnJson, vpnProvenance.headers),
       network: networkHandlers(instrumented(overrides.network ?? networkLookups(config), metrics)),
       cidr: cidrHandlers(),
       batch: batchHandlers({
@@ -362,11 +362,11 @@ export function buildService(
     }),
   );
   // METRICS_PORT: /metrics is served by a listener of its own (buildMetricsApp), not here
-  if (config.metricsPort !== null)
-    routes.splice(
-      routes.findIndex((r) => r.operator === true),
-      1,
-    );
+  // (every operator route: findIndex's -1 would have spliced away the table's last route)
+  if (config.metricsPort !== null) {
+    for (let i = routes.length - 1; i >= 0; i--)
+      if (routes[i]!.operator === true) routes.splice(i, 1);
+  }
   app = buildApp(config, {
     log,
     accessLog: overrides.accessLog ?? silentAccessLog,
