@@ -85,11 +85,11 @@ export async function handlersFor(
     return networkHandlers(networkLookups(config));
   }
   const { loadGeo } = await import('./load.js');
-  const { geoip, vpnJson, holder } = await loadGeo(config, log, needs === 'vpn');
+  const { geoip, vpnJson } = await loadGeo(config, log, needs === 'vpn');
   if (needs === 'geo')
     return (await import('../routes/geoip-routes.js')).geoipHandlers(geoip, none);
   const { vpnHandlers } = await import('../routes/vpn-routes.js');
-  return vpnHandlers(geoip, holder!, vpnJson!, none);
+  return vpnHandlers(vpnJson!, none);
 }
 
 /** Runs a handler on raw input: its record (an Expiring answer unwrapped), or its AppError. */

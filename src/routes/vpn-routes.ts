@@ -8,15 +8,11 @@
 import { ipParams } from '../api/params.js';
 import { vpnRecordSchema } from '../api/lookup-schemas.js';
 import { defineHandler, JsonBody, type Lifetime } from '../http/route.js';
-import type { GeoIpLookup } from '../lookups/geoip/geoip.js';
 import type { VpnJson } from '../lookups/vpn/record-json.js';
-import type { DetectionIndexHolder } from '../lookups/vpn/index.js';
 
 export const VPN_LIFETIME: Lifetime = { ttlSeconds: 6 * 3600, visibility: 'public' };
 
 export function vpnHandlers(
-  geoip: GeoIpLookup,
-  holder: DetectionIndexHolder,
   vpnJson: VpnJson,
   attribution: () => Readonly<Record<string, string>> | null,
 ) {
