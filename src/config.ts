@@ -288,6 +288,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     throw new ConfigError(problems);
   }
   const e = result.data;
+  const dataDir = e.DATA_DIR ?? join(PROJECT_ROOT, 'data');
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -307,9 +308,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     dnsblZones: e.DNSBL_ZONES,
     geoipDb: e.GEOIP_DB ?? null,
     asnDb: e.ASN_DB ?? null,
-    dataDir: e.DATA_DIR ?? join(PROJECT_ROOT, 'data'),
-    overridesFile:
-      e.OVERRIDES_FILE ?? join(e.DATA_DIR ?? join(PROJECT_ROOT, 'data'), 'overrides.csv'),
+    dataDir,
+    overridesFile: e.OVERRIDES_FILE ?? join(dataDir, 'overrides.csv'),
     logLevel: e.LOG_LEVEL,
     workers: e.WORKERS,
     feeds,

@@ -316,7 +316,7 @@ async function openRedis(url: string, leaseMs: number, log: Logger): Promise<Red
     // the format version of cached JSON: bump it when a lookup's shape changes,
     // so no instance serves entries written in the old shape
     cache: new RedisCacheStore(link, { version: '1' }),
-    // a hit Redis does not answer is counted in this process
+    // a request waiting for a lease Redis does not grant is counted in this process
     rateLimit,
     health: () => link.state,
     // the units leased and not used go back before the connection closes

@@ -10,7 +10,7 @@
 // what the holder needs now), so grants shrink as the allowance runs out;
 // near the end (less than share² left) a holder gets only what it needs, so
 // no holder sits on spare units while another is refused. A holder keeps a
-// lease for a short time (LEASE_MS) and gives back what it did not use, so a
+// lease for a short time (RATE_LIMIT_LEASE_MS) and gives back what it did not use, so a
 // client refused while another holder still held part of its allowance gets
 // those units within that time.
 

@@ -5,10 +5,10 @@
 // that needs units (one IPC message, or one Redis script call), so a burst of
 // new clients costs one round trip, not one per request.
 //
-// A lease lives LEASE_MS (or until its window closes); a sweep gives back the
+// A lease lives RATE_LIMIT_LEASE_MS (or until its window closes); a sweep gives back the
 // units expired leases did not use, in one call. A refusal (the authority had
 // no units left) is kept as long as a lease, so a client over its limit costs
-// the authority one call per LEASE_MS, not one per request.
+// the authority one call per RATE_LIMIT_LEASE_MS, not one per request.
 //
 // When the authority does not answer (IPC timeout, Redis down or slow), the
 // waiting requests are counted in this process's memory store instead: the

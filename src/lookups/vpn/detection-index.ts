@@ -71,15 +71,18 @@ export class FeedIndex implements DetectionIndex {
     );
     this.now = options.now ?? Date.now;
     const runs = this.prefixes.rangeCounts();
+    // a feed's ranges are its labels' (one per provider of a mixed list, one per expanded range)
+    const rangesOf = new Map<string, number>();
+    for (const l of labels) {
+      rangesOf.set(l.hit.feed, (rangesOf.get(l.hit.feed) ?? 0) + (runs[l.key] ?? 0));
+    }
     this.feeds = stored.map((s) => ({
       feed: s.feed,
       kind: s.kind,
       fetchedAt: s.fetchedAt,
       publishedAt: s.publishedAt,
       prefixes: s.prefixes.length,
-      ranges: labels
-        .filter((l) => l.hit.feed === s.feed)
-        .reduce((n, l) => n + (runs[l.key] ?? 0), 0),
+      ranges: rangesOf.get(s.feed) ?? 0,
       skippedRows: s.skippedRows ?? 0,
     }));
     this.asnClasses = asnClasses;
