@@ -654,6 +654,11 @@ function syntheticFile(random: SeededRandom, kind: Kind, recordSize: 24 | 28 | 3
     network: networkName(n),
     data: random.pick(pool),
   }));
+  // /64 blocks split whatever the seed draws (some seeds drew too few): a /112 of data
+  // in eight /64s of their own
+  for (let i = 0; i < 8; i++) {
+    networks.push({ network: `2c0f:fe${i}0::/112`, data: random.pick(pool) });
+  }
   // placeholders where the aliases go: the writer makes the path, the patch the alias
   for (const a of ALIASES) networks.push({ network: networkName(a), data: { placeholder: true } });
   if (recordSize !== 24) {
