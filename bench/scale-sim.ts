@@ -17,7 +17,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serveLeases } from '../src/ratelimit/ipc-lease-authority.js';
+import { leaseBook, serveLeases } from '../src/ratelimit/ipc-lease-authority.js';
 import { MemoryRateLimitStore } from '../src/ratelimit/memory-rate-limit-store.js';
 import { cpuSeconds, freePort, pin } from './harness.js';
 import type { Design } from './scale-sim-worker.js';
@@ -97,11 +97,10 @@ const simEnv = (design: Design, keys: number, id: number): Record<string, string
 });
 
 async function primaryRun(design: Design, keys: number, n: number): Promise<Result> {
-  const ledger = new MemoryRateLimitStore();
-  const share = design === 'lease' ? 2 * n : Infinity;
+  const book = leaseBook(new MemoryRateLimitStore(), design === 'lease' ? 2 * n : Infinity);
   const workers = Array.from({ length: n }, (_, id) => {
     const worker = cluster.fork(simEnv(design, keys, id));
-    serveLeases(worker, ledger, share);
+    serveLeases(worker, book);
     worker.once('online', () => pin(worker.process.pid ?? 0, 1));
     return worker;
   });

@@ -5,7 +5,7 @@
 // signals.
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import { serveLeases } from './ratelimit/ipc-lease-authority.js';
+import { leaseBook, serveLeases } from './ratelimit/ipc-lease-authority.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
 
 export interface ClusterOptions {
@@ -29,10 +29,9 @@ export async function runCluster(
     await startWorker();
     return;
   }
-  // one ledger for every worker: the primary's single thread makes the count exact
-  const ledger = new MemoryRateLimitStore();
-  // a grant is 1/share of what is left: each worker can hold a share twice over
-  const share = 2 * workers;
+  // one ledger for every worker: the primary's single thread makes the count
+  // exact; a grant is 1/share of what is left: each worker can hold a share twice over
+  const book = leaseBook(new MemoryRateLimitStore(), 2 * workers);
   const shutdownGraceMs = options.shutdownGraceMs ?? 12_000;
   let stopping = false;
   /** 0 after SIGTERM/SIGINT; 1 when a worker could not start */
@@ -45,7 +44,7 @@ export async function runCluster(
   const fork = (): void => {
     const worker = cluster.fork();
     startedAt.set(worker, Date.now());
-    serveLeases(worker, ledger, share);
+    serveLeases(worker, book);
     worker.once('listening', () => listened.add(worker));
   };
   const alive = (): Worker[] =>

@@ -10,6 +10,7 @@
 // the primary has counted those units, which errs on the side of limiting.
 import type { Worker } from 'node:cluster';
 import type { LeaseAsk, LeaseAuthority, LeaseGrant } from './lease.js';
+import { LeaseHolds } from './lease-holds.js';
 import type { MemoryRateLimitStore } from './memory-rate-limit-store.js';
 
 const REQUEST = 'ipintel:lease';
@@ -118,19 +119,39 @@ export class IpcLeaseAuthority implements LeaseAuthority {
   }
 }
 
+/** What the primary keeps for every worker: the ledger, and who holds spare units. */
+export interface LeaseBook {
+  ledger: MemoryRateLimitStore;
+  holds: LeaseHolds;
+  /** a grant is 1/share of what is left (2 × workers: each can hold a share twice over) */
+  share: number;
+  now: () => number;
+}
+
+export function leaseBook(ledger: MemoryRateLimitStore, share: number, now = Date.now): LeaseBook {
+  return { ledger, holds: new LeaseHolds(now), share, now };
+}
+
+/** One ask of worker `holder`, settled synchronously against the book. */
+export function settleAsk(book: LeaseBook, holder: number, ask: LeaseAsk): LeaseGrant | null {
+  const { ledger, holds } = book;
+  if (ask.returned > 0) ledger.giveBack(ask.key, ask.window, ask.returned);
+  if (ask.need === 0) return null;
+  const grant = ledger.lease(ask.key, ask.limit, ask.windowMs, ask.need, book.share);
+  holds.record(ask.key, grant.window, holder, grant.units > ask.need ? book.now() + ask.holdMs : 0);
+  if (grant.units < ask.need) grant.retryInMs = holds.othersOpenFor(ask.key, grant.window, holder);
+  return grant;
+}
+
 /**
- * In the primary: answers one worker's lease calls from the ledger all
- * workers share. Each ask is settled synchronously on receipt, so calls are
- * counted in the order they reach the primary. `share`: a grant is 1/share
- * of what is left (2 × workers: each worker can hold a share twice over).
+ * In the primary: answers one worker's lease calls from the book all workers
+ * share. Each ask is settled synchronously on receipt, so calls are counted
+ * in the order they reach the primary.
  */
-export function serveLeases(worker: Worker, ledger: MemoryRateLimitStore, share: number): void {
+export function serveLeases(worker: Worker, book: LeaseBook): void {
   worker.on('message', (message: unknown) => {
     if (!isRequest(message)) return;
-    const grants = message.asks.map((ask) => {
-      if (ask.returned > 0) ledger.giveBack(ask.key, ask.window, ask.returned);
-      return ask.need > 0 ? ledger.lease(ask.key, ask.limit, ask.windowMs, ask.need, share) : null;
-    });
+    const grants = message.asks.map((ask) => settleAsk(book, worker.id, ask));
     if (message.id === 0 || !worker.isConnected()) return; // nobody is waiting
     const reply: LeaseReply = { type: REPLY, id: message.id, grants };
     // the callback turns a failed send (worker exiting) into nothing instead
@@ -145,7 +166,7 @@ function isAsk(value: unknown): value is LeaseAsk {
   return (
     typeof a.key === 'string' &&
     typeof a.window === 'string' &&
-    [a.limit, a.windowMs, a.need, a.returned].every(
+    [a.limit, a.windowMs, a.need, a.returned, a.holdMs].every(
       (n) => typeof n === 'number' && Number.isFinite(n) && n >= 0,
     ) &&
     (a.need === 0 || (a.windowMs ?? 0) > 0)

@@ -8,11 +8,17 @@
 //
 // A lease is as large as a share of what is left (1/share of it, at least
 // what the holder needs now), so grants shrink as the allowance runs out;
-// near the end (less than share² left) a holder gets only what it needs, so
-// no holder sits on spare units while another is refused. A holder keeps a
-// lease for a short time (RATE_LIMIT_LEASE_MS) and gives back what it did not use, so a
-// client refused while another holder still held part of its allowance gets
-// those units within that time.
+// near the end (less than share² left) a holder gets only what it needs. A
+// holder keeps a lease for a short time (RATE_LIMIT_LEASE_MS) and gives back
+// what it did not use.
+//
+// Exactly the limit, not merely at most: a grant with spare units (more than
+// the holder needed at once) is remembered with the time its lease lapses.
+// When the allowance runs short for one holder while another may still sit
+// on spare units, the grant says so (`retryInMs`): the requests wait for those
+// leases to lapse and their units to come back, and ask once more; only that
+// second answer refuses. So a burst spread over several holders gets exactly
+// the limit, and a refusal costs at most one lease time of waiting, once.
 
 /** What a holder asks for one key, and what it gives back. */
 export interface LeaseAsk {
@@ -25,6 +31,8 @@ export interface LeaseAsk {
   returned: number;
   /** the window those units belong to (the authority's id; '' when none) */
   window: string;
+  /** how long the holder keeps spare units of this grant, ms (RATE_LIMIT_LEASE_MS) */
+  holdMs: number;
 }
 
 /** What the authority granted on one ask. */
@@ -37,6 +45,12 @@ export interface LeaseGrant {
   resetAt: number;
   /** the window's id, to give units back to */
   window: string;
+  /**
+   * units fell short of the need while other holders' leases with spare
+   * units were still open: ms until the last of them lapses (ask again after
+   * that and a sweep); 0 when the shortfall is final
+   */
+  retryInMs: number;
 }
 
 /** The shared side: the cluster primary over IPC, or Redis. */
@@ -66,3 +80,12 @@ export function grantSize(limit: number, handedOut: number, need: number, share:
 
 /** How long a holder keeps a lease before giving back what it did not use. */
 export const DEFAULT_LEASE_MS = 1_000;
+
+/**
+ * How often a holder looks for lapsed leases to give back: a quarter of a
+ * lease, so units come back soon after the authority stops counting them as
+ * held (a waiting holder asks again this much, plus a margin, after the lapse).
+ */
+export function sweepEveryMs(leaseMs: number): number {
+  return Math.max(25, Math.floor(leaseMs / 4));
+}

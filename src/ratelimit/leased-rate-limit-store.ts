@@ -5,17 +5,26 @@
 // that needs units (one IPC message, or one Redis script call), so a burst of
 // new clients costs one round trip, not one per request.
 //
-// A lease lives RATE_LIMIT_LEASE_MS (or until its window closes); a sweep gives back the
-// units expired leases did not use, in one call. A refusal (the authority had
-// no units left) is kept as long as a lease, so a client over its limit costs
-// the authority one call per RATE_LIMIT_LEASE_MS, not one per request.
+// A lease lives RATE_LIMIT_LEASE_MS (or until its window closes); a sweep
+// every quarter of that gives back the units lapsed leases did not use, in
+// one call. When the authority falls short while other holders may still sit
+// on spare units, the requests left over wait for those leases to lapse and
+// ask once more (lease.ts: exactly the limit); that second answer is final. A
+// refusal is kept as long as a lease, so a client over its limit costs the
+// authority one call per RATE_LIMIT_LEASE_MS, not one per request.
 //
 // When the authority does not answer (IPC timeout, Redis down or slow), the
 // waiting requests are counted in this process's memory store instead: the
 // documented degraded mode. Units leased before keep being used until they
 // expire; units given back into a failed call are lost for that window,
 // which errs on the side of limiting.
-import { DEFAULT_LEASE_MS, type LeaseAsk, type LeaseAuthority, type LeaseGrant } from './lease.js';
+import {
+  DEFAULT_LEASE_MS,
+  sweepEveryMs,
+  type LeaseAsk,
+  type LeaseAuthority,
+  type LeaseGrant,
+} from './lease.js';
 import type { MemoryRateLimitStore } from './memory-rate-limit-store.js';
 import type { RateLimitHit, RateLimitStore } from './rate-limit-store.js';
 
@@ -37,6 +46,8 @@ interface Lease {
   resetAt: number;
   window: string;
   expiresAt: number;
+  /** when the lease lapses (grant order: the sweep stops at the first not lapsed) */
+  lapseAt: number;
   /** the authority had fewer units than asked: the rest of the window is refused */
   spent: boolean;
 }
@@ -47,7 +58,14 @@ interface Wanted {
   waiters: ((hit: RateLimitHit) => void)[];
   /** units asked for in the call in flight (0: none in flight) */
   asked: number;
+  /** the waiters wait for other holders' leases to lapse until then (0: not waiting) */
+  retryAt: number;
+  /** they waited once already: the next shortfall is final */
+  waited: boolean;
 }
+
+/** After the other holders' leases lapse: their next sweep, and the give-back's trip. */
+const GIVE_BACK_MARGIN_MS = 20;
 
 export class LeasedRateLimitStore implements RateLimitStore {
   private readonly leases = new Map<string, Lease>();
@@ -55,7 +73,9 @@ export class LeasedRateLimitStore implements RateLimitStore {
   private giveBacks: LeaseAsk[] = [];
   private scheduled = false;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly retries = new Set<NodeJS.Timeout>();
   private readonly leaseMs: number;
+  private readonly sweepMs: number;
   private readonly maxLeases: number;
   private readonly flushNow: boolean;
   private readonly now: () => number;
@@ -69,7 +89,8 @@ export class LeasedRateLimitStore implements RateLimitStore {
     this.maxLeases = options.maxLeases ?? 100_000;
     this.flushNow = options.flush === 'now';
     this.now = options.now ?? Date.now;
-    this.sweeper = setInterval(() => this.sweep(), Math.max(50, this.leaseMs)).unref();
+    this.sweepMs = sweepEveryMs(this.leaseMs);
+    this.sweeper = setInterval(() => this.sweep(), this.sweepMs).unref();
   }
 
   /** leases held (for tests and diagnostics) */
@@ -93,6 +114,14 @@ export class LeasedRateLimitStore implements RateLimitStore {
   /** Stops the sweep and gives back every unused unit (at shutdown). */
   async close(): Promise<void> {
     clearInterval(this.sweeper);
+    for (const timer of this.retries) clearTimeout(timer);
+    this.retries.clear();
+    for (const [key, wanted] of this.wanted) {
+      if (wanted.retryAt === 0) continue;
+      this.wanted.delete(key);
+      for (const resolve of wanted.waiters)
+        resolve(this.fallback.hit(key, wanted.limit, wanted.windowMs));
+    }
     for (const [key, lease] of this.leases) this.giveBack(key, lease);
     this.leases.clear();
     const asks = this.giveBacks;
@@ -104,13 +133,13 @@ export class LeasedRateLimitStore implements RateLimitStore {
   private want(key: string, limit: number, windowMs: number, resolve: (hit: RateLimitHit) => void) {
     let wanted = this.wanted.get(key);
     if (wanted === undefined) {
-      wanted = { limit, windowMs, waiters: [], asked: 0 };
+      wanted = { limit, windowMs, waiters: [], asked: 0, retryAt: 0, waited: false };
       this.wanted.set(key, wanted);
     }
     wanted.limit = limit;
     wanted.windowMs = windowMs;
     wanted.waiters.push(resolve);
-    if (wanted.asked === 0) {
+    if (wanted.asked === 0 && wanted.retryAt === 0) {
       if (this.flushNow) this.flush();
       else this.schedule();
     }
@@ -128,7 +157,7 @@ export class LeasedRateLimitStore implements RateLimitStore {
     const asks = this.giveBacks;
     this.giveBacks = [];
     for (const [key, wanted] of this.wanted) {
-      if (wanted.asked > 0 || wanted.waiters.length === 0) continue;
+      if (wanted.asked > 0 || wanted.retryAt > 0 || wanted.waiters.length === 0) continue;
       const old = this.leases.get(key);
       this.leases.delete(key);
       wanted.asked = wanted.waiters.length;
@@ -139,6 +168,7 @@ export class LeasedRateLimitStore implements RateLimitStore {
         need: wanted.asked,
         returned: old !== undefined && this.now() < old.resetAt ? old.units : 0,
         window: old?.window ?? '',
+        holdMs: this.leaseMs,
       });
     }
     if (asks.length === 0) return;
@@ -154,16 +184,22 @@ export class LeasedRateLimitStore implements RateLimitStore {
     if (grant === null) return this.counted(ask);
     const wanted = this.wanted.get(ask.key);
     if (wanted === undefined) return;
+    const now = this.now();
+    const short = grant.units < ask.need;
+    const wait = short && grant.retryInMs > 0 && !wanted.waited;
     const lease: Lease = {
       limit: ask.limit,
       units: grant.units,
       position: grant.count - grant.units,
       resetAt: grant.resetAt,
       window: grant.window,
-      expiresAt: Math.min(this.now() + this.leaseMs, grant.resetAt),
-      spent: grant.units < ask.need,
+      expiresAt: Math.min(now + this.leaseMs, grant.resetAt),
+      lapseAt: now + this.leaseMs,
+      // waiting for other holders' units: not refused yet
+      spent: short && !wait,
     };
     this.hold(ask.key, lease);
+    if (wait) this.waitForOthers(ask.key, wanted, now + grant.retryInMs);
     const { waiters } = wanted;
     let served = 0;
     for (; served < waiters.length && (lease.units > 0 || lease.spent); served++) {
@@ -177,7 +213,24 @@ export class LeasedRateLimitStore implements RateLimitStore {
     wanted.asked = 0;
     // requests that came while the call was in flight and found no unit ask again
     if (waiters.length === 0) this.wanted.delete(ask.key);
-    else this.schedule();
+    else if (wanted.retryAt === 0) this.schedule();
+  }
+
+  /**
+   * The authority fell short while other holders' leases with spare units
+   * were open until `othersLapseAt`: the waiters left ask once more after
+   * those leases lapse and their holders' sweeps give the units back.
+   */
+  private waitForOthers(key: string, wanted: Wanted, othersLapseAt: number): void {
+    wanted.waited = true;
+    wanted.retryAt = othersLapseAt + this.sweepMs + GIVE_BACK_MARGIN_MS;
+    // not unref'd: requests wait on it, and it is at most a lease and a sweep
+    const timer = setTimeout(() => {
+      this.retries.delete(timer);
+      wanted.retryAt = 0;
+      if (this.wanted.get(key) === wanted && wanted.waiters.length > 0) this.schedule();
+    }, wanted.retryAt - this.now());
+    this.retries.add(timer);
   }
 
   /** The authority did not answer: the key's waiting requests are counted in process. */
@@ -192,6 +245,8 @@ export class LeasedRateLimitStore implements RateLimitStore {
   }
 
   private hold(key: string, lease: Lease): void {
+    // to the end of the order: the sweep relies on leases lapsing in map order
+    this.leases.delete(key);
     this.leases.set(key, lease);
     if (this.leases.size <= this.maxLeases) return;
     const [oldestKey, oldest] = this.leases.entries().next().value as [string, Lease];
@@ -203,8 +258,9 @@ export class LeasedRateLimitStore implements RateLimitStore {
   /** Expired leases go, their unused units back to the authority with the next call. */
   private sweep(): void {
     const now = this.now();
+    // leases are held in the order they were granted, so in the order they lapse
     for (const [key, lease] of this.leases) {
-      if (now < lease.expiresAt) continue;
+      if (now < lease.lapseAt) break;
       this.leases.delete(key);
       if (now < lease.resetAt) this.giveBack(key, lease);
     }
@@ -220,6 +276,7 @@ export class LeasedRateLimitStore implements RateLimitStore {
       need: 0,
       returned: lease.units,
       window: lease.window,
+      holdMs: 0,
     });
   }
 }

@@ -76,7 +76,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const units = grantSize(limit, this.counts[slot]!, need, share);
     const count = (this.counts[slot]! += units);
     const resetAt = this.resetAts[slot]!;
-    return { units, count, resetAt, window: String(resetAt) };
+    return { units, count, resetAt, window: String(resetAt), retryInMs: 0 };
   }
 
   /** Units of a lease not used: taken off the count if that window is still the key's. */

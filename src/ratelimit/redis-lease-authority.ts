@@ -4,31 +4,38 @@
 // script runs atomically in Redis, so the units handed out over all
 // instances never pass a key's limit in one window.
 //
-// A key's window is a hash { g: units handed out, w: the window's id } whose
+// A key's window is a hash { g: units handed out, w: the window's id, and
+// h:<instance>: when that instance's lease with spare units lapses } whose
 // TTL is the window: Redis closes it. Units given back carry the window id,
 // so units of a closed window never reduce the count of the next one. The
 // script is loaded once (EVALSHA; EVAL again only when Redis lost it).
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { LeaseAsk, LeaseAuthority, LeaseGrant } from './lease.js';
 import type { RedisLink } from '../redis/redis-link.js';
 
 /**
- * KEYS: the counters; ARGV[1] the share; then per key limit, window ms, need,
- * units returned, the window they belong to → per key { units, count, ms
- * left, window id }. A key found without a TTL (a PERSIST, a failed write)
- * opens a fresh window rather than limiting that client forever.
+ * KEYS: the counters; ARGV[1] the share, ARGV[2] the asking instance's id;
+ * then per key limit, window ms, need, units returned, the window they belong
+ * to, ms the instance holds spare units → per key { units, count, ms left,
+ * window id, ms until other instances' spare units lapse (when short) }. A
+ * key found without a TTL (a PERSIST, a failed write) opens a fresh window
+ * rather than limiting that client forever.
  */
 export const LEASE_SCRIPT = `
 local share = tonumber(ARGV[1])
+local mine = 'h:' .. ARGV[2]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local out = {}
 for i = 1, #KEYS do
   local key = KEYS[i]
-  local at = 1 + (i - 1) * 5
+  local at = 2 + (i - 1) * 6
   local limit = tonumber(ARGV[at + 1])
   local window = tonumber(ARGV[at + 2])
   local need = tonumber(ARGV[at + 3])
   local returned = tonumber(ARGV[at + 4])
+  local holdMs = tonumber(ARGV[at + 6])
   local ttl = redis.call('PTTL', key)
   if returned > 0 and ttl > 0 and redis.call('HGET', key, 'w') == ARGV[at + 5] then
     if redis.call('HINCRBY', key, 'g', -returned) < 0 then redis.call('HSET', key, 'g', 0) end
@@ -36,7 +43,6 @@ for i = 1, #KEYS do
   if need > 0 then
     local given, id
     if ttl < 0 then
-      local t = redis.call('TIME')
       id = t[1] .. '.' .. t[2]
       given = 0
       ttl = window
@@ -56,9 +62,22 @@ for i = 1, #KEYS do
       units = math.min(left, math.max(need, spare))
     end
     if units > 0 then redis.call('HINCRBY', key, 'g', units) end
-    out[i] = {units, given + units, ttl, id}
+    if units > need then redis.call('HSET', key, mine, now + holdMs)
+    else redis.call('HDEL', key, mine) end
+    local retry = 0
+    if units < need then
+      local fields = redis.call('HGETALL', key)
+      for f = 1, #fields, 2 do
+        local name = fields[f]
+        if name ~= mine and string.sub(name, 1, 2) == 'h:' then
+          local lapse = tonumber(fields[f + 1]) - now
+          if lapse > retry then retry = lapse end
+        end
+      end
+    end
+    out[i] = {units, given + units, ttl, id, retry}
   else
-    out[i] = {0, 0, 0, ''}
+    out[i] = {0, 0, 0, '', 0}
   end
 end
 return out
@@ -77,6 +96,9 @@ type LeaseCommand = (keyCount: number, ...args: (string | number)[]) => Promise<
 
 export class RedisLeaseAuthority implements LeaseAuthority {
   private readonly command: LeaseCommand;
+
+  /** this instance in the keys' holds: random, so restarts and other hosts never collide */
+  private readonly holder = randomBytes(9).toString('base64url');
 
   constructor(
     private readonly link: RedisLink,
@@ -97,10 +119,10 @@ export class RedisLeaseAuthority implements LeaseAuthority {
 
   async take(asks: readonly LeaseAsk[]): Promise<(LeaseGrant | null)[]> {
     const keys = asks.map((ask) => redisKey(ask.key));
-    const args: (string | number)[] = [String(this.share)];
+    const args: (string | number)[] = [String(this.share), this.holder];
     for (const ask of asks) {
       const px = ask.need > 0 ? Math.max(1, Math.ceil(ask.windowMs)) : 0;
-      args.push(ask.limit, px, ask.need, ask.returned, ask.window);
+      args.push(ask.limit, px, ask.need, ask.returned, ask.window, Math.ceil(ask.holdMs));
     }
     const reply = await this.link.run(() => this.command(keys.length, ...keys, ...args));
     const now = this.now();
@@ -116,17 +138,19 @@ function redisKey(key: string): string {
 }
 
 function parseGrant(entry: unknown, now: number): LeaseGrant {
-  if (Array.isArray(entry) && entry.length === 4) {
-    const [units, count, ttl, window] = entry as unknown[];
+  if (Array.isArray(entry) && entry.length === 5) {
+    const [units, count, ttl, window, retryInMs] = entry as unknown[];
     if (
       typeof units === 'number' &&
       typeof count === 'number' &&
       typeof ttl === 'number' &&
       typeof window === 'string' &&
+      typeof retryInMs === 'number' &&
       units >= 0 &&
-      ttl >= 0
+      ttl >= 0 &&
+      retryInMs >= 0
     ) {
-      return { units, count, resetAt: now + ttl, window };
+      return { units, count, resetAt: now + ttl, window, retryInMs };
     }
   }
   throw new Error('unexpected grant from the lease script');

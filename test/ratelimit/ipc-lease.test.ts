@@ -7,12 +7,13 @@ import assert from 'node:assert/strict';
 import type { Worker } from 'node:cluster';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { decide } from '../../src/http/rate-limit.js';
 import {
   IpcLeaseAuthority,
+  leaseBook,
   serveLeases,
   type IpcPort,
+  type LeaseBook,
 } from '../../src/ratelimit/ipc-lease-authority.js';
 import { grantSize } from '../../src/ratelimit/lease.js';
 import { LeasedRateLimitStore } from '../../src/ratelimit/leased-rate-limit-store.js';
@@ -22,17 +23,18 @@ import type { RateLimitHit } from '../../src/ratelimit/rate-limit-store.js';
 const LIMIT = 60;
 
 /** One worker's channel to the primary: `answering` false makes the primary silent. */
-function channel(ledger: MemoryRateLimitStore, share: number, answering = true): IpcPort {
+function channel(book: LeaseBook, id: number, answering = true): IpcPort {
   const toWorker = new EventEmitter();
   const toPrimary = new EventEmitter();
   const worker = Object.assign(toPrimary, {
+    id,
     isConnected: () => true,
     send: (message: unknown) => {
       if (answering) setImmediate(() => toWorker.emit('message', message));
       return true;
     },
   }) as unknown as Worker;
-  serveLeases(worker, ledger, share);
+  serveLeases(worker, book);
   return {
     send: (message) => {
       setImmediate(() => toPrimary.emit('message', message));
@@ -44,10 +46,10 @@ function channel(ledger: MemoryRateLimitStore, share: number, answering = true):
 }
 
 function workers(count: number, leaseMs = 1_000, answering = true) {
-  const ledger = new MemoryRateLimitStore();
-  return Array.from({ length: count }, () => {
+  const book = leaseBook(new MemoryRateLimitStore(), 2 * count);
+  return Array.from({ length: count }, (_, id) => {
     const memory = new MemoryRateLimitStore();
-    const authority = new IpcLeaseAuthority(channel(ledger, 2 * count, answering), 100);
+    const authority = new IpcLeaseAuthority(channel(book, id + 1, answering), 100);
     return { store: new LeasedRateLimitStore(authority, memory, { leaseMs }), memory, authority };
   });
 }
@@ -92,18 +94,31 @@ describe('leases over IPC', () => {
     assert.equal(refused.count, LIMIT + 1);
   });
 
-  it('units a quiet worker holds come back when its lease lapses', async () => {
+  it('a shortfall waits once for the units a quiet worker holds: exactly the limit in one burst', async () => {
     const [a, b] = workers(2, 100);
-    await a!.store.hit('q', LIMIT, 60_000); // a holds a share (15 of 60)
+    await a!.store.hit('q', LIMIT, 60_000); // a holds a share (15 of 60), 14 to spare
+    const started = performance.now();
     const first = await Promise.all(
       Array.from({ length: LIMIT }, async () => b!.store.hit('q', LIMIT, 60_000)),
     );
-    assert.equal(allowed(first).length, LIMIT - 15);
-    await sleep(300);
-    const second = await Promise.all(
-      Array.from({ length: LIMIT }, async () => b!.store.hit('q', LIMIT, 60_000)),
+    const waited = performance.now() - started;
+    assert.equal(allowed(first).length, LIMIT - 1, "b's burst got the 14 units a did not use");
+    assert.ok(waited >= 100 && waited < 1_000, `one wait for a's lease to lapse (${waited} ms)`);
+    const refusedAt = performance.now();
+    assert.equal(allowed([await b!.store.hit('q', LIMIT, 60_000)]).length, 0);
+    assert.ok(performance.now() - refusedAt < 50, 'then refused at once');
+  });
+
+  it('a worker that needed all its units holds none to spare: a shortfall is final at once', async () => {
+    const [a, b] = workers(2, 100);
+    // near the end of the allowance grants are only the need, so nobody holds spare units
+    await Promise.all(
+      Array.from({ length: LIMIT - 2 }, async () => a!.store.hit('f', LIMIT, 60_000)),
     );
-    assert.equal(allowed(second).length, 14, 'the 14 units a did not use');
+    await Promise.all([a!.store.hit('f', LIMIT, 60_000), a!.store.hit('f', LIMIT, 60_000)]);
+    const started = performance.now();
+    assert.equal(allowed([await b!.store.hit('f', LIMIT, 60_000)]).length, 0);
+    assert.ok(performance.now() - started < 50, 'refused without waiting');
   });
 
   it('each limit is the caller’s: two buckets with their own limits share the store', async () => {

@@ -111,23 +111,27 @@ describe('leases in Redis', () => {
     assert.ok((await scriptCalls()) - before <= 2, `${(await scriptCalls()) - before} calls`);
   });
 
-  it('units a lease did not use come back, so the allowance is used exactly', async () => {
+  it('a refusal waits once for the spare units another instance holds: the allowance is used exactly', async () => {
     const a = await redis.open({ leaseMs: 100 });
     const b = await redis.open({ leaseMs: 100 });
     const big = 200; // ≥ 8²: the first grant is a share (25), not just the need
     const now = Date.now();
-    // a takes a share and goes quiet; b is refused once the rest is spent
+    // a takes a share and goes quiet, 24 units to spare; b spends the rest
     assert.equal((await a.rateLimit.hit('strand', big, 60_000)).count, 1);
     let passed = 1;
+    const started = performance.now();
     for (let i = 0; i < big; i++) {
       if (decide(await b.rateLimit.hit('strand', big, 60_000), big, now).allowed) passed++;
     }
-    assert.equal(passed, big - 24, 'a still holds 24 units');
-    await sleep(300); // a's lease and b's refusal expire; a gives back what it did not use
-    for (let i = 0; i < big; i++) {
-      if (decide(await b.rateLimit.hit('strand', big, 60_000), big, now).allowed) passed++;
-    }
-    assert.equal(passed, big);
+    const waited = performance.now() - started;
+    // b's first shortfall waited for a's lease to lapse and its units to come back
+    assert.equal(passed, big, 'every unit answered, none left stranded with a');
+    assert.ok(waited >= 100, `b asked again after a's lease lapsed (${waited} ms)`);
+    assert.ok(waited < 1_000, `b waited once, not per request (${waited} ms)`);
+    // the next shortfall is final: refused at once
+    const refusedAt = performance.now();
+    assert.equal(decide(await b.rateLimit.hit('strand', big, 60_000), big, now).allowed, false);
+    assert.ok(performance.now() - refusedAt < 100, 'no second wait: nobody holds spare units');
   });
 
   it('counters live under hashed keys with the window as TTL', async () => {
