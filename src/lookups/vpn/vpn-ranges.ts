@@ -1,10 +1,12 @@
-// From a provider's exits to its range (the vpn-range rule, docs/detection.md).
+// From VPN exits to their range (the vpn-range rule, docs/detection.md).
 // A server list is a snapshot; addresses rotate inside the blocks a provider
-// rents. When at least `minExits` distinct IPv4 exits of ONE provider sit in
+// rents. When at least `minExits` distinct IPv4 exits of VPN services sit in
 // one routed range of the ASN table, that range is at most `maxAddresses`
-// wide, its AS is a hosting or VPN network (curated class, else an
-// organisation-name rule), and no other provider's exit is in it, the whole
-// range is taken as that provider's, with its own, weaker reason.
+// wide and its AS is a hosting or VPN network (curated class, else an
+// organisation-name rule) — or an AS nobody classed and the range is no wider
+// than `maxUnclassifiedAddresses` — the whole range is VPN space, with its own,
+// weaker reason: the provider's when all its exits are one provider's, no
+// provider (shared) when they are several providers'.
 // Pure: the ASN table and the classes are passed in.
 import { formatIpv4 } from '../../net/ip.js';
 import type { AsnClassTable } from './asn-classes.js';
@@ -21,28 +23,61 @@ export interface RoutedRange {
 export type RoutedRangeOf = (value: number) => RoutedRange | null;
 
 export interface VpnRangeRule {
-  /** distinct exits of one provider in one range before it is expanded (0: never) */
+  /** distinct VPN exits in one range before it is expanded (0: never) */
   readonly minExits: number;
   /** widest range expanded, in addresses (a /22 is 1 024) */
   readonly maxAddresses: number;
+  /**
+   * widest range expanded in an AS with no class (neither curated nor by its
+   * name): a /24, the smallest block routed on its own (default)
+   */
+  readonly maxUnclassifiedAddresses?: number;
 }
 
 export const DEFAULT_VPN_RANGE_RULE: VpnRangeRule = { minExits: 3, maxAddresses: 1024 };
+const DEFAULT_MAX_UNCLASSIFIED = 256;
+
+/** The ranges the rule expands, as CIDR texts. */
+export interface ExpandedRanges {
+  /** provider id → the ranges holding only that provider's exits */
+  readonly byProvider: Map<string, string[]>;
+  /** ranges holding exits of several providers: VPN space, no provider named */
+  readonly shared: string[];
+}
 
 interface Candidate {
   readonly range: RoutedRange;
   readonly exits: Map<string, Set<number>>;
 }
 
-/** provider id → the prefixes (CIDR texts) of its expanded ranges */
 export function expandVpnRanges(
   stored: readonly StoredFeed[],
   rangeOf: RoutedRangeOf,
   classes: AsnClassTable,
   rule: VpnRangeRule = DEFAULT_VPN_RANGE_RULE,
-): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+): ExpandedRanges {
+  const out: ExpandedRanges = { byProvider: new Map(), shared: [] };
   if (rule.minExits <= 0) return out;
+  for (const { range, exits } of collectCandidates(stored, rangeOf, rule).values()) {
+    const distinct = new Set([...exits.values()].flatMap((set) => [...set]));
+    if (distinct.size < rule.minExits || !expandable(range, classes, rule)) continue;
+    const cidrs = rangeToCidrs(range.start, range.end);
+    const [only, ...others] = exits.keys();
+    if (only !== undefined && others.length === 0) {
+      const list = out.byProvider.get(only) ?? [];
+      out.byProvider.set(only, list);
+      list.push(...cidrs);
+    } else out.shared.push(...cidrs);
+  }
+  return out;
+}
+
+/** Routed ranges no wider than the rule's limit, with the exits of each provider in them. */
+function collectCandidates(
+  stored: readonly StoredFeed[],
+  rangeOf: RoutedRangeOf,
+  rule: VpnRangeRule,
+): Map<number, Candidate> {
   const candidates = new Map<number, Candidate>();
   for (const feed of stored) {
     if (feed.kind !== 'vpn') continue;
@@ -61,20 +96,20 @@ export function expandVpnRanges(
       candidate.exits.set(provider, exits.add(value));
     });
   }
-  for (const { range, exits } of candidates.values()) {
-    const [only, ...others] = [...exits];
-    if (only === undefined || others.length > 0 || only[1].size < rule.minExits) continue;
-    if (!hostingNetwork(range.asn, classes)) continue;
-    const list = out.get(only[0]) ?? [];
-    out.set(only[0], list);
-    list.push(...rangeToCidrs(range.start, range.end));
-  }
-  return out;
+  return candidates;
 }
 
-function hostingNetwork(asn: RoutedRange['asn'], classes: AsnClassTable): boolean {
-  const cls = classes.get(asn.asn)?.class ?? classifyOrgName(asn.org)?.class ?? null;
-  return cls === 'hosting' || cls === 'vpn';
+/**
+ * A hosting or VPN network (curated class, else organisation name) up to the
+ * rule's width; an AS with no class at all only up to a /24 (by default); an
+ * access network (isp, mobile) never.
+ */
+function expandable(range: RoutedRange, classes: AsnClassTable, rule: VpnRangeRule): boolean {
+  const { asn, org } = range.asn;
+  const cls = classes.get(asn)?.class ?? classifyOrgName(org)?.class ?? null;
+  if (cls === 'hosting' || cls === 'vpn') return true;
+  const widest = rule.maxUnclassifiedAddresses ?? DEFAULT_MAX_UNCLASSIFIED;
+  return cls === null && range.end - range.start + 1 <= widest;
 }
 
 function hostV4(prefix: string): number | null {

@@ -1,5 +1,6 @@
 // The vpn-range rule on a small routed table: how many exits, how wide a
-// range, which networks, and what happens when two providers share a range.
+// range, which networks (classed, unclassed, access), and what happens when
+// two providers share a range.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseIp } from '../../../src/net/ip.js';
@@ -25,6 +26,9 @@ const ROWS: [string, string, number, string | null][] = [
   ['31.171.152.0', '31.171.155.255', 50000, 'Example Hosting Ltd'], // /22, hosting by name
   ['81.0.0.0', '81.0.3.255', 3320, 'Deutsche Telekom AG'], // an ISP: never expanded
   ['104.16.0.0', '104.23.255.255', 9009, 'M247 Europe SRL'], // a /13: too wide
+  ['45.38.189.0', '45.38.189.255', 64500, 'Blue Lake AB'], // a /24 of an unclassed AS
+  ['45.38.190.0', '45.38.191.255', 64500, 'Blue Lake AB'], // a /23 of the same: too wide for it
+  ['100.64.8.0', '100.64.8.255', 64501, 'Example Mobile Ltd'], // a /24 of a carrier, by name
 ];
 const rangeOf = (value: number): RoutedRange | null => {
   for (const [first, last, asn, org] of ROWS) {
@@ -61,7 +65,8 @@ void describe('vpn-range expansion', () => {
       rangeOf,
       classes,
     );
-    assert.deepEqual([...got], [['mullvad', ['185.65.134.0/23']]]);
+    assert.deepEqual([...got.byProvider], [['mullvad', ['185.65.134.0/23']]]);
+    assert.deepEqual(got.shared, []);
   });
 
   void it('two exits are not enough; the same exit in two lists counts once', () => {
@@ -69,24 +74,71 @@ void describe('vpn-range expansion', () => {
       feed('mullvad', 'mullvad', ['185.65.134.10', '185.65.134.11']),
       feed('mullvad-app', 'mullvad', ['185.65.134.10']),
     ];
-    assert.equal(expandVpnRanges(stored, rangeOf, classes).size, 0);
+    const got = expandVpnRanges(stored, rangeOf, classes);
+    assert.deepEqual([got.byProvider.size, got.shared], [0, []]);
   });
 
-  void it('an ISP range, a too-wide range and a shared range are never expanded', () => {
+  void it('an ISP range and a too-wide range are never expanded', () => {
     const stored = [
       feed('a', 'nordvpn', ['81.0.0.1', '81.0.0.2', '81.0.0.3']),
       feed('b', 'nordvpn', ['104.16.0.1', '104.16.0.2', '104.16.0.3']),
-      feed('c', 'pia', ['31.171.152.1', '31.171.152.2', '31.171.152.3']),
+    ];
+    const got = expandVpnRanges(stored, rangeOf, classes);
+    assert.deepEqual([got.byProvider.size, got.shared], [0, []]);
+  });
+
+  void it('a range several providers share is VPN space naming none; it needs three exits in all', () => {
+    const shared = [
+      feed('c', 'pia', ['31.171.152.1', '31.171.152.2']),
       feed('d', 'surfshark', ['31.171.155.9']),
     ];
-    assert.equal(expandVpnRanges(stored, rangeOf, classes).size, 0);
+    const got = expandVpnRanges(shared, rangeOf, classes);
+    assert.deepEqual([got.byProvider.size, got.shared], [0, ['31.171.152.0/22']]);
+    const two = expandVpnRanges([shared[0]!], rangeOf, classes);
+    assert.deepEqual([two.byProvider.size, two.shared], [0, []]);
+  });
+
+  void it('an unclassed AS: a /24 is expanded, anything wider is not; a mobile carrier never', () => {
+    const stored = [
+      feed('e', 'protonvpn', ['45.38.189.1', '45.38.189.3', '45.38.189.4']),
+      feed('f', 'protonvpn', ['45.38.190.1', '45.38.190.3', '45.38.191.4']),
+      feed('g', 'protonvpn', ['100.64.8.1', '100.64.8.2', '100.64.8.3']),
+    ];
+    const got = expandVpnRanges(stored, rangeOf, classes);
+    assert.deepEqual([...got.byProvider], [['protonvpn', ['45.38.189.0/24']]]);
+    const narrower = { minExits: 3, maxAddresses: 1024, maxUnclassifiedAddresses: 128 };
+    assert.equal(expandVpnRanges(stored, rangeOf, classes, narrower).byProvider.size, 0);
   });
 
   void it('an organisation-name hosting rule qualifies an unclassified AS; minExits 0 turns it off', () => {
     const stored = [feed('c', 'pia', ['31.171.152.1', '31.171.152.2', '31.171.153.3'])];
-    assert.deepEqual(expandVpnRanges(stored, rangeOf, classes).get('pia'), ['31.171.152.0/22']);
+    assert.deepEqual(expandVpnRanges(stored, rangeOf, classes).byProvider.get('pia'), [
+      '31.171.152.0/22',
+    ]);
     const off = expandVpnRanges(stored, rangeOf, classes, { minExits: 0, maxAddresses: 1024 });
-    assert.equal(off.size, 0);
+    assert.deepEqual([off.byProvider.size, off.shared], [0, []]);
+  });
+
+  void it('through the index: a shared range is VPN with no provider; its listed exits keep theirs', () => {
+    const index = new FeedIndex(
+      [
+        feed('pia', 'pia', ['31.171.152.1', '31.171.152.2']),
+        feed('surfshark', 'surfshark', ['31.171.155.9']),
+      ],
+      classes,
+      [],
+      { routedRange: rangeOf },
+    );
+    const listed = detect(parseIp('31.171.152.1')!, () => null, index);
+    assert.deepEqual(
+      [listed.provider, listed.confidence, listed.reasons],
+      ['Private Internet Access', 'high', ['vpn-provider:pia', 'vpn-range:shared']],
+    );
+    const neighbour = detect(parseIp('31.171.154.77')!, () => null, index);
+    assert.deepEqual(
+      [neighbour.isVpn, neighbour.provider, neighbour.confidence, neighbour.reasons],
+      [true, null, 'medium', ['vpn-range:shared']],
+    );
   });
 
   void it('through the index: a listed exit stays high, the rest of its range is medium', () => {
