@@ -1,7 +1,8 @@
 // From VPN exits to their range (the vpn-range rule, docs/detection.md).
 // A server list is a snapshot; addresses rotate inside the blocks a provider
 // rents. When at least `minExits` distinct IPv4 exits of VPN services sit in
-// one routed range of the ASN table, that range is at most `maxAddresses`
+// one routed block of the ASN table (a row, or where a row merges adjacent
+// prefixes, one of its aligned CIDR blocks), that block is at most `maxAddresses`
 // wide and its AS is a hosting or VPN network (curated class, else an
 // organisation-name rule) — or an AS nobody classed and the range is no wider
 // than `maxUnclassifiedAddresses` — the whole range is VPN space, with its own,
@@ -72,7 +73,7 @@ export function expandVpnRanges(
   return out;
 }
 
-/** Routed ranges no wider than the rule's limit, with the exits of each provider in them. */
+/** Routed blocks no wider than the rule's limit, with the exits of each provider in them. */
 function collectCandidates(
   stored: readonly StoredFeed[],
   rangeOf: RoutedRangeOf,
@@ -85,7 +86,8 @@ function collectCandidates(
       const provider = feed.providers?.[i] || feed.provider;
       const value = provider === undefined ? null : hostV4(prefix);
       if (value === null || provider === undefined) return;
-      const range = rangeOf(value);
+      const row = rangeOf(value);
+      const range = row === null ? null : routedBlockOf(row, value);
       if (range === null || range.end - range.start + 1 > rule.maxAddresses) return;
       let candidate = candidates.get(range.start);
       if (candidate === undefined) {
@@ -118,16 +120,37 @@ function hostV4(prefix: string): number | null {
   return ((+m[1]! << 24) | (+m[2]! << 16) | (+m[3]! << 8) | +m[4]!) >>> 0;
 }
 
-/** The fewest CIDR blocks covering [start, end] exactly. */
-export function rangeToCidrs(start: number, end: number): string[] {
-  const out: string[] = [];
+/**
+ * The block of a row of the ASN table that holds `value`. A row is one routed
+ * prefix, or adjacent prefixes of one AS merged; cut into its fewest aligned
+ * CIDR blocks, each block holds whole routed prefixes (a prefix is aligned, so
+ * it never straddles two such blocks), and the block is the widest range that
+ * can be said to be routed as one.
+ */
+export function routedBlockOf(row: RoutedRange, value: number): RoutedRange | null {
+  for (const [start, end] of cidrBlocks(row.start, row.end)) {
+    if (start <= value && value <= end) return { start, end, asn: row.asn };
+  }
+  return null;
+}
+
+/** The fewest aligned blocks covering [start, end] exactly, as [first, last]. */
+function cidrBlocks(start: number, end: number): [number, number][] {
+  const out: [number, number][] = [];
   let at = start;
   while (at <= end) {
     let size = 1;
     // grow while aligned and inside the range
     while (at % (size * 2) === 0 && at + size * 2 - 1 <= end) size *= 2;
-    out.push(`${formatIpv4(at)}/${32 - Math.log2(size)}`);
+    out.push([at, at + size - 1]);
     at += size;
   }
   return out;
+}
+
+/** The fewest CIDR blocks covering [start, end] exactly. */
+export function rangeToCidrs(start: number, end: number): string[] {
+  return cidrBlocks(start, end).map(([first, last]) => {
+    return `${formatIpv4(first)}/${32 - Math.log2(last - first + 1)}`;
+  });
 }

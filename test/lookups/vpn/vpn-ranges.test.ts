@@ -11,6 +11,7 @@ import type { StoredFeed } from '../../../src/lookups/vpn/feed-types.js';
 import {
   expandVpnRanges,
   rangeToCidrs,
+  routedBlockOf,
   type RoutedRange,
 } from '../../../src/lookups/vpn/vpn-ranges.js';
 
@@ -29,6 +30,8 @@ const ROWS: [string, string, number, string | null][] = [
   ['45.38.189.0', '45.38.189.255', 64500, 'Blue Lake AB'], // a /24 of an unclassed AS
   ['45.38.190.0', '45.38.191.255', 64500, 'Blue Lake AB'], // a /23 of the same: too wide for it
   ['100.64.8.0', '100.64.8.255', 64501, 'Example Mobile Ltd'], // a /24 of a carrier, by name
+  // 14 /24s of one AS merged into one row: a /21, a /22 and a /23 routed apart
+  ['31.172.160.0', '31.172.173.255', 50000, 'Example Hosting Ltd'],
 ];
 const rangeOf = (value: number): RoutedRange | null => {
   for (const [first, last, asn, org] of ROWS) {
@@ -117,6 +120,29 @@ void describe('vpn-range expansion', () => {
     ]);
     const off = expandVpnRanges(stored, rangeOf, classes, { minExits: 0, maxAddresses: 1024 });
     assert.deepEqual([off.byProvider.size, off.shared], [0, []]);
+  });
+
+  void it('a merged row is cut into its aligned blocks: each block is judged alone', () => {
+    const row: RoutedRange = {
+      start: v4('31.172.160.0'),
+      end: v4('31.172.173.255'),
+      asn: { asn: 1, org: null },
+    };
+    const block = (ip: string) => {
+      const b = routedBlockOf(row, v4(ip));
+      return b === null ? null : rangeToCidrs(b.start, b.end);
+    };
+    assert.deepEqual(block('31.172.165.1'), ['31.172.160.0/21']);
+    assert.deepEqual(block('31.172.170.1'), ['31.172.168.0/22']);
+    assert.deepEqual(block('31.172.173.9'), ['31.172.172.0/23']);
+    assert.equal(block('31.172.174.0'), null);
+    const stored = [
+      feed('p', 'pia', ['31.172.168.1', '31.172.169.2', '31.172.171.3']), // the /22
+      feed('q', 'pia', ['31.172.160.1', '31.172.161.2', '31.172.163.3']), // the /21: too wide
+    ];
+    assert.deepEqual(expandVpnRanges(stored, rangeOf, classes).byProvider.get('pia'), [
+      '31.172.168.0/22',
+    ]);
   });
 
   void it('through the index: a shared range is VPN with no provider; its listed exits keep theirs', () => {
