@@ -4,8 +4,9 @@
 // one routed block of the ASN table (a row, or where a row merges adjacent
 // prefixes, one of its aligned CIDR blocks), that block is at most `maxAddresses`
 // wide and its AS is a hosting or VPN network (curated class, else an
-// organisation-name rule) — or an AS nobody classed and the range is no wider
-// than `maxUnclassifiedAddresses` — the whole range is VPN space, with its own,
+// organisation-name rule) — or an AS nobody classed, or none (a gap of the
+// table), and the block is no wider than `maxUnclassifiedAddresses` (a /24;
+// in a gap, the /24 around the exits) — the whole block is VPN space, with its own,
 // weaker reason: the provider's when all its exits are one provider's, no
 // provider (shared) when they are several providers'.
 // Pure: the ASN table and the classes are passed in.
@@ -17,10 +18,11 @@ import { classifyOrgName } from './org-rules.js';
 export interface RoutedRange {
   readonly start: number;
   readonly end: number;
-  readonly asn: { readonly asn: number; readonly org: string | null };
+  /** null: a gap of the ASN table (no AS is known to route it) */
+  readonly asn: { readonly asn: number; readonly org: string | null } | null;
 }
 
-/** The ASN table's row holding an IPv4 address (as uint32), null in a gap. */
+/** The ASN table's row holding an IPv4 address (as uint32); a gap has no AS. */
 export type RoutedRangeOf = (value: number) => RoutedRange | null;
 
 export interface VpnRangeRule {
@@ -87,7 +89,7 @@ function collectCandidates(
       const value = provider === undefined ? null : hostV4(prefix);
       if (value === null || provider === undefined) return;
       const row = rangeOf(value);
-      const range = row === null ? null : routedBlockOf(row, value);
+      const range = row === null ? null : blockFor(row, value, rule);
       if (range === null || range.end - range.start + 1 > rule.maxAddresses) return;
       let candidate = candidates.get(range.start);
       if (candidate === undefined) {
@@ -102,13 +104,30 @@ function collectCandidates(
 }
 
 /**
+ * The routed block holding an exit. In a gap of the ASN table nothing routes
+ * a block as one; as for an AS nobody classed, the block is then at most the
+ * unclassed width (a /24) around the exit.
+ */
+function blockFor(row: RoutedRange, value: number, rule: VpnRangeRule): RoutedRange | null {
+  const block = routedBlockOf(row, value);
+  if (block === null || row.asn !== null) return block;
+  const size = rule.maxUnclassifiedAddresses ?? DEFAULT_MAX_UNCLASSIFIED;
+  if (block.end - block.start + 1 <= size) return block;
+  if (size < 1) return null;
+  const start = Math.floor(value / size) * size;
+  return { start, end: start + size - 1, asn: null };
+}
+
+/**
  * A hosting or VPN network (curated class, else organisation name) up to the
- * rule's width; an AS with no class at all only up to a /24 (by default); an
- * access network (isp, mobile) never.
+ * rule's width; an AS with no class at all, or no AS (a gap), only up to a /24
+ * (by default); an access network (isp, mobile) never.
  */
 function expandable(range: RoutedRange, classes: AsnClassTable, rule: VpnRangeRule): boolean {
-  const { asn, org } = range.asn;
-  const cls = classes.get(asn)?.class ?? classifyOrgName(org)?.class ?? null;
+  const cls =
+    range.asn === null
+      ? null
+      : (classes.get(range.asn.asn)?.class ?? classifyOrgName(range.asn.org)?.class ?? null);
   if (cls === 'hosting' || cls === 'vpn') return true;
   const widest = rule.maxUnclassifiedAddresses ?? DEFAULT_MAX_UNCLASSIFIED;
   return cls === null && range.end - range.start + 1 <= widest;

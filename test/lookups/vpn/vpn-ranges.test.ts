@@ -33,11 +33,15 @@ const ROWS: [string, string, number, string | null][] = [
   // 14 /24s of one AS merged into one row: a /21, a /22 and a /23 routed apart
   ['31.172.160.0', '31.172.173.255', 50000, 'Example Hosting Ltd'],
 ];
+/** a gap of the table: no AS routes it */
+const GAP = ['147.90.0.0', '147.90.255.255'] as const;
 const rangeOf = (value: number): RoutedRange | null => {
   for (const [first, last, asn, org] of ROWS) {
     if (v4(first) <= value && value <= v4(last))
       return { start: v4(first), end: v4(last), asn: { asn, org } };
   }
+  if (v4(GAP[0]) <= value && value <= v4(GAP[1]))
+    return { start: v4(GAP[0]), end: v4(GAP[1]), asn: null };
   return null;
 };
 const classes = parseAsnClasses(
@@ -111,6 +115,17 @@ void describe('vpn-range expansion', () => {
     assert.deepEqual([...got.byProvider], [['protonvpn', ['45.38.189.0/24']]]);
     const narrower = { minExits: 3, maxAddresses: 1024, maxUnclassifiedAddresses: 128 };
     assert.equal(expandVpnRanges(stored, rangeOf, classes, narrower).byProvider.size, 0);
+  });
+
+  void it('in a gap of the ASN table the block is the /24 around the exits', () => {
+    const stored = [
+      feed('h', 'pia', ['147.90.174.1', '147.90.174.9', '147.90.174.200']),
+      feed('i', 'pia', ['147.90.175.1', '147.90.175.2', '147.90.176.3']), // 2 + 1: two /24s
+    ];
+    const got = expandVpnRanges(stored, rangeOf, classes);
+    assert.deepEqual([...got.byProvider], [['pia', ['147.90.174.0/24']]]);
+    const off = { minExits: 3, maxAddresses: 1024, maxUnclassifiedAddresses: 0 };
+    assert.equal(expandVpnRanges(stored, rangeOf, classes, off).byProvider.size, 0);
   });
 
   void it('an organisation-name hosting rule qualifies an unclassified AS; minExits 0 turns it off', () => {
