@@ -7,6 +7,7 @@ import type { AsnClassTable } from './asn-classes.js';
 import type { FeedHit } from './detect.js';
 import type { StoredFeed } from './feed-types.js';
 import { expandVpnRanges, type RoutedRangeOf, type VpnRangeRule } from './vpn-ranges.js';
+import type { NetworkOfV6 } from './vpn-ranges-v6.js';
 
 /** The pseudo-feed of the ranges expanded from providers' exits (vpn-ranges.ts). */
 export const VPN_RANGE_FEED = 'vpn-range';
@@ -20,8 +21,9 @@ export function rangeLabels(
   classes: AsnClassTable,
   routedRange: RoutedRangeOf,
   rule?: VpnRangeRule,
+  networkOfV6?: NetworkOfV6,
 ): FeedLabel[] {
-  const { byProvider, shared } = expandVpnRanges(stored, routedRange, classes, rule);
+  const { byProvider, shared } = expandVpnRanges(stored, routedRange, classes, rule, networkOfV6);
   const out: FeedLabel[] = [...byProvider].map(([provider, prefixes]) => ({
     key: `${VPN_RANGE_FEED}|${provider}`,
     hit: { feed: VPN_RANGE_FEED, kind: 'vpn', provider, source: 'range' },

@@ -11,9 +11,10 @@
 // provider (shared) when they are several providers'.
 // Pure: the ASN table and the classes are passed in.
 import { formatIpv4 } from '../../net/ip.js';
-import type { AsnClassTable } from './asn-classes.js';
+import type { AsnClass, AsnClassTable } from './asn-classes.js';
 import type { StoredFeed } from './feed-types.js';
 import { classifyOrgName } from './org-rules.js';
+import { collectV6Blocks, type NetworkOfV6 } from './vpn-ranges-v6.js';
 
 export interface RoutedRange {
   readonly start: number;
@@ -58,21 +59,38 @@ export function expandVpnRanges(
   rangeOf: RoutedRangeOf,
   classes: AsnClassTable,
   rule: VpnRangeRule = DEFAULT_VPN_RANGE_RULE,
+  networkOfV6?: NetworkOfV6,
 ): ExpandedRanges {
   const out: ExpandedRanges = { byProvider: new Map(), shared: [] };
   if (rule.minExits <= 0) return out;
   for (const { range, exits } of collectCandidates(stored, rangeOf, rule).values()) {
-    const distinct = new Set([...exits.values()].flatMap((set) => [...set]));
-    if (distinct.size < rule.minExits || !expandable(range, classes, rule)) continue;
-    const cidrs = rangeToCidrs(range.start, range.end);
-    const [only, ...others] = exits.keys();
-    if (only !== undefined && others.length === 0) {
-      const list = out.byProvider.get(only) ?? [];
-      out.byProvider.set(only, list);
-      list.push(...cidrs);
-    } else out.shared.push(...cidrs);
+    if (distinctExits(exits) < rule.minExits || !expandable(range, classes, rule)) continue;
+    place(out, exits, rangeToCidrs(range.start, range.end));
+  }
+  if (networkOfV6 === undefined) return out;
+  for (const block of collectV6Blocks(stored).values()) {
+    if (distinctExits(block.exits) < rule.minExits) continue;
+    const cls = classOf(networkOfV6(block.sample), classes);
+    // a /48 is judged as the smallest routed IPv4 block: anything but an access network
+    if (cls !== 'isp' && cls !== 'mobile') place(out, block.exits, [block.cidr]);
   }
   return out;
+}
+
+function distinctExits(exits: Map<string, Set<number | string>>): number {
+  return new Set([...exits.values()].flatMap((set) => [...set])).size;
+}
+
+/** One provider's exits → its ranges; several providers' → shared, naming none. */
+function place(out: ExpandedRanges, exits: Map<string, unknown>, cidrs: string[]): void {
+  const [only, ...others] = exits.keys();
+  if (only === undefined || others.length > 0) {
+    out.shared.push(...cidrs);
+    return;
+  }
+  const list = out.byProvider.get(only) ?? [];
+  out.byProvider.set(only, list);
+  list.push(...cidrs);
 }
 
 /** Routed blocks no wider than the rule's limit, with the exits of each provider in them. */
@@ -124,13 +142,16 @@ function blockFor(row: RoutedRange, value: number, rule: VpnRangeRule): RoutedRa
  * (by default); an access network (isp, mobile) never.
  */
 function expandable(range: RoutedRange, classes: AsnClassTable, rule: VpnRangeRule): boolean {
-  const cls =
-    range.asn === null
-      ? null
-      : (classes.get(range.asn.asn)?.class ?? classifyOrgName(range.asn.org)?.class ?? null);
+  const cls = classOf(range.asn, classes);
   if (cls === 'hosting' || cls === 'vpn') return true;
   const widest = rule.maxUnclassifiedAddresses ?? DEFAULT_MAX_UNCLASSIFIED;
   return cls === null && range.end - range.start + 1 <= widest;
+}
+
+/** The curated class of an AS, else its organisation-name class; null: unclassed or no AS. */
+function classOf(asn: RoutedRange['asn'], classes: AsnClassTable): AsnClass | null {
+  if (asn === null) return null;
+  return classes.get(asn.asn)?.class ?? classifyOrgName(asn.org)?.class ?? null;
 }
 
 function hostV4(prefix: string): number | null {
