@@ -2,11 +2,11 @@
 // holding it (an access network never), through the expansion and the index.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { vpnHostFeed } from '../../helpers/vpn-feeds.js';
 import { parseIp, type Ipv6 } from '../../../src/net/ip.js';
 import { parseAsnClasses } from '../../../src/lookups/vpn/asn-classes.js';
 import { detect } from '../../../src/lookups/vpn/detect.js';
 import { FeedIndex } from '../../../src/lookups/vpn/detection-index.js';
-import type { StoredFeed } from '../../../src/lookups/vpn/feed-types.js';
 import { expandVpnRanges } from '../../../src/lookups/vpn/vpn-ranges.js';
 
 /** AS by the first two groups of an address: [groups, asn, org] */
@@ -36,18 +36,7 @@ const classes = parseAsnClasses(
 const noV4 = () => null;
 const RULE = { minExits: 3, maxAddresses: 1024 };
 
-function feed(id: string, provider: string, hosts: string[]): StoredFeed {
-  return {
-    format: 'ipintel-feed/1',
-    feed: id,
-    kind: 'vpn',
-    url: 'http://127.0.0.1/',
-    fetchedAt: '2025-05-27T00:00:00.000Z',
-    publishedAt: null,
-    prefixes: hosts.map((h) => `${h}/128`),
-    provider,
-  };
-}
+const feed = vpnHostFeed;
 
 const MULLVAD = ['2a03:1b20:1:f410::a01f', '2a03:1b20:1:f410::a10f', '2a03:1b20:1:e011::a03f'];
 

@@ -3,11 +3,11 @@
 // two providers share a range.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { vpnHostFeed } from '../../helpers/vpn-feeds.js';
 import { parseIp } from '../../../src/net/ip.js';
 import { parseAsnClasses } from '../../../src/lookups/vpn/asn-classes.js';
 import { detect } from '../../../src/lookups/vpn/detect.js';
 import { FeedIndex } from '../../../src/lookups/vpn/detection-index.js';
-import type { StoredFeed } from '../../../src/lookups/vpn/feed-types.js';
 import {
   expandVpnRanges,
   rangeToCidrs,
@@ -52,18 +52,7 @@ const classes = parseAsnClasses(
   ].join('\n'),
 );
 
-function feed(id: string, provider: string, hosts: string[]): StoredFeed {
-  return {
-    format: 'ipintel-feed/1',
-    feed: id,
-    kind: 'vpn',
-    url: 'http://127.0.0.1/',
-    fetchedAt: '2026-08-22T00:00:00.000Z',
-    publishedAt: null,
-    prefixes: hosts.map((h) => `${h}/32`),
-    provider,
-  };
-}
+const feed = vpnHostFeed;
 
 void describe('vpn-range expansion', () => {
   void it('three exits of one provider in a small hosting range → the whole range', () => {
