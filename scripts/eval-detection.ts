@@ -103,7 +103,7 @@ out(`  ${labels.length} addresses: ${CATEGORIES.map((c) => `${c} ${counts[c]}`).
 out(`ASN data: ${asn.tables.asn.manifest.name} (compiled tables)`);
 out(`ASN classes: ${index.asnClasses.size} rows`);
 out(
-  `vpn-range rule: ≥ ${config.vpnRangeRule.minExits} exits of one provider in one routed range of ≤ ${config.vpnRangeRule.maxAddresses} addresses (0 exits: off)`,
+  `vpn-range rule: ≥ ${config.vpnRangeRule.minExits} VPN exits in one routed range of ≤ ${config.vpnRangeRule.maxAddresses} addresses (0 exits: off)`,
 );
 if (index.feeds.length === 0) {
   out(`Feeds: none in ${feedDir} (ASN classes and org-name rules only; no Tor list, so isProxy`);

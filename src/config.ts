@@ -58,7 +58,7 @@ export interface Config {
   feeds: readonly FeedSpec[];
   /** an open-proxy list's entries stop counting this long after its last successful fetch */
   proxyListMaxAgeMs: number;
-  /** when a provider's exits make its whole routed range a VPN range (vpn-ranges.ts) */
+  /** when VPN exits make their whole routed range a VPN range (vpn-ranges.ts) */
   vpnRangeRule: VpnRangeRule;
   feedTimeoutMs: number;
   feedMaxBytes: number;

@@ -110,13 +110,13 @@ export class GeoIpLookup {
 
   /**
    * The routed IPv4 range of the ASN table holding `value` (one row: a
-   * prefix, or neighbouring prefixes of one AS merged), with its AS; null in
-   * a gap. For the vpn-range expansion, built on reload, not per request.
+   * prefix, or neighbouring prefixes of one AS merged), with its AS; in a gap
+   * the gap, with `asn: null`. For the vpn-range expansion, built on reload,
+   * not per request.
    */
-  routedV4(value: number): { start: number; end: number; asn: AsnInfo } | null {
+  routedV4(value: number): { start: number; end: number; asn: AsnInfo | null } {
     const row = this.tables.asn.table.rowV4(value);
-    const asn = this.networkAt(row.record);
-    return asn === null ? null : { start: row.start, end: row.end, asn };
+    return { start: row.start, end: row.end, asn: this.networkAt(row.record) };
   }
 
   networkAt(index: number): AsnInfo | null {

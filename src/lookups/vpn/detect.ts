@@ -8,6 +8,8 @@
 //   2. published lists:
 //        tor feed     → isTor, isProxy        "tor-exit" (high)
 //        VPN provider's server list → isVpn, provider  "vpn-provider:<id>" (high)
+//        range expanded from exits → isVpn, provider "vpn-range:<id>", or
+//                     "vpn-range:shared" (several providers' exits: no provider) (medium)
 //        other vpn feed → isVpn               "vpn-list:<feed>" (high)
 //        open-proxy list → isProxy            "proxy-list:<feed>" (medium: open
 //                     proxies are short-lived and often dynamic addresses;
@@ -140,8 +142,8 @@ function applyHit(hit: FeedHit, reason: Reason, out: VpnDetection): void {
   } else if (hit.kind === 'vpn') {
     out.isVpn = true;
     const id = hit.provider ?? null;
-    if (id === null) reason(`vpn-list:${hit.feed}`, 'high');
-    else if (hit.source === 'range') reason(`vpn-range:${id}`, 'medium');
+    if (hit.source === 'range') reason(`vpn-range:${id ?? 'shared'}`, 'medium');
+    else if (id === null) reason(`vpn-list:${hit.feed}`, 'high');
     else reason(`vpn-provider:${id}`, 'high');
   } else if (hit.kind === 'proxy') {
     out.isProxy = true;

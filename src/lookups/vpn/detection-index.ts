@@ -13,6 +13,7 @@ import type { FeedKind, StoredFeed } from './feed-types.js';
 import { PrefixIndex } from './prefix-index.js';
 import { feedLabels, rangeLabels } from './feed-labels.js';
 import type { RoutedRangeOf, VpnRangeRule } from './vpn-ranges.js';
+import type { NetworkOfV6 } from './vpn-ranges-v6.js';
 
 export interface LoadedFeedInfo {
   readonly feed: string;
@@ -34,6 +35,8 @@ export interface FeedIndexOptions {
   readonly now?: () => number;
   /** the ASN table's routed IPv4 ranges; without it no range is expanded */
   readonly routedRange?: RoutedRangeOf;
+  /** the ASN table's AS of an IPv6 address; without it no IPv6 /48 is expanded */
+  readonly networkOfV6?: NetworkOfV6;
   readonly vpnRangeRule?: VpnRangeRule;
 }
 
@@ -58,7 +61,13 @@ export class FeedIndex implements DetectionIndex {
     const ranges =
       options.routedRange === undefined
         ? []
-        : rangeLabels(stored, asnClasses, options.routedRange, options.vpnRangeRule);
+        : rangeLabels(
+            stored,
+            asnClasses,
+            options.routedRange,
+            options.vpnRangeRule,
+            options.networkOfV6,
+          );
     const labels = [...feedLabels(stored), ...ranges];
     this.prefixes = PrefixIndex.build(labels.map((l) => ({ label: l.key, prefixes: l.prefixes })));
     const hits = new Map(labels.map((l) => [l.key, l.hit]));
@@ -112,6 +121,8 @@ export interface DetectionIndexOptions {
   readonly proxyMaxAgeMs?: number;
   /** the ASN table's routed IPv4 ranges, for the vpn-range expansion (none without) */
   readonly routedRange?: RoutedRangeOf;
+  /** the ASN table's AS of an IPv6 address, for the IPv6 /48s of the expansion */
+  readonly networkOfV6?: NetworkOfV6;
   readonly vpnRangeRule?: VpnRangeRule;
 }
 
@@ -129,10 +140,11 @@ export async function loadDetectionIndex(options: DetectionIndexOptions): Promis
       problems.push(error instanceof Error ? error.message : String(error));
     }
   }
-  const { proxyMaxAgeMs, routedRange, vpnRangeRule } = options;
+  const { proxyMaxAgeMs, routedRange, networkOfV6, vpnRangeRule } = options;
   return new FeedIndex(stored, asnClasses, problems, {
     ...(proxyMaxAgeMs === undefined ? {} : { proxyMaxAgeMs }),
     ...(routedRange === undefined ? {} : { routedRange }),
+    ...(networkOfV6 === undefined ? {} : { networkOfV6 }),
     ...(vpnRangeRule === undefined ? {} : { vpnRangeRule }),
   });
 }

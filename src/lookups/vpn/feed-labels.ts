@@ -1,28 +1,42 @@
 // The labels of the compiled prefix index: what a lookup of each label set
 // answers. One label per feed; one per feed and provider for a list mixing
 // services (gluetun), so the index says which service, not only which list;
-// one per provider for the ranges the vpn-range rule expands.
+// one per provider for the ranges the vpn-range rule expands, and one for
+// the ranges it expands that several providers share.
 import type { AsnClassTable } from './asn-classes.js';
 import type { FeedHit } from './detect.js';
 import type { StoredFeed } from './feed-types.js';
 import { expandVpnRanges, type RoutedRangeOf, type VpnRangeRule } from './vpn-ranges.js';
+import type { NetworkOfV6 } from './vpn-ranges-v6.js';
 
 /** The pseudo-feed of the ranges expanded from providers' exits (vpn-ranges.ts). */
 export const VPN_RANGE_FEED = 'vpn-range';
 
-/** One label per provider for the ranges the vpn-range rule expands from its exits. */
+/**
+ * One label per provider for the ranges the vpn-range rule expands from its
+ * exits, and one, naming no provider, for the ranges several providers share.
+ */
 export function rangeLabels(
   stored: readonly StoredFeed[],
   classes: AsnClassTable,
   routedRange: RoutedRangeOf,
   rule?: VpnRangeRule,
+  networkOfV6?: NetworkOfV6,
 ): FeedLabel[] {
-  const ranges = expandVpnRanges(stored, routedRange, classes, rule);
-  return [...ranges].map(([provider, prefixes]) => ({
+  const { byProvider, shared } = expandVpnRanges(stored, routedRange, classes, rule, networkOfV6);
+  const out: FeedLabel[] = [...byProvider].map(([provider, prefixes]) => ({
     key: `${VPN_RANGE_FEED}|${provider}`,
     hit: { feed: VPN_RANGE_FEED, kind: 'vpn', provider, source: 'range' },
     prefixes,
   }));
+  if (shared.length > 0) {
+    out.push({
+      key: `${VPN_RANGE_FEED}|`,
+      hit: { feed: VPN_RANGE_FEED, kind: 'vpn', provider: null, source: 'range' },
+      prefixes: shared,
+    });
+  }
+  return out;
 }
 
 export interface FeedLabel {
