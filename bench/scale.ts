@@ -115,7 +115,7 @@ async function main(): Promise<number> {
       setup.name,
       await startServer({
         name: setup.label,
-        command: [process.execPath, '--max-semi-space-size=16', 'dist/bundle/main.js'],
+        command: [process.execPath, '--max-semi-space-size=4', 'dist/bundle/main.js'],
         cwd: root,
         env: { GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1', ...setup.env },
         port: await freePort(),

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { runCli } from './run.js';
 
 /** `npm start`'s node flag (package.json, Dockerfile); GLIBC_TUNABLES is inherited from the line above. */
-const SERVICE_FLAGS = ['--max-semi-space-size=16'];
+const SERVICE_FLAGS = ['--max-semi-space-size=4'];
 
 /**
  * The service (src/main.ts) as a child process with the service's flags:

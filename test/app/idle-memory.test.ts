@@ -36,7 +36,7 @@ let service: SpawnedService;
 before(async () => {
   service = await spawnService(
     { RATE_LIMIT_MAX: '1000000000', GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' },
-    ['--max-semi-space-size=16', 'src/main.ts'],
+    ['--max-semi-space-size=4', 'src/main.ts'],
   );
   // the start-up's own work (the rest of the tables) is over before the baseline
   await until(() => service.stdout().includes('tables in memory'), 30_000, 50);

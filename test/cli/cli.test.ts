@@ -199,7 +199,7 @@ describe('ipintel serve', () => {
       const servicePid = (JSON.parse(served.stdout().split('\n')[0]!) as { pid: number }).pid;
       assert.notEqual(servicePid, served.pid);
       const flags = readFileSync(`/proc/${servicePid}/cmdline`, 'utf8').split('\0');
-      assert.ok(flags.includes('--max-semi-space-size=16'), flags.join(' '));
+      assert.ok(flags.includes('--max-semi-space-size=4'), flags.join(' '));
       served.kill('SIGHUP');
       await until(() => served.stdout().includes('"reason":"SIGHUP"'), 10_000, 50);
       assert.equal((await getOnce(served.port, '/healthz')).status, 200);
