@@ -14,6 +14,7 @@ import { formatIpv4 } from '../../net/ip.js';
 import type { AsnClass, AsnClassTable } from './asn-classes.js';
 import type { StoredFeed } from './feed-types.js';
 import { classifyOrgName } from './org-rules.js';
+import { packCanonicalV4 } from './prefix-events.js';
 import { collectV6Blocks, type NetworkOfV6 } from './vpn-ranges-v6.js';
 
 export interface RoutedRange {
@@ -154,10 +155,10 @@ function classOf(asn: RoutedRange['asn'], classes: AsnClassTable): AsnClass | nu
   return classes.get(asn.asn)?.class ?? classifyOrgName(asn.org)?.class ?? null;
 }
 
+/** A stored /32's address as uint32 (stored prefixes are canonical: prefix-events.ts), else null. */
 function hostV4(prefix: string): number | null {
-  const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/32$/.exec(prefix);
-  if (m === null) return null;
-  return ((+m[1]! << 24) | (+m[2]! << 16) | (+m[3]! << 8) | +m[4]!) >>> 0;
+  const packed = packCanonicalV4(prefix);
+  return packed >= 0 && packed % 64 === 32 ? (packed - 32) / 64 : null;
 }
 
 /**
