@@ -199,7 +199,8 @@ export class LeasedRateLimitStore implements RateLimitStore {
       spent: short && !wait,
     };
     this.hold(ask.key, lease);
-    if (wait) this.waitForOthers(ask.key, wanted, now + grant.retryInMs);
+    // never longer than a lease of its own: a wait is bounded whatever the shared store says
+    if (wait) this.waitForOthers(ask.key, wanted, now + Math.min(grant.retryInMs, this.leaseMs));
     const { waiters } = wanted;
     let served = 0;
     for (; served < waiters.length && (lease.units > 0 || lease.spent); served++) {

@@ -134,6 +134,28 @@ describe('leases in Redis', () => {
     assert.ok(performance.now() - refusedAt < 100, 'no second wait: nobody holds spare units');
   });
 
+  it('a wait for spare units is bounded by the lease time, whatever the window says', async () => {
+    const b = await redis.open({ leaseMs: 100 });
+    await redis.raw.flushdb();
+    const limit = 10;
+    const now = Date.now();
+    assert.equal((await b.rateLimit.hit('bounded', limit, 60_000)).count, 1);
+    // a hold of another instance far in the future (a stale or hostile field)
+    const [key] = await redis.raw.keys('ipintel:v2:ratelimit:*');
+    assert.ok(key !== undefined);
+    const [seconds] = await redis.raw.time();
+    await redis.raw.hset(key, 'h:elsewhere', Number(seconds) * 1000 + 600_000);
+    for (let i = 1; i < limit; i++) await b.rateLimit.hit('bounded', limit, 60_000);
+    const started = performance.now();
+    assert.equal(
+      decide(await b.rateLimit.hit('bounded', limit, 60_000), limit, now).allowed,
+      false,
+    );
+    const waited = performance.now() - started;
+    assert.ok(waited >= 100, `the hold was seen: one wait (${waited} ms)`);
+    assert.ok(waited < 1_000, `waited ${waited} ms, at most a lease and a sweep`);
+  });
+
   it('counters live under hashed keys with the window as TTL', async () => {
     const { rateLimit } = await instance();
     await redis.raw.flushdb();
