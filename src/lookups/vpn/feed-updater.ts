@@ -3,6 +3,7 @@
 // atomic on one filesystem). Any failure keeps the previous file, so a bad
 // day at a provider never empties the index.
 import { Buffer } from 'node:buffer';
+import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -92,11 +93,25 @@ async function updateOne(spec: FeedSpec, options: UpdateOptions): Promise<FeedRe
   };
   let bytes = 0;
   progress({ feed: spec.id, phase: 'start', url: spec.url });
+  // one deadline and one byte budget for the feed, however many documents it
+  // takes (a link page, lord-alfred's six provider files): each download gets
+  // what is left of them
+  const deadline = performance.now() + limits.timeoutMs;
+  let fetched = 0;
+  const next = async (documentUrl: string): Promise<string> => {
+    const text = await download(documentUrl, {
+      ...limits,
+      timeoutMs: Math.max(1, Math.ceil(deadline - performance.now())),
+      maxBytes: Math.max(0, limits.maxBytes - fetched),
+    });
+    fetched += Buffer.byteLength(text);
+    return text;
+  };
   try {
     let url = spec.url;
-    if (spec.linkPattern !== undefined) url = findLink(spec, await download(url, limits));
-    let body = await download(url, limits);
-    for (const more of spec.moreUrls ?? []) body += `\n${await download(more, limits)}`;
+    if (spec.linkPattern !== undefined) url = findLink(spec, await next(url));
+    let body = await next(url);
+    for (const more of spec.moreUrls ?? []) body += `\n${await next(more)}`;
     bytes = Buffer.byteLength(body);
     const parsed = spec.parser(body, spec.id);
     const min = spec.minPrefixes ?? 1;

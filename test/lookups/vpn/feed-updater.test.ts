@@ -208,6 +208,37 @@ void describe('provider lists in the store', () => {
     assert.deepEqual(await stored('parts'), prefixes);
   });
 
+  void it('a feed of several documents has one deadline and one byte budget in all, not one per document', async () => {
+    // each part alone arrives well within the bound (11 bytes, one every 15 ms: ~170 ms)
+    server.route('/slow-part', { trickleMs: 15, body: '10.0.0.0/8\n' });
+    const slow = server.url('/slow-part');
+    const started = performance.now();
+    const [late] = await updateFeeds({
+      dataDir: dir,
+      timeoutMs: 350,
+      feeds: [spec('slow-parts', '/slow-part', parseCidrList, { moreUrls: [slow, slow, slow] })],
+    });
+    const took = performance.now() - started;
+    assert.equal(late?.ok, false);
+    assert.match(late?.error ?? '', /timed out/);
+    assert.ok(took < 700, `stopped at the feed's deadline, not after every part (${took} ms)`);
+    // the byte budget too: two parts of 11 bytes each pass alone under 16, not together
+    server.route('/part-11', { body: '10.0.0.0/8\n' });
+    const [big] = await updateFeeds({
+      dataDir: dir,
+      maxBytes: 16,
+      feeds: [spec('big-parts', '/part-11', parseCidrList, { moreUrls: [server.url('/part-11')] })],
+    });
+    assert.equal(big?.ok, false);
+    assert.match(big?.error ?? '', /exceeds/);
+    const [one] = await updateFeeds({
+      dataDir: dir,
+      maxBytes: 16,
+      feeds: [spec('one-part', '/part-11', parseCidrList)],
+    });
+    assert.equal(one?.ok, true, one?.error ?? '');
+  });
+
   void it("stores a one-provider list's provider and a mixed list's per-address providers, and reads them back", async () => {
     server.route('/gluetun', {
       body: JSON.stringify({
