@@ -5,6 +5,8 @@
 // signals.
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
+import { serveClusterMetrics } from './cluster-metrics.js';
+import { aggregateMetrics } from './metrics.js';
 import { leaseBook, serveLeases } from './ratelimit/ipc-lease-authority.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
 
@@ -99,6 +101,8 @@ export async function runCluster(
     }, shutdownGraceMs).unref();
   };
 
+  // a scrape of /metrics reaches one worker: the primary sums every worker's
+  serveClusterMetrics((listener) => cluster.on('message', listener), alive, aggregateMetrics);
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   // SIGHUP reloads the data (feeds, GeoIP/ASN), which lives in the workers

@@ -24,6 +24,7 @@ import { runCluster, signalWorkers } from './cluster.js';
 import { openRedisLink, type RedisState } from './redis/redis-link.js';
 import { BatchedAccessLog, silentAccessLog, type AccessLog } from './http/access-log.js';
 import { DataError } from './lookups/geoip/load.js';
+import { clusterMetrics } from './cluster-metrics.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { releaseMemoryWhenQuiet } from './idle-memory.js';
 
@@ -92,7 +93,8 @@ async function serve(
     config.redisUrl === null ? null : openRedis(config.redisUrl, config.rateLimitLeaseMs, log),
   ]);
   let ready = true;
-  const metrics = createMetrics();
+  // under WORKERS a scrape answers for every worker (the primary sums them)
+  const metrics = cluster.isWorker ? clusterMetrics(createMetrics()) : createMetrics();
   const apiKeys = config.apiKeysFile === null ? null : openApiKeys(config);
   const app = buildService(config, data, log, {
     metrics,

@@ -2,7 +2,7 @@
 // status, cache hits and misses per endpoint, upstream latency and errors per
 // kind, rate-limit rejections and the age of every data set. The per-request
 // series are counted by src/request-stats.ts and rendered by prom-client.
-import type { Gauge, Registry } from 'prom-client';
+import type { Aggregator, Gauge, Registry } from 'prom-client';
 import {
   FastCounter,
   FastHistogram,
@@ -35,6 +35,8 @@ export interface Metrics {
   /** the last GeoIP/ASN update per kind (outcome, when it ran), read at scrape time */
   dataUpdates(read: () => readonly DataUpdateSample[]): void;
   render(): Promise<string>;
+  /** this process's metrics in prom-client's JSON form (for the cluster's sum: cluster-metrics.ts) */
+  snapshot(): Promise<unknown[]>;
   /**
    * Loads prom-client and builds the registry now, in the background
    * (otherwise at the first scrape). prom-client takes ~60–90 ms to import:
@@ -99,16 +101,19 @@ export function createMetrics(
       family.register(registry);
     }
     /** A gauge whose samples are read at each scrape (prom-client calls collect() then). */
+    /** `aggregator`: how WORKERS' values of it add up into the cluster's (cluster-metrics.ts) */
     function readAtScrape<L extends string>(
       name: string,
       help: string,
       labelNames: readonly L[],
+      aggregator: Aggregator,
       read: () => Iterable<readonly [Record<L, string>, number]>,
     ): void {
       const gauge: Gauge<L> = new prom.Gauge({
         name,
         help,
         labelNames,
+        aggregator,
         registers: [registry],
         collect() {
           gauge.reset();
@@ -120,6 +125,7 @@ export function createMetrics(
       'ipintel_data_set_age_seconds',
       'Age of each data set (build or fetch time), by name and kind',
       ['name', 'kind'],
+      'max', // the stalest copy any worker holds
       function* () {
         for (const { name, kind, at } of readAges()) {
           if (at !== null) yield [{ name, kind }, Math.max(0, (now() - at) / 1000)];
@@ -130,6 +136,7 @@ export function createMetrics(
       'ipintel_data_update_last_outcome',
       'Outcome of the last GeoIP/ASN update per data set kind: 1 for the outcome it had (updated, unchanged, failed), 0 for the others',
       ['kind', 'outcome'],
+      'max', // an outcome any worker's last update had
       function* () {
         for (const u of readUpdates()) {
           for (const outcome of ['updated', 'unchanged', 'failed'] as const) {
@@ -142,6 +149,7 @@ export function createMetrics(
       'ipintel_data_update_timestamp_seconds',
       'When the last GeoIP/ASN update ran (event="checked") and last ended with current data (event="succeeded"), per kind',
       ['kind', 'event'],
+      'max', // the latest run of any worker
       function* () {
         for (const u of readUpdates()) {
           yield [{ kind: u.kind, event: 'checked' }, u.checkedAt / 1000];
@@ -154,6 +162,7 @@ export function createMetrics(
       'ipintel_dependency_up',
       'Whether each external dependency (Redis) answers: 1 up, 0 down',
       ['name'],
+      'min', // up only when every worker reaches it
       function* () {
         for (const [name, state] of Object.entries(readDependencies())) {
           yield [{ name }, state === 'up' ? 1 : 0];
@@ -164,6 +173,7 @@ export function createMetrics(
       'ipintel_workers',
       'Worker processes configured to serve the port (WORKERS; 1 without a cluster)',
       [],
+      'first', // the same setting in every worker
       function* () {
         yield [{}, workerCount];
       },
@@ -249,8 +259,19 @@ export function createMetrics(
       readUpdates = read;
     },
     render: async () => (await registryNow()).metrics(),
+    snapshot: async () => (await registryNow()).getMetricsAsJSON(),
     prepare() {
       registryNow().catch(() => undefined);
     },
   };
+}
+
+/** The cluster's metrics from every worker's snapshot, summed by prom-client (in the primary). */
+export async function aggregateMetrics(
+  parts: readonly (readonly unknown[])[],
+  loadPromClient: () => Promise<PromClient> = () => import('./later/prom-client.js'),
+): Promise<string> {
+  const prom = await loadPromClient();
+  type Parts = Parameters<typeof prom.AggregatorRegistry.aggregate>[0];
+  return prom.AggregatorRegistry.aggregate(parts as unknown as Parts).metrics();
 }

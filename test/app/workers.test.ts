@@ -33,11 +33,13 @@ function groupAlive(pid: number): boolean {
 describe('WORKERS=2 (cluster, rate limit counted by the primary)', () => {
   let child: ChildProcess;
   let port: number;
+  let metricsPort: number;
   let stderr = '';
   let exited: Promise<number | null>;
 
   before(async () => {
     port = await freePort();
+    metricsPort = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env };
     // the test runner's marker would change how a node child behaves; Redis must not be used
     delete env['NODE_TEST_CONTEXT'];
@@ -51,6 +53,8 @@ describe('WORKERS=2 (cluster, rate limit counted by the primary)', () => {
       RATE_LIMIT_LEASE_MS: String(LEASE_MS),
       LOG_LEVEL: 'silent',
       FEED_UPDATE_INTERVAL_HOURS: '0',
+      // /metrics on a listener of its own: not rate limited with the client's other requests
+      METRICS_PORT: String(metricsPort),
     });
     // detached: the child leads its own process group, so the workers can be
     // found (and killed) as a group
@@ -114,6 +118,18 @@ describe('WORKERS=2 (cluster, rate limit counted by the primary)', () => {
     // the next request, on whichever worker, is refused too; /healthz is exempt
     assert.equal((await getOnce(port, '/ip/1.1.1.1')).status, 429);
     assert.equal((await getOnce(port, '/healthz')).status, 200);
+  });
+
+  it("/metrics answers for both workers: the burst's 60 answers, whichever worker is scraped", async () => {
+    const answered =
+      /^ipintel_http_requests_total\{route="\/ip\/:ip",method="GET",status="200"\} (\d+)$/m;
+    for (let scrape = 0; scrape < 4; scrape++) {
+      // fresh connections: the primary hands them to the workers in turn
+      const r = await getOnce(metricsPort, '/metrics');
+      assert.equal(r.status, 200, r.body);
+      assert.equal(answered.exec(r.body)?.[1], String(LIMIT), `scrape ${scrape}`);
+      assert.match(r.body, /^ipintel_workers 2$/m);
+    }
   });
 
   it('SIGTERM stops the primary and its workers with code 0', async () => {
