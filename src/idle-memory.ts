@@ -9,7 +9,10 @@
 // memory reducer starts after some loads and not after others.
 //
 // So a check every second: once the event loop has been quiet for a few
-// seconds while the heap holds far more than it uses, three full collections
+// seconds while the heap holds far more than it uses — or has grown far past
+// where the last release (or the start) left it: with small semi-spaces a
+// load's garbage is promoted and counts as used until a full collection —
+// three full collections
 // a second apart — the first frees the old generation's empty pages, the
 // second compacts what is left, the third, with almost nothing allocated
 // since, lets V8 shrink the young generation to its start size (each step
@@ -26,7 +29,7 @@ export interface IdleMemoryPolicy {
   quietUtilisation: number;
   /** quiet seconds in a row before the first collection */
   quietChecks: number;
-  /** committed heap beyond the used heap that is worth giving back */
+  /** committed heap beyond the used heap, or beyond the baseline, that is worth giving back */
   slackBytes: number;
   /** full collections of one release, one per check */
   collections: number;
@@ -57,12 +60,18 @@ export interface IdleState {
   /** collections left in the release under way; 0 when none is */
   collectionsLeft: number;
   lastReleaseAt: number;
+  /**
+   * the committed heap after the last release (at start: the first check),
+   * lowered when the heap shrinks by itself; NaN until the next check takes it
+   */
+  baselineCommitted: number;
 }
 
 export const IDLE_START: IdleState = {
   quietInARow: 0,
   collectionsLeft: 0,
   lastReleaseAt: Number.NEGATIVE_INFINITY,
+  baselineCommitted: Number.NaN,
 };
 
 /** Pure: the state after a check, and whether to collect now. */
@@ -77,17 +86,34 @@ export function idleStep(
     // traffic came back: the release stops, what is left waits for the next quiet
     if (!quiet) return { state: { ...state, quietInARow, collectionsLeft: 0 }, collect: false };
     return {
-      state: { ...state, quietInARow, collectionsLeft: state.collectionsLeft - 1 },
+      state: {
+        ...state,
+        quietInARow,
+        collectionsLeft: state.collectionsLeft - 1,
+        // the release's last collection: the next check takes the baseline after it
+        baselineCommitted: state.collectionsLeft === 1 ? Number.NaN : state.baselineCommitted,
+      },
       collect: true,
     };
   }
+  const baselineCommitted = Number.isNaN(state.baselineCommitted)
+    ? sample.heapCommitted
+    : Math.min(state.baselineCommitted, sample.heapCommitted);
   const due =
     quietInARow >= policy.quietChecks &&
-    sample.heapCommitted - sample.heapUsed > policy.slackBytes &&
+    (sample.heapCommitted - sample.heapUsed > policy.slackBytes ||
+      sample.heapCommitted - baselineCommitted > policy.slackBytes) &&
     sample.now - state.lastReleaseAt >= policy.minGapMs;
-  if (!due) return { state: { ...state, quietInARow }, collect: false };
+  if (!due) return { state: { ...state, quietInARow, baselineCommitted }, collect: false };
   return {
-    state: { quietInARow, collectionsLeft: policy.collections - 1, lastReleaseAt: sample.now },
+    state: {
+      quietInARow,
+      collectionsLeft: policy.collections - 1,
+      lastReleaseAt: sample.now,
+      // taken again at the first check after the release's last collection (a
+      // release that traffic interrupts keeps the old one, so it is due again)
+      baselineCommitted: policy.collections === 1 ? Number.NaN : baselineCommitted,
+    },
     collect: true,
   };
 }

@@ -53,6 +53,31 @@ describe('idleStep', () => {
     assert.deepEqual(run(repeat(120, { utilisation: QUIET, ...TIGHT })), []);
   });
 
+  it('a heap grown far past where it started is released even when it counts it all as used', () => {
+    // small semi-spaces promote a load's garbage: used until a full collection
+    const START = { heapCommitted: 40 * MB, heapUsed: 30 * MB };
+    const GROWN = { heapCommitted: 94 * MB, heapUsed: 86 * MB };
+    const seconds = [
+      ...repeat(3, { utilisation: QUIET, ...START }),
+      ...repeat(5, { utilisation: BUSY, ...GROWN }),
+      ...repeat(8, { utilisation: QUIET, ...GROWN }),
+    ];
+    assert.deepEqual(run(seconds), [12, 13, 14]);
+  });
+
+  it('after a release the baseline is where the collections left the heap', () => {
+    const GROWN = { heapCommitted: 94 * MB, heapUsed: 86 * MB };
+    const AFTER = { heapCommitted: 45 * MB, heapUsed: 35 * MB };
+    const gap = IDLE_MEMORY_POLICY.minGapMs / 1000;
+    const seconds = [
+      { utilisation: QUIET, heapCommitted: 20 * MB, heapUsed: 15 * MB },
+      ...repeat(7, { utilisation: QUIET, ...GROWN }), // the fifth quiet check releases: 4, 5, 6
+      // 25 MB above the start, but 45 MB is where the release left it: no more
+      ...repeat(gap + 30, { utilisation: QUIET, ...AFTER }),
+    ];
+    assert.deepEqual(run(seconds), [4, 5, 6]);
+  });
+
   it('traffic during a release stops it; the next one waits the minimum gap', () => {
     const gap = IDLE_MEMORY_POLICY.minGapMs / 1000;
     const seconds = [
