@@ -68,6 +68,16 @@ describe('OverrideIndex', () => {
     assert.equal(empty.rowOf(parseIp('10.0.0.1')!), null);
   });
 
+  it('an address before the first row, in the block that row starts in, is in none', () => {
+    // the jump table has no segment at or below 192.0.0.0 here: its search starts at the first
+    const lone = indexOf(['192.0.2.128/25']);
+    assert.equal(labelAt(lone, '192.0.2.5'), null);
+    assert.equal(labelAt(lone, '192.0.2.127'), null);
+    assert.equal(labelAt(lone, '192.0.2.128'), '192.0.2.128/25');
+    assert.equal(labelAt(lone, '192.0.2.255'), '192.0.2.128/25');
+    assert.equal(labelAt(lone, '192.0.3.0'), null);
+  });
+
   it('agrees with a scan of the rows on random nested ranges', () => {
     const random = seededRandom();
     withSeed(random, () => {
