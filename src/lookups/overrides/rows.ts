@@ -134,18 +134,10 @@ export interface ParsedOverrides {
 /** records checked between two pauses of parseOverridesInSlices (a few ms of work) */
 const SLICE = 2_000;
 
-/** The rows of an overrides file, or (problems not empty) why it is refused. */
-export function parseOverrides(source: string): ParsedOverrides {
-  const steps = parseSteps(source);
-  for (;;) {
-    const step = steps.next();
-    if (step.done === true) return step.value;
-  }
-}
-
 /**
- * parseOverrides, pausing (`pause()`, e.g. a turn of the event loop) every
- * few thousand records: a large file is read while the service answers.
+ * The rows of an overrides file, or (problems not empty) why it is refused,
+ * pausing (`pause()`, e.g. a turn of the event loop) every few thousand
+ * records: a large file is read while the service answers.
  */
 export async function parseOverridesInSlices(
   source: string,
