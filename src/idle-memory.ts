@@ -1,8 +1,8 @@
 // Memory given back once a load is over. Under a heavy load (1,000-address
 // batches, MCP batches of tool calls, 10,000-deep JSON) V8 grows its young
-// generation to the 16 MB semi-spaces `npm start` allows (32 MB committed)
-// and its old generation by pages that the collector empties but keeps:
-// after such a load the heap held ~100 MB for ~15 MB of live objects, and
+// generation to the semi-spaces `npm start` allows, promotes what outlives
+// them, and grows its old generation by pages the collector empties but
+// keeps: after such a load the heap held ~100 MB for ~15 MB of live objects, and
 // the process stayed ~90 MB above its start (heap snapshots and
 // v8.getHeapSpaceStatistics; nothing was retained by our code). V8 gives
 // that memory back only in a memory-reducing collection, which its own

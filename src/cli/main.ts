@@ -7,17 +7,15 @@
 //
 // The flags on the first line are the bulk path's (`ipintel enrich`): a
 // small young generation keeps a run over millions of lines well under
-// 150 MB (its garbage dies young; 16 MB semi-spaces only hold more of it),
+// 150 MB (its garbage dies young; larger semi-spaces only hold more of it),
 // and huge pages for the tables' large buffers make reading them a fifth
-// cheaper (docs/operations.md). The service wants the opposite young
-// generation, so `serve` starts it in a process of its own with `npm start`'s.
+// cheaper (docs/operations.md). The service wants a larger young generation
+// (4 MB), so `serve` starts it in a process of its own with `npm start`'s flags.
 import { spawn } from 'node:child_process';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCli } from './run.js';
-
-/** `npm start`'s node flag (package.json, Dockerfile); GLIBC_TUNABLES is inherited from the line above. */
-const SERVICE_FLAGS = ['--max-semi-space-size=4'];
+import { SERVICE_FLAGS } from './service-flags.js';
 
 /**
  * The service (src/main.ts) as a child process with the service's flags:
