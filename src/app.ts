@@ -147,17 +147,19 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     // a valid API key is counted in its own bucket, against its own limit
     const denial = access === undefined ? null : access.identify(x);
     const key = x.apiKey;
-    const hit =
-      key === null
-        ? deps.rateLimitStore.hit(rateLimitKey(x.clientIp), config.rateLimitMax, windowMs)
-        : deps.rateLimitStore.hit(key.bucket, key.limit, windowMs);
+    const limit = key === null ? config.rateLimitMax : key.limit;
+    const hit = deps.rateLimitStore.hit(
+      key === null ? rateLimitKey(x.clientIp) : key.bucket,
+      limit,
+      windowMs,
+    );
     return hit instanceof Promise
-      ? hit.then((counted) => admitted(x, match, counted, denial))
-      : admitted(x, match, hit, denial);
+      ? hit.then((counted) => admitted(x, match, counted, limit, denial))
+      : admitted(x, match, hit, limit, denial);
   }
 
   /**
-   * The rate limit's decision on a counted request, then the API key's
+   * The rate limit's decision on a request counted against `limit`, then the API key's
    * refusal if any (401 comes after 429: guessing keys is limited), then the
    * route (or why not).
    */
@@ -165,9 +167,9 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     x: Exchange,
     match: Match,
     hit: RateLimitHit,
+    limit: number,
     denial: string | null,
   ): MaybePromise<number> {
-    const limit = x.apiKey === null ? config.rateLimitMax : x.apiKey.limit;
     const decision = decide(hit, limit, now());
     x.rateLimit = decision;
     if (!decision.allowed) {

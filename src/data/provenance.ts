@@ -75,24 +75,36 @@ export function provenance(
   let headers: Headers = {};
   let untagged: Headers = {};
   let tag = '';
-  const refresh = (): void => {
+  // the last caller's headers: a keep-alive client asks again and again
+  let lastCaller = '';
+  let callerHeaders: Headers = {};
+  /** Brings the headers up to date; true when they changed. */
+  const refresh = (): boolean => {
     const sets = sources.dataSets();
     const feeds = sources.feeds();
     const overrides = sources.overridesVersion();
     const extra = other();
-    if (sets === seen[0] && feeds === seen[1] && overrides === seen[2] && extra === seen[3]) return;
+    if (sets === seen[0] && feeds === seen[1] && overrides === seen[2] && extra === seen[3]) {
+      return false;
+    }
     seen = [sets, feeds, overrides, extra];
     const version = dataVersion(parts, sources);
     tag = createHash('sha256').update(version).digest('base64url').slice(0, 22);
     untagged = { ...(extra ?? {}), 'x-data-version': version };
     headers = { ...untagged, etag: `"${tag}"` };
+    return true;
   };
   return {
     headers: () => (refresh(), headers),
     callerHeaders: (callerIp) => {
-      refresh();
-      // the same URL answers each caller differently: the address is part of the tag
-      return { ...headers, etag: `"${tag}-${token(callerIp)}"` };
+      // the same URL answers each caller differently: the address is part of
+      // the tag (a parsed address's text is hex digits, '.' and ':', all
+      // allowed in a tag as they are)
+      if (refresh() || callerIp !== lastCaller) {
+        lastCaller = callerIp;
+        callerHeaders = { ...headers, etag: `"${tag}-${callerIp}"` };
+      }
+      return callerHeaders;
     },
     untagged: () => (refresh(), untagged),
   };

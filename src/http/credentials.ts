@@ -22,14 +22,6 @@ export function bearerToken(authorization: string | undefined): string | undefin
   return token === '' ? undefined : token;
 }
 
-/**
- * The key a request presents: the Bearer token, else the query's `key`
- * (percent-decoded); undefined when it presents none (an empty `?key=` is none).
- */
-export function presentedKey(authorization: string | undefined, query: string): string | undefined {
-  return bearerToken(authorization) ?? queryKey(query);
-}
-
 /** The query's `key` (percent-decoded); undefined when none or empty; AMBIGUOUS_KEY for two. */
 export function queryKey(query: string): string | undefined {
   if (query === '') return undefined;

@@ -8,9 +8,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { startRedisServer, type RedisTestServer } from '../helpers/redis-server.js';
-import { openRedisStores } from '../helpers/redis-stores.js';
-import { get, startService } from '../helpers/service.js';
-import { until } from '../helpers/wait.js';
+import { startRedisInstance } from '../helpers/redis-service.js';
+import { get } from '../helpers/service.js';
 
 const KEY = 'shared-key-0123456789';
 let redis: RedisTestServer;
@@ -23,26 +22,13 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function instance(file: string) {
-  // generous: a Redis call past its bound is counted in process, by design
-  const stores = await openRedisStores(redis.url, { timeoutMs: 5_000 });
-  const service = await startService({
-    env: { API_KEYS_FILE: file, RATE_LIMIT_MAX: '1000' },
-    overrides: {
-      cacheStore: stores.cache,
-      rateLimitStore: stores.rateLimit,
-      dependencies: () => ({ redis: stores.health() }),
-    },
-  });
-  await until(async () => (await get(service.baseUrl, '/readyz')).text.includes('"up"'), 3000, 50);
-  return {
-    service,
-    close: async () => {
-      await service.close();
-      await stores.close();
-    },
-  };
-}
+// generous: a Redis call past its bound is counted in process, by design
+const instance = (file: string) =>
+  startRedisInstance(
+    redis.url,
+    { API_KEYS_FILE: file, RATE_LIMIT_MAX: '1000' },
+    { timeoutMs: 5_000 },
+  );
 
 describe('two instances sharing Redis and one keys file', () => {
   it('give a key exactly its limit across both', async () => {

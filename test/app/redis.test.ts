@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.js';
 import { startRedisServer, type RedisTestServer } from '../helpers/redis-server.js';
-import { openRedisStores, type RedisStoresOptions } from '../helpers/redis-stores.js';
-import { dataOf, get, startService, type TestService } from '../helpers/service.js';
+import { startRedisInstance } from '../helpers/redis-service.js';
+import type { RedisStoresOptions } from '../helpers/redis-stores.js';
+import { dataOf, get } from '../helpers/service.js';
 import { until } from '../helpers/wait.js';
 
 let redis: RedisTestServer;
@@ -23,32 +24,8 @@ after(async () => {
   await dns.close();
 });
 
-async function instance(
-  env: Record<string, string>,
-  options: RedisStoresOptions = {},
-): Promise<{
-  service: TestService;
-  close(): Promise<void>;
-}> {
-  const stores = await openRedisStores(redis.url, options);
-  const service = await startService({
-    env,
-    overrides: {
-      cacheStore: stores.cache,
-      rateLimitStore: stores.rateLimit,
-      dependencies: () => ({ redis: stores.health() }),
-    },
-  });
-  // the instance counts in Redis once its /readyz says Redis is up
-  await until(async () => (await get(service.baseUrl, '/readyz')).text.includes('"up"'), 3000, 50);
-  return {
-    service,
-    close: async () => {
-      await service.close();
-      await stores.close();
-    },
-  };
-}
+const instance = (env: Record<string, string>, options: RedisStoresOptions = {}) =>
+  startRedisInstance(redis.url, env, options);
 
 describe('two instances sharing one Redis', () => {
   it('enforce one limit: 100 parallel requests across both let exactly 60 through', async () => {

@@ -2,35 +2,42 @@
 // ignored; two different query keys are no key; the log sees no key.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AMBIGUOUS_KEY, bearerToken, presentedKey, redactKey } from '../../src/http/credentials.js';
+import { AMBIGUOUS_KEY, bearerToken, queryKey, redactKey } from '../../src/http/credentials.js';
 
-describe('presentedKey', () => {
-  const cases: { auth?: string; query: string; want: string | undefined }[] = [
-    { query: '', want: undefined },
-    { auth: 'Bearer abc', query: '', want: 'abc' },
-    { auth: 'bearer  abc ', query: '', want: 'abc' }, // the scheme is case-insensitive
-    { auth: 'Bearer abc', query: 'key=other', want: 'abc' }, // the header wins
-    { auth: 'Basic dXNlcjpwdw==', query: 'key=q', want: 'q' }, // not ours: the query's key counts
-    { auth: 'Bearer ', query: '', want: undefined },
-    { query: 'key=abc', want: 'abc' },
-    { query: 'q=1.1.1.1&key=abc&x=1', want: 'abc' },
-    { query: 'monkey=abc', want: undefined }, // not the key parameter
-    { query: 'q=key=abc', want: undefined },
-    { query: 'key=', want: undefined }, // empty: none
-    { query: 'key=a%2Db', want: 'a-b' }, // percent-encoded
-    { query: 'key=a%zz', want: 'a%zz' }, // malformed escape: taken as sent (and not found)
-    { query: 'key=abc&key=abc', want: 'abc' },
-    { query: 'key=abc&key=xyz', want: AMBIGUOUS_KEY },
+// which of the two wins when both come is AccessControl.identify's, tested
+// through the app (test/app/api-keys.test.ts: "the header wins")
+describe('bearerToken', () => {
+  const cases: [string | undefined, string | undefined][] = [
+    [undefined, undefined],
+    ['Bearer abc', 'abc'],
+    ['bearer  abc ', 'abc'], // the scheme is case-insensitive
+    ['Bearer ', undefined],
+    ['Basic dXNlcjpwdw==', undefined], // not ours: the query's key counts
+    ['Token abcdefgh', undefined],
   ];
-  for (const { auth, query, want } of cases) {
-    it(`${auth ?? '(no header)'} ?${query} → ${JSON.stringify(want)}`, () => {
-      assert.equal(presentedKey(auth, query), want);
+  for (const [auth, want] of cases) {
+    it(`${auth ?? '(no header)'} → ${JSON.stringify(want)}`, () => {
+      assert.equal(bearerToken(auth), want);
     });
   }
-  it('bearerToken ignores other schemes', () => {
-    assert.equal(bearerToken('Token abcdefgh'), undefined);
-    assert.equal(bearerToken(undefined), undefined);
-  });
+});
+
+describe('queryKey', () => {
+  const cases: [string, string | undefined][] = [
+    ['', undefined],
+    ['key=abc', 'abc'],
+    ['q=1.1.1.1&key=abc&x=1', 'abc'],
+    ['monkey=abc', undefined], // not the key parameter
+    ['q=key=abc', undefined],
+    ['key=', undefined], // empty: none
+    ['key=a%2Db', 'a-b'], // percent-encoded
+    ['key=a%zz', 'a%zz'], // malformed escape: taken as sent (and not found)
+    ['key=abc&key=abc', 'abc'],
+    ['key=abc&key=xyz', AMBIGUOUS_KEY],
+  ];
+  for (const [query, want] of cases) {
+    it(`?${query} → ${JSON.stringify(want)}`, () => assert.equal(queryKey(query), want));
+  }
 });
 
 describe('redactKey', () => {

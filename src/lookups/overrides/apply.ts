@@ -74,7 +74,7 @@ export function overrideNetwork(base: AsnInfo | null, f: OverrideFields): AsnInf
 }
 
 /** Whether the row sets anything a detection record shows. */
-export function touchesDetection(f: OverrideFields): boolean {
+function touchesDetection(f: OverrideFields): boolean {
   return (
     FLAGS.some((k) => f[k] !== undefined) ||
     f.asn !== undefined ||

@@ -3,6 +3,7 @@
 // specific row that covers it. A lookup is one binary search over typed
 // arrays (IPv4: one word per bound; IPv6: four), made once per file load, off
 // the request path. The empty index answers every address with one check.
+import { v4Jump } from '../../data/range-table.js';
 import type { Ip } from '../../net/ip.js';
 import type { OverrideFields, OverrideRow } from './rows.js';
 
@@ -27,10 +28,11 @@ export class OverrideIndex {
   private readonly v4Rows: Int32Array;
   /**
    * by the top 16 bits of an address: the last segment starting at or below
-   * the first address with those bits (-1: none), so a search looks only
-   * between two neighbouring entries (a few segments, not all of them)
+   * the first address with those bits (0 when none: the final check refuses
+   * it), so a search looks only between two neighbouring entries (the GeoIP
+   * tables' jump table, src/data/range-table.ts)
    */
-  private readonly v4Jump: Int32Array;
+  private readonly v4Jump: Uint32Array;
   /**
    * One bit per /24 (IPv4) and per top 24 bits (IPv6): whether any row
    * covers some of it. Most addresses are in no row, and this one probe of a
@@ -59,7 +61,7 @@ export class OverrideIndex {
       this.v4Ends[i] = segment.end;
       this.v4Rows[i] = segment.row;
     }
-    this.v4Jump = jumpTable(this.v4Starts);
+    this.v4Jump = v4Jump(this.v4Starts);
     this.v4Blocks = blockBits(v4, (n) => n >>> 8);
     this.v6Blocks = blockBits(v6, (n) => Number(n >> 104n));
     this.v6Starts = words(v6.map((s) => s.start));
@@ -77,8 +79,6 @@ export class OverrideIndex {
       const top = value >>> 16;
       let lo = this.v4Jump[top]!;
       let hi = this.v4Jump[top + 1]!;
-      if (hi < 0) return NO_OVERRIDE;
-      if (lo < 0) lo = 0;
       // the last segment starting at or below the address, between lo and hi
       while (lo < hi) {
         const mid = (lo + hi + 1) >>> 1;
@@ -219,20 +219,6 @@ function flatten<N extends number | bigint>(ranges: Range<N>[], zero: N): Range<
   }
   closeUntil(null);
   return out;
-}
-
-/** The v4Jump table of ascending segment starts. */
-function jumpTable(starts: Uint32Array): Int32Array {
-  const jump = new Int32Array(65_537);
-  let index = -1;
-  for (let top = 0; top <= 65_536; top++) {
-    const first = top * 65_536;
-    while (index + 1 < starts.length && starts[index + 1]! <= first) index++;
-    jump[top] = index;
-  }
-  // the last entry bounds a search in the top block: every segment may be there
-  jump[65_536] = starts.length - 1;
-  return jump;
 }
 
 /** The block bitmap of segments: a bit for every block (`blockOf` an address) a segment touches. */

@@ -36,7 +36,16 @@ export type OverrideColumn = keyof OverrideFields | 'label';
 type Checker = (value: string) => { value: string | number | boolean } | { problem: string };
 
 const TEXT_LIMIT = 200;
-const regions = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+/**
+ * made at the first country checked, as src/web/panels-html.ts does: ICU's
+ * region names cost ~10-20 ms of every start-up otherwise, files or not
+ */
+let regions: Intl.DisplayNames | null = null;
+
+function isRegion(code: string): boolean {
+  regions ??= new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+  return regions.of(code) !== undefined;
+}
 /** codes ICU names that are not countries of ISO 3166-1 (a union, a macro-region, "unknown") */
 const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'QO', 'ZZ']);
 
@@ -82,7 +91,7 @@ function memoised(check: Checker): Checker {
 const CHECKERS: Record<OverrideColumn, Checker> = {
   country: memoised((value) => {
     const code = value.toUpperCase();
-    return /^[A-Z]{2}$/.test(code) && !NOT_COUNTRIES.has(code) && regions.of(code) !== undefined
+    return /^[A-Z]{2}$/.test(code) && !NOT_COUNTRIES.has(code) && isRegion(code)
       ? { value: code }
       : { problem: `"${value}" is not an ISO 3166-1 alpha-2 country code` };
   }),
@@ -125,18 +134,10 @@ export interface ParsedOverrides {
 /** records checked between two pauses of parseOverridesInSlices (a few ms of work) */
 const SLICE = 2_000;
 
-/** The rows of an overrides file, or (problems not empty) why it is refused. */
-export function parseOverrides(source: string): ParsedOverrides {
-  const steps = parseSteps(source);
-  for (;;) {
-    const step = steps.next();
-    if (step.done === true) return step.value;
-  }
-}
-
 /**
- * parseOverrides, pausing (`pause()`, e.g. a turn of the event loop) every
- * few thousand records: a large file is read while the service answers.
+ * The rows of an overrides file, or (problems not empty) why it is refused,
+ * pausing (`pause()`, e.g. a turn of the event loop) every few thousand
+ * records: a large file is read while the service answers.
  */
 export async function parseOverridesInSlices(
   source: string,

@@ -3,16 +3,20 @@
 // random nested ranges.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cidrContains } from '../../../src/net/cidr-match.js';
+import { cidrContains, parseCidr } from '../../../src/net/cidr-match.js';
 import { formatIpv4, parseIp } from '../../../src/net/ip.js';
 import { NO_OVERRIDE, OverrideIndex } from '../../../src/lookups/overrides/override-index.js';
-import { parseOverrides } from '../../../src/lookups/overrides/rows.js';
+import type { OverrideRow } from '../../../src/lookups/overrides/rows.js';
 import { seededRandom, withSeed } from '../../helpers/seeded-random.js';
 
-function rowsOf(networks: readonly string[]) {
-  const { rows, problems } = parseOverrides(['network', ...networks].join('\n'));
-  assert.deepEqual(problems, []);
-  return rows;
+/** Rows of no fields, each labelled with its network (as the parser labels a row without one). */
+function rowsOf(networks: readonly string[]): OverrideRow[] {
+  return networks.map((network, i) => ({
+    line: i + 2,
+    cidr: parseCidr(network)!,
+    label: network,
+    fields: {},
+  }));
 }
 
 const indexOf = (networks: readonly string[]) => new OverrideIndex(rowsOf(networks));
@@ -66,6 +70,16 @@ describe('OverrideIndex', () => {
     const empty = new OverrideIndex([]);
     assert.equal(empty.size, 0);
     assert.equal(empty.rowOf(parseIp('10.0.0.1')!), null);
+  });
+
+  it('an address before the first row, in the block that row starts in, is in none', () => {
+    // the jump table has no segment at or below 192.0.0.0 here: its search starts at the first
+    const lone = indexOf(['192.0.2.128/25']);
+    assert.equal(labelAt(lone, '192.0.2.5'), null);
+    assert.equal(labelAt(lone, '192.0.2.127'), null);
+    assert.equal(labelAt(lone, '192.0.2.128'), '192.0.2.128/25');
+    assert.equal(labelAt(lone, '192.0.2.255'), '192.0.2.128/25');
+    assert.equal(labelAt(lone, '192.0.3.0'), null);
   });
 
   it('agrees with a scan of the rows on random nested ranges', () => {

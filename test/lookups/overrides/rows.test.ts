@@ -3,7 +3,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseCsv } from '../../../src/data/csv.js';
-import { parseOverrides } from '../../../src/lookups/overrides/rows.js';
+import { parseOverridesInSlices } from '../../../src/lookups/overrides/rows.js';
+
+/** the service's parse, with no pause between its slices */
+const parseOverrides = (text: string) => parseOverridesInSlices(text, () => Promise.resolve());
 
 describe('parseCsv (RFC 4180)', () => {
   const table: { input: string; want: { line: number; fields: string[] }[] }[] = [
@@ -55,9 +58,9 @@ describe('parseCsv (RFC 4180)', () => {
   }
 });
 
-describe('parseOverrides', () => {
-  it('reads every column, in any order, with the values of their kinds', () => {
-    const { rows, problems } = parseOverrides(
+describe('parseOverridesInSlices', () => {
+  it('reads every column, in any order, with the values of their kinds', async () => {
+    const { rows, problems } = await parseOverrides(
       [
         'network,label,isMobile,asn,timezone,latitude,longitude,country,region,city,org,isp,isVpn,isProxy,isHosting,provider',
         '192.0.2.0/24,lab,FALSE,AS64500,Europe/Berlin,52.520008,-13.4,de,Berlin,Berlin,Org,Isp,true,false,True,Acme VPN',
@@ -97,8 +100,8 @@ describe('parseOverrides', () => {
     );
   });
 
-  it('reports every bad line with its number and reason, and keeps no row', () => {
-    const { rows, problems } = parseOverrides(
+  it('reports every bad line with its number and reason, and keeps no row', async () => {
+    const { rows, problems } = await parseOverrides(
       [
         'network,country,latitude,asn,isVpn,timezone',
         '10.0.0.0/8,DE,,,,', // good
@@ -132,25 +135,25 @@ describe('parseOverrides', () => {
     }
   });
 
-  it('refuses a header that does not start with network, an unknown or a repeated column', () => {
+  it('refuses a header that does not start with network, an unknown or a repeated column', async () => {
     const table = [
       { header: 'cidr,city', reason: /first column must be "network"/ },
       { header: 'network,colour', reason: /unknown column "colour"/ },
       { header: 'network,city,city', reason: /column "city" is given twice/ },
     ];
     for (const { header, reason } of table) {
-      const { problems } = parseOverrides(`${header}\n`);
+      const { problems } = await parseOverrides(`${header}\n`);
       assert.equal(problems[0]?.line, 1, header);
       assert.match(problems[0]?.reason ?? '', reason);
     }
   });
 
-  it('an empty file or a header alone is no overrides, not an error', () => {
-    assert.deepEqual(parseOverrides(''), { rows: [], problems: [] });
-    assert.deepEqual(parseOverrides('network,city\r\n'), { rows: [], problems: [] });
+  it('an empty file or a header alone is no overrides, not an error', async () => {
+    assert.deepEqual(await parseOverrides(''), { rows: [], problems: [] });
+    assert.deepEqual(await parseOverrides('network,city\r\n'), { rows: [], problems: [] });
   });
 
-  it('hostile bytes are problems, never a throw', () => {
+  it('hostile bytes are problems, never a throw', async () => {
     const table = [
       'network,city\n10.0.0.0/8,a\u0000b\n',
       'network,city\n10.0.0.0/8,' + 'x'.repeat(201) + '\n',
@@ -160,10 +163,29 @@ describe('parseOverrides', () => {
       'network,city\n10.0.0.0/8,"\n',
     ];
     for (const input of table) {
-      const { rows, problems } = parseOverrides(input);
+      const { rows, problems } = await parseOverrides(input);
       assert.equal(rows.length, 0, input);
       assert.equal(problems[0]?.line, 2, input);
     }
+  });
+});
+
+describe('a large file', () => {
+  it('is read in slices, pausing between them, every row kept in file order', async () => {
+    const lines = Array.from({ length: 5_000 }, (_, i) => `10.${i >> 8}.${i & 255}.0/24,c${i}`);
+    let pauses = 0;
+    const { rows, problems } = await parseOverridesInSlices(
+      ['network,city', ...lines].join('\n'),
+      () => {
+        pauses++;
+        return Promise.resolve();
+      },
+    );
+    assert.deepEqual(problems, []);
+    assert.equal(rows.length, 5_000);
+    assert.equal(rows[4_999]!.fields.city, 'c4999');
+    assert.equal(rows[4_999]!.line, 5_001);
+    assert.ok(pauses >= 2, `${pauses} pauses for 5 000 rows`);
   });
 });
 
@@ -172,7 +194,7 @@ describe('the example of docs/overrides.md', () => {
     const { readFile } = await import('node:fs/promises');
     const doc = await readFile(new URL('../../../docs/overrides.md', import.meta.url), 'utf8');
     const example = /```csv\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
-    const { rows, problems } = parseOverrides(example);
+    const { rows, problems } = await parseOverrides(example);
     assert.deepEqual(problems, []);
     assert.equal(rows.length, 5);
   });
