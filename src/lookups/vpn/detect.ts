@@ -59,13 +59,13 @@ export interface AsnHint {
 export interface FeedHit {
   readonly feed: string;
   readonly kind: FeedKind;
-  /** the VPN service the list names for this address (a providers.ts id) */
-  readonly provider?: string | null;
+  /** the VPN service the list names for this address (a providers.ts id), else null */
+  readonly provider: string | null;
   /**
    * For a VPN hit naming a provider: its own list, an aggregate naming many
    * (gluetun), or a range expanded from its exits (vpn-ranges.ts)
    */
-  readonly source?: 'own' | 'aggregate' | 'range';
+  readonly source: 'own' | 'aggregate' | 'range';
 }
 
 /** What detect() needs: feed membership and the ASN classes, taken as one snapshot. */
@@ -141,7 +141,7 @@ function applyHit(hit: FeedHit, reason: Reason, out: VpnDetection): void {
     reason('tor-exit', 'high');
   } else if (hit.kind === 'vpn') {
     out.isVpn = true;
-    const id = hit.provider ?? null;
+    const id = hit.provider;
     if (hit.source === 'range') reason(`vpn-range:${id ?? 'shared'}`, 'medium');
     else if (id === null) reason(`vpn-list:${hit.feed}`, 'high');
     else reason(`vpn-provider:${id}`, 'high');
@@ -167,8 +167,8 @@ function nameProvider(hits: readonly FeedHit[]): string | null {
   for (const source of SOURCES) {
     let found: string | null = null;
     for (const hit of hits) {
-      if (hit.kind !== 'vpn' || (hit.source ?? 'own') !== source) continue;
-      const id = hit.provider ?? null;
+      if (hit.kind !== 'vpn' || hit.source !== source) continue;
+      const id = hit.provider;
       if (id === null) continue;
       if (found !== null && found !== id) return null;
       found = id;
