@@ -68,9 +68,16 @@ export interface FeedHit {
   readonly source: 'own' | 'aggregate' | 'range';
 }
 
+/** The feeds holding an address, and the service they name (nameProvider of the hits). */
+export interface FeedMatch {
+  readonly hits: readonly FeedHit[];
+  readonly provider: string | null;
+}
+
 /** What detect() needs: feed membership and the ASN classes, taken as one snapshot. */
 export interface DetectionIndex {
-  matchFeeds(ip: Ip): readonly FeedHit[];
+  /** one search; the answer is built with the index (a lookup allocates nothing) */
+  matchFeeds(ip: Ip): FeedMatch;
   readonly asnClasses: AsnClassTable;
 }
 
@@ -113,9 +120,9 @@ export function detect(
     out.reasons.push('special-purpose-address');
     return out;
   }
-  const hits = index.matchFeeds(ip);
-  for (const hit of hits) applyHit(hit, reason, out);
-  out.provider = nameProvider(hits);
+  const match = index.matchFeeds(ip);
+  for (const hit of match.hits) applyHit(hit, reason, out);
+  out.provider = match.provider;
   if (asn === null) return out;
   const entry = index.asnClasses.get(asn.asn);
   if (entry !== undefined) {
@@ -161,9 +168,10 @@ function applyHit(hit: FeedHit, reason: Reason, out: VpnDetection): void {
  * The service named when the lists agree: the providers' own lists first; an
  * aggregate (gluetun, older) only when no own list holds the address, an
  * expanded range only when no list does. Two services claiming one address
- * at the same level (a shared host that changed hands) → null.
+ * at the same level (a shared host that changed hands) → null. Asked once
+ * per label set when the index is built, not per lookup.
  */
-function nameProvider(hits: readonly FeedHit[]): string | null {
+export function nameProvider(hits: readonly FeedHit[]): string | null {
   for (const source of SOURCES) {
     let found: string | null = null;
     for (const hit of hits) {
