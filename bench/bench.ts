@@ -14,20 +14,20 @@
 // See BENCHMARKS.md. Exit 0 (a benchmark, not a gate); 1 when it could not
 // measure, 2 when wrk, taskset or /proc is missing.
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  CYCLE_PATHS_LUA,
   freePort,
   load,
+  loadWorkspace,
+  MAIN,
   missingTools,
   pin,
   rssMb,
+  startCommand,
   startServer,
   stop,
-  stopAll,
   type Load,
   type Server,
 } from './harness.js';
@@ -35,9 +35,6 @@ import { PATH_COUNT, writePathLists, type ScenarioName } from './paths.js';
 
 const here = dirname(fileURLToPath(import.meta.url)); // dist/bench
 const root = resolve(here, '..', '..');
-const MAIN = 'dist/bundle/main.js';
-/** package.json's start script runs this wrapper: the build check, then MAIN in the same process */
-const START_WRAPPER = 'scripts/start.mjs';
 const SERVER_CPU = 0;
 const CLIENT_CPU = 1;
 const CONNECTIONS = 50;
@@ -80,38 +77,6 @@ function selectedScenarios(): typeof SCENARIOS {
   return SCENARIOS.filter((s) => names.includes(s.name));
 }
 
-/**
- * The environment assignments and node flags of package.json's `start`
- * script (`[NAME=value …] node <flags> scripts/start.mjs`, or `… dist/bundle/main.js`),
- * so that the bench runs the service as `npm start` does (minus the build check).
- */
-function startCommand(): { env: Record<string, string>; flags: string[] } {
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-    scripts?: Record<string, string>;
-  };
-  const start = pkg.scripts?.['start'] ?? '';
-  for (const command of start.split(/&&|\|\||;/)) {
-    const words = command.trim().split(/\s+/);
-    const node = words.indexOf('node');
-    const main = words.findIndex((word) =>
-      [MAIN, START_WRAPPER].includes(word.replace(/^\.\//, '')),
-    );
-    if (node !== -1 && main > node && !words.some((word) => /["'`$\\]/.test(word))) {
-      const env = Object.fromEntries(
-        words
-          .slice(0, node)
-          .map((word) => /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(word))
-          .filter((m) => m !== null)
-          .map((m) => [m[1]!, m[2]!]),
-      );
-      return { env, flags: words.slice(node + 1, main) };
-    }
-  }
-  throw new Error(
-    `cannot find "node <flags> ${START_WRAPPER}" in package.json's start script: "${start}"`,
-  );
-}
-
 const median = (values: readonly number[]): number => {
   // perf-bar.sh's: the middle value, the lower one of an even count
   const sorted = [...values].sort((a, b) => a - b);
@@ -131,18 +96,12 @@ async function main(): Promise<number> {
   const seconds = envCount('BENCH_SECONDS', 6);
   const scenarios = selectedScenarios();
   const override = process.env['BENCH_SERVICE_CMD']?.trim() || null;
-  const start = startCommand();
+  const start = startCommand(root);
   const command = override?.split(/\s+/) ?? [process.execPath, ...start.flags, MAIN];
   const timeNpmStart = override === null && process.env['BENCH_NPM_START'] !== '0';
 
   pin(process.pid, CLIENT_CPU);
-  const work = mkdtempSync(join(tmpdir(), 'ipintel-bench-'));
-  process.on('exit', () => {
-    stopAll();
-    rmSync(work, { recursive: true, force: true });
-  });
-  const lua = join(work, 'cycle-paths.lua');
-  writeFileSync(lua, CYCLE_PATHS_LUA);
+  const { work, lua } = loadWorkspace('ipintel-bench-');
   const pathFiles = writePathLists(work);
 
   let service: Server | null = null;

@@ -2,10 +2,19 @@
 // wait for its first answer, load it with wrk from the other CPU, and read its
 // CPU time and RSS from /proc.
 import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync, readdirSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
-import { cpus } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** What `npm run bench` needs and does not find: it says which and exits 2. */
 export function missingTools(): string[] {
@@ -268,4 +277,55 @@ export async function load(
     p99Ms: percentileMs(output, '99'),
     problems,
   };
+}
+
+/** The service's bundle, and the wrapper package.json's start script runs it through (the build check first). */
+export const MAIN = 'dist/bundle/main.js';
+export const START_WRAPPER = 'scripts/start.mjs';
+
+/**
+ * The environment assignments and node flags of package.json's `start`
+ * script (`[NAME=value …] node <flags> scripts/start.mjs`, or `… dist/bundle/main.js`),
+ * so that the bench runs the service as `npm start` does (minus the build check).
+ */
+export function startCommand(root: string): { env: Record<string, string>; flags: string[] } {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
+  const start = pkg.scripts?.['start'] ?? '';
+  for (const command of start.split(/&&|\|\||;/)) {
+    const words = command.trim().split(/\s+/);
+    const node = words.indexOf('node');
+    const main = words.findIndex((word) =>
+      [MAIN, START_WRAPPER].includes(word.replace(/^\.\//, '')),
+    );
+    if (node !== -1 && main > node && !words.some((word) => /["'`$\\]/.test(word))) {
+      const env = Object.fromEntries(
+        words
+          .slice(0, node)
+          .map((word) => /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(word))
+          .filter((m) => m !== null)
+          .map((m) => [m[1]!, m[2]!]),
+      );
+      return { env, flags: words.slice(node + 1, main) };
+    }
+  }
+  throw new Error(
+    `cannot find "node <flags> ${START_WRAPPER}" in package.json's start script: "${start}"`,
+  );
+}
+
+/**
+ * A scratch folder for one bench run (removed, and every server stopped, when
+ * the process exits) holding the wrk script that cycles through path lists.
+ */
+export function loadWorkspace(prefix: string): { work: string; lua: string } {
+  const work = mkdtempSync(join(tmpdir(), prefix));
+  process.on('exit', () => {
+    stopAll();
+    rmSync(work, { recursive: true, force: true });
+  });
+  const lua = join(work, 'cycle-paths.lua');
+  writeFileSync(lua, CYCLE_PATHS_LUA);
+  return { work, lua };
 }

@@ -11,18 +11,18 @@
 // BENCH_SIM=0. See BENCHMARKS.md. Exit 0 (a benchmark, not a gate); 1 when it
 // could not measure, 2 when wrk, taskset, /proc or redis-server is missing.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  CYCLE_PATHS_LUA,
   cpuSeconds,
   freePort,
   groupPids,
   load,
+  loadWorkspace,
+  MAIN,
   missingTools,
   pin,
+  startCommand,
   startServer,
   stopAll,
   type Server,
@@ -89,13 +89,9 @@ async function main(): Promise<number> {
   const rounds = envCount('BENCH_ROUNDS', 3);
   const seconds = envCount('BENCH_SECONDS', 5);
   pin(process.pid, CLIENT_CPU);
-  const work = mkdtempSync(join(tmpdir(), 'ipintel-scale-'));
-  process.on('exit', () => {
-    stopAll();
-    rmSync(work, { recursive: true, force: true });
-  });
-  const lua = join(work, 'cycle-paths.lua');
-  writeFileSync(lua, CYCLE_PATHS_LUA);
+  const { work, lua } = loadWorkspace('ipintel-scale-');
+  // the service as `npm start` runs it: its node flags and environment
+  const start = startCommand(root);
   const pathsFile = writePathLists(work).ip4;
   const redis = await startRedis(work);
   process.on('exit', () => redis.child.kill('SIGKILL'));
@@ -115,9 +111,9 @@ async function main(): Promise<number> {
       setup.name,
       await startServer({
         name: setup.label,
-        command: [process.execPath, '--max-semi-space-size=4', 'dist/bundle/main.js'],
+        command: [process.execPath, ...start.flags, MAIN],
         cwd: root,
-        env: { GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1', ...setup.env },
+        env: { ...start.env, ...setup.env },
         port: await freePort(),
         cpu: SERVER_CPU,
         errFile: join(work, `${setup.name}.stderr`),

@@ -47,8 +47,9 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  // a bad keys file stops start-up once, here, not in each worker
-  if (config.apiKeysFile !== null) openApiKeys(config);
+  // read once per process, here: a bad keys file stops start-up before any
+  // worker is forked (each worker, a process of its own, reads it for itself)
+  const apiKeys = config.apiKeysFile === null ? null : openApiKeys(config);
   // the log buffer is bounded: when stdout cannot keep up, lines are dropped
   // rather than held in memory without end (SonicBoom's maxLength)
   const destination = pino.destination({ fd: 1, sync: false, maxLength: LOG_BUFFER_BYTES });
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
   const rateLimit =
     config.redisUrl !== null ? 'redis' : config.workers > 1 ? 'primary-shared' : 'in-process';
   if (config.workers === 1) {
-    await serve(config, log, accessLog, started, rateLimit);
+    await serve(config, log, accessLog, started, rateLimit, apiKeys);
     return;
   }
   if (cluster.isPrimary) {
@@ -69,9 +70,12 @@ async function main(): Promise<void> {
     // the feeds are fetched once per machine, here; the workers reload them on SIGHUP
     scheduleUpdates(config, log, null, () => signalWorkers('SIGHUP'));
   }
-  await runCluster(config.workers, () => serve(config, log, accessLog, started, rateLimit), log, {
-    shutdownGraceMs: SHUTDOWN_GRACE_MS + 2_000,
-  });
+  await runCluster(
+    config.workers,
+    () => serve(config, log, accessLog, started, rateLimit, apiKeys),
+    log,
+    { shutdownGraceMs: SHUTDOWN_GRACE_MS + 2_000 },
+  );
 }
 
 /** One serving process: the only one, or a cluster worker. */
@@ -81,6 +85,7 @@ async function serve(
   accessLog: AccessLog,
   started: number,
   rateLimit: string,
+  apiKeys: ApiKeySource | null,
 ): Promise<void> {
   // SIGHUP's default action ends the process: one that comes while the data
   // loads (a worker restarting when the primary relays a reload) must not
@@ -95,7 +100,6 @@ async function serve(
   let ready = true;
   // under WORKERS a scrape answers for every worker (the primary sums them)
   const metrics = cluster.isWorker ? clusterMetrics(createMetrics()) : createMetrics();
-  const apiKeys = config.apiKeysFile === null ? null : openApiKeys(config);
   const app = buildService(config, data, log, {
     metrics,
     isReady: () => ready,

@@ -15,9 +15,7 @@ import { spawn } from 'node:child_process';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCli } from './run.js';
-
-/** `npm start`'s node flag (package.json, Dockerfile); GLIBC_TUNABLES is inherited from the line above. */
-const SERVICE_FLAGS = ['--max-semi-space-size=4'];
+import { SERVICE_FLAGS } from './service-flags.js';
 
 /**
  * The service (src/main.ts) as a child process with the service's flags:

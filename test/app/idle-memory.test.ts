@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { spawnService, type SpawnedService } from '../helpers/spawned-service.js';
 import { until } from '../helpers/wait.js';
 import { seededRandom, type SeededRandom } from '../helpers/seeded-random.js';
+import { SERVICE_FLAGS } from '../../src/cli/service-flags.js';
 
 const MB = 1024 * 1024;
 /** requests of the burst, and how many are in flight at once */
@@ -36,7 +37,7 @@ let service: SpawnedService;
 before(async () => {
   service = await spawnService(
     { RATE_LIMIT_MAX: '1000000000', GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' },
-    ['--max-semi-space-size=4', 'src/main.ts'],
+    [...SERVICE_FLAGS, 'src/main.ts'],
   );
   // the start-up's own work (the rest of the tables) is over before the baseline
   await until(() => service.stdout().includes('tables in memory'), 30_000, 50);

@@ -15,6 +15,7 @@ import { getOnce } from '../helpers/http-get.js';
 import { spawnService } from '../helpers/spawned-service.js';
 import { until } from '../helpers/wait.js';
 import { startUpstreams, type Upstreams } from '../mcp/setup.js';
+import { SERVICE_FLAGS } from '../../src/cli/service-flags.js';
 
 const PACKAGE = JSON.parse(readFileSync('package.json', 'utf8')) as { bin: Record<string, string> };
 /** dist/src/cli/main.js → src/cli/main.ts: the bin's own source */
@@ -199,7 +200,7 @@ describe('ipintel serve', () => {
       const servicePid = (JSON.parse(served.stdout().split('\n')[0]!) as { pid: number }).pid;
       assert.notEqual(servicePid, served.pid);
       const flags = readFileSync(`/proc/${servicePid}/cmdline`, 'utf8').split('\0');
-      assert.ok(flags.includes('--max-semi-space-size=4'), flags.join(' '));
+      for (const flag of SERVICE_FLAGS) assert.ok(flags.includes(flag), flags.join(' '));
       served.kill('SIGHUP');
       await until(() => served.stdout().includes('"reason":"SIGHUP"'), 10_000, 50);
       assert.equal((await getOnce(served.port, '/healthz')).status, 200);

@@ -19,6 +19,7 @@ import { grantSize } from '../../src/ratelimit/lease.js';
 import { LeasedRateLimitStore } from '../../src/ratelimit/leased-rate-limit-store.js';
 import { MemoryRateLimitStore } from '../../src/ratelimit/memory-rate-limit-store.js';
 import type { RateLimitHit } from '../../src/ratelimit/rate-limit-store.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const LIMIT = 60;
 
@@ -119,6 +120,20 @@ describe('leases over IPC', () => {
     const started = performance.now();
     assert.equal(allowed([await b!.store.hit('f', LIMIT, 60_000)]).length, 0);
     assert.ok(performance.now() - started < 50, 'refused without waiting');
+  });
+
+  it('past maxLeases the oldest lease is given back, so its units return to the allowance', async () => {
+    const book = leaseBook(new MemoryRateLimitStore(), 4);
+    const authority = new IpcLeaseAuthority(channel(book, 1), 100);
+    const store = new LeasedRateLimitStore(authority, new MemoryRateLimitStore(), {
+      maxLeases: 2,
+    });
+    for (const key of ['e1', 'e2', 'e3']) await store.hit(key, LIMIT, 60_000); // 15 units each
+    assert.equal(store.held, 2);
+    await sleep(50); // the give-back's trip to the primary
+    // e1 gave back its 14 unused units: the ledger counts its one used unit and this one
+    assert.equal(book.ledger.lease('e1', LIMIT, 60_000, 1, 1e15).count, 2, 'e1 was given back');
+    assert.equal(book.ledger.lease('e2', LIMIT, 60_000, 1, 1e15).count, 16, 'e2 keeps its lease');
   });
 
   it('each limit is the caller’s: two buckets with their own limits share the store', async () => {

@@ -156,6 +156,21 @@ describe('leases in Redis', () => {
     assert.ok(waited < 1_000, `waited ${waited} ms, at most a lease and a sweep`);
   });
 
+  it('a script error (a key of the wrong type in a shared Redis) counts the hit in process, never fails it', async () => {
+    const b = await redis.open();
+    await redis.raw.flushdb();
+    assert.equal((await b.rateLimit.hit('typed', LIMIT, 60_000)).count, 1);
+    const [key] = await redis.raw.keys('ipintel:v2:ratelimit:*');
+    assert.ok(key !== undefined);
+    // another program overwrites the window with a string: HGET fails in the script
+    await redis.raw.del(key);
+    await redis.raw.set(key, 'not a hash', 'PX', 60_000);
+    const other = await redis.open();
+    const hit = await other.rateLimit.hit('typed', LIMIT, 60_000);
+    assert.equal(hit.count, 1, 'counted by the fallback');
+    assert.equal(other.memory.size, 1, 'the in-process store holds the client');
+  });
+
   it('counters live under hashed keys with the window as TTL', async () => {
     const { rateLimit } = await instance();
     await redis.raw.flushdb();
