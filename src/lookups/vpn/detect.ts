@@ -59,18 +59,25 @@ export interface AsnHint {
 export interface FeedHit {
   readonly feed: string;
   readonly kind: FeedKind;
-  /** the VPN service the list names for this address (a providers.ts id) */
-  readonly provider?: string | null;
+  /** the VPN service the list names for this address (a providers.ts id), else null */
+  readonly provider: string | null;
   /**
    * For a VPN hit naming a provider: its own list, an aggregate naming many
    * (gluetun), or a range expanded from its exits (vpn-ranges.ts)
    */
-  readonly source?: 'own' | 'aggregate' | 'range';
+  readonly source: 'own' | 'aggregate' | 'range';
+}
+
+/** The feeds holding an address, and the service they name (nameProvider of the hits). */
+export interface FeedMatch {
+  readonly hits: readonly FeedHit[];
+  readonly provider: string | null;
 }
 
 /** What detect() needs: feed membership and the ASN classes, taken as one snapshot. */
 export interface DetectionIndex {
-  matchFeeds(ip: Ip): readonly FeedHit[];
+  /** one search; the answer is built with the index (a lookup allocates nothing) */
+  matchFeeds(ip: Ip): FeedMatch;
   readonly asnClasses: AsnClassTable;
 }
 
@@ -113,9 +120,9 @@ export function detect(
     out.reasons.push('special-purpose-address');
     return out;
   }
-  const hits = index.matchFeeds(ip);
-  for (const hit of hits) applyHit(hit, reason, out);
-  out.provider = nameProvider(hits);
+  const match = index.matchFeeds(ip);
+  for (const hit of match.hits) applyHit(hit, reason, out);
+  out.provider = match.provider;
   if (asn === null) return out;
   const entry = index.asnClasses.get(asn.asn);
   if (entry !== undefined) {
@@ -141,7 +148,7 @@ function applyHit(hit: FeedHit, reason: Reason, out: VpnDetection): void {
     reason('tor-exit', 'high');
   } else if (hit.kind === 'vpn') {
     out.isVpn = true;
-    const id = hit.provider ?? null;
+    const id = hit.provider;
     if (hit.source === 'range') reason(`vpn-range:${id ?? 'shared'}`, 'medium');
     else if (id === null) reason(`vpn-list:${hit.feed}`, 'high');
     else reason(`vpn-provider:${id}`, 'high');
@@ -161,14 +168,15 @@ function applyHit(hit: FeedHit, reason: Reason, out: VpnDetection): void {
  * The service named when the lists agree: the providers' own lists first; an
  * aggregate (gluetun, older) only when no own list holds the address, an
  * expanded range only when no list does. Two services claiming one address
- * at the same level (a shared host that changed hands) → null.
+ * at the same level (a shared host that changed hands) → null. Asked once
+ * per label set when the index is built, not per lookup.
  */
-function nameProvider(hits: readonly FeedHit[]): string | null {
+export function nameProvider(hits: readonly FeedHit[]): string | null {
   for (const source of SOURCES) {
     let found: string | null = null;
     for (const hit of hits) {
-      if (hit.kind !== 'vpn' || (hit.source ?? 'own') !== source) continue;
-      const id = hit.provider ?? null;
+      if (hit.kind !== 'vpn' || hit.source !== source) continue;
+      const id = hit.provider;
       if (id === null) continue;
       if (found !== null && found !== id) return null;
       found = id;

@@ -7,7 +7,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Ip } from '../../net/ip.js';
 import { loadAsnClasses, type AsnClassTable } from './asn-classes.js';
-import type { DetectionIndex, FeedHit } from './detect.js';
+import { nameProvider, type DetectionIndex, type FeedMatch } from './detect.js';
 import { deserialiseFeed, FEED_FILE_SUFFIX } from './feed-store.js';
 import type { FeedKind, StoredFeed } from './feed-types.js';
 import { PrefixIndex } from './prefix-index.js';
@@ -46,8 +46,8 @@ export class FeedIndex implements DetectionIndex {
   /** stored files that were present but unreadable; the server should log them */
   readonly problems: readonly string[];
   private readonly prefixes: PrefixIndex;
-  /** per label set of the prefix index, its hits (precomputed: a lookup allocates nothing) */
-  private readonly hitSets: readonly (readonly FeedHit[])[];
+  /** per label set of the prefix index, its answer (precomputed: a lookup allocates nothing) */
+  private readonly matches: readonly SetMatch[];
   /** proxy feed → when its entries stop counting (ms since the epoch) */
   private readonly proxyExpiry: ReadonlyMap<string, number>;
   private readonly now: () => number;
@@ -70,14 +70,20 @@ export class FeedIndex implements DetectionIndex {
           );
     const labels = [...feedLabels(stored), ...ranges];
     this.prefixes = PrefixIndex.build(labels.map((l) => ({ label: l.key, prefixes: l.prefixes })));
-    const hits = new Map(labels.map((l) => [l.key, l.hit]));
-    this.hitSets = this.prefixes.labelSets().map((set) => set.map((key) => hits.get(key)!));
     const maxAge = options.proxyMaxAgeMs ?? DEFAULT_PROXY_MAX_AGE_MS;
     this.proxyExpiry = new Map(
       stored
         .filter((s) => s.kind === 'proxy')
         .map((s) => [s.feed, (Date.parse(s.fetchedAt) || 0) + maxAge]),
     );
+    const hitOf = new Map(labels.map((l) => [l.key, l.hit]));
+    this.matches = this.prefixes.labelSets().map((set) => {
+      const hits = set.map((key) => hitOf.get(key)!);
+      const proxyUntil = Math.min(
+        ...hits.map((h) => (h.kind === 'proxy' ? (this.proxyExpiry.get(h.feed) ?? 0) : Infinity)),
+      );
+      return { hits, provider: nameProvider(hits), proxyUntil };
+    });
     this.now = options.now ?? Date.now;
     const runs = this.prefixes.rangeCounts();
     // a feed's ranges are its labels' (one per provider of a mixed list, one per expanded range)
@@ -104,12 +110,22 @@ export class FeedIndex implements DetectionIndex {
   }
 
   /** The feeds holding ip; a proxy list older than the maximum age no longer counts. */
-  matchFeeds(ip: Ip): readonly FeedHit[] {
-    const hits = this.hitSets[this.prefixes.setOf(ip)]!;
-    if (this.proxyExpiry.size === 0 || !hits.some((h) => h.kind === 'proxy')) return hits;
+  matchFeeds(ip: Ip): FeedMatch {
+    const match = this.matches[this.prefixes.setOf(ip)]!;
+    if (match.proxyUntil === Infinity) return match;
     const now = this.now();
-    return hits.filter((h) => h.kind !== 'proxy' || now <= (this.proxyExpiry.get(h.feed) ?? 0));
+    if (now <= match.proxyUntil) return match;
+    // a proxy list of this set is stale: its hits go (they never name a provider)
+    const hits = match.hits.filter(
+      (h) => h.kind !== 'proxy' || now <= (this.proxyExpiry.get(h.feed) ?? 0),
+    );
+    return { hits, provider: match.provider };
   }
+}
+
+interface SetMatch extends FeedMatch {
+  /** when the first of the set's proxy lists stops counting; Infinity: it holds none */
+  readonly proxyUntil: number;
 }
 
 export interface DetectionIndexOptions {

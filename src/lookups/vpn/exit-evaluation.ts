@@ -3,7 +3,8 @@
 // never loaded as a feed), open proxies of lists loaded and not loaded, and
 // negatives (residential addresses, random addresses of the big clouds).
 // Pure: scripts/eval-detection.ts reads the files and supplies the detector.
-import { parseIp, type Ip } from '../../net/ip.js';
+import { parseCidr, type Cidr } from '../../net/cidr-match.js';
+import { formatIpv4, parseIp, type Ip } from '../../net/ip.js';
 import type { VpnDetection } from './detect.js';
 import { providerName } from './providers.js';
 
@@ -106,9 +107,7 @@ export function proxyHostsOfText(text: string): Ip[] {
  * seeded xorshift): "random cloud addresses" without choosing them by hand.
  */
 export function sampleV4(prefixes: readonly string[], count: number, seed = 20261127): Ip[] {
-  const v4 = prefixes
-    .map((p) => /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(p))
-    .filter((m): m is RegExpExecArray => m !== null);
+  const v4 = prefixes.map((p) => parseCidr(p)).filter((c): c is Cidr => c?.version === 4);
   let x = seed >>> 0 || 1;
   const next = () => {
     x ^= x << 13;
@@ -120,11 +119,9 @@ export function sampleV4(prefixes: readonly string[], count: number, seed = 2026
   };
   const out: Ip[] = [];
   for (let i = 0; i < count && v4.length > 0; i++) {
-    const m = v4[next() % v4.length]!;
-    const base = ((+m[1]! << 24) | (+m[2]! << 16) | (+m[3]! << 8) | +m[4]!) >>> 0;
-    const size = 2 ** (32 - +m[5]!);
-    const v = (base + (next() % size)) >>> 0;
-    const ip = parseIp(`${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`);
+    const cidr = v4[next() % v4.length]!;
+    const size = 2 ** (32 - cidr.prefixLength);
+    const ip = parseIp(formatIpv4((cidr.network[0]! + (next() % size)) >>> 0));
     if (ip !== null) out.push(ip);
   }
   return out;

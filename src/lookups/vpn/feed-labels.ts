@@ -10,7 +10,7 @@ import { expandVpnRanges, type RoutedRangeOf, type VpnRangeRule } from './vpn-ra
 import type { NetworkOfV6 } from './vpn-ranges-v6.js';
 
 /** The pseudo-feed of the ranges expanded from providers' exits (vpn-ranges.ts). */
-export const VPN_RANGE_FEED = 'vpn-range';
+const VPN_RANGE_FEED = 'vpn-range';
 
 /**
  * One label per provider for the ranges the vpn-range rule expands from its

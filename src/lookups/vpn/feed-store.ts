@@ -6,11 +6,7 @@ import { join } from 'node:path';
 import { FeedFormatError, type FeedKind, type StoredFeed } from './feed-types.js';
 import { isRecord, requirePrefix } from './feed-validate.js';
 import { normalisePublished } from './published-date.js';
-import { packCanonicalV4 } from './prefix-events.js';
 import { isProviderId } from './providers.js';
-
-/** requirePrefix's floor for IPv4 (feed-validate.ts), for the fast path below */
-const MIN_STORED_V4 = 8;
 
 export const FEED_FILE_SUFFIX = '.feed.json';
 
@@ -63,13 +59,7 @@ export function deserialiseFeed(text: string, fileName: string): StoredFeed {
     fetchedAt: typeof fetchedAt === 'string' ? fetchedAt : '',
     // files written before the dates were normalised hold them as published
     publishedAt: typeof publishedAt === 'string' ? normalisePublished(publishedAt) : null,
-    prefixes: (prefixes as unknown[]).map((p, i) =>
-      // the canonical IPv4 form the updater writes passes without parsing (a load
-      // reads tens of thousands); anything else is checked in full
-      typeof p === 'string' && packCanonicalV4(p) % 64 >= MIN_STORED_V4
-        ? p
-        : requirePrefix(fileName, p, `prefixes[${i}]`),
-    ),
+    prefixes: (prefixes as unknown[]).map((p, i) => requirePrefix(fileName, p, `prefixes[${i}]`)),
     ...(typeof skippedRows === 'number' && skippedRows > 0 ? { skippedRows } : {}),
     ...storedProviders(fileName, provider, providers, prefixes.length),
   };

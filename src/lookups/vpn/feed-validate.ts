@@ -4,6 +4,7 @@
 // refused and the previous copy stays in use.
 import { parseCidr } from '../../net/cidr-match.js';
 import { FeedFormatError } from './feed-types.js';
+import { packCanonicalV4 } from './prefix-events.js';
 
 /**
  * Normalises one prefix or throws, naming the feed and the offending entry.
@@ -13,6 +14,10 @@ import { FeedFormatError } from './feed-types.js';
  */
 export function requirePrefix(feed: string, text: unknown, where: string): string {
   if (typeof text !== 'string') throw new FeedFormatError(feed, `${where}: prefix is not a string`);
+  // the canonical IPv4 form (what the updater stores, what most lists publish)
+  // passes without parsing: a load reads tens of thousands of them
+  const packed = packCanonicalV4(text);
+  if (packed >= 0 && packed % 64 >= MIN_V4) return text;
   const trimmed = text.trim();
   const cidr = parseCidr(trimmed);
   if (cidr === null) throw new FeedFormatError(feed, `${where}: not a CIDR: ${quote(text)}`);

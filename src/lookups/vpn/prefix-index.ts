@@ -12,8 +12,6 @@ import type { Ip } from '../../net/ip.js';
 import { addPrefix, sweepV4, sweepV6, V4Keys, type V6Event } from './prefix-events.js';
 import { LabelSweep } from './prefix-sweep.js';
 
-export { packCanonicalV4 } from './prefix-events.js';
-
 /** Room for the label index in a packed IPv4 event key (see v4Events). */
 const MAX_LABELS = 1024;
 

@@ -277,4 +277,13 @@ void describe('provider lists in the store', () => {
     const badId = text.replace('"providers":["surfshark"]', '"provider":"Not An Id"');
     assert.throws(() => deserialiseFeed(badId, 'gluetun.feed.json'), /bad provider/);
   });
+
+  void it('checks every stored prefix in full, the canonical IPv4 ones too', () => {
+    const stored = (prefix: string) =>
+      JSON.stringify({ format: 'ipintel-feed/1', feed: 'x', kind: 'vpn', prefixes: [prefix] });
+    assert.deepEqual(deserialiseFeed(stored('10.0.0.0/8'), 'x.feed.json').prefixes, ['10.0.0.0/8']);
+    assert.throws(() => deserialiseFeed(stored('0.0.0.0/7'), 'x.feed.json'), /implausibly wide/);
+    assert.throws(() => deserialiseFeed(stored('10.0.0.1/24'), 'x.feed.json'), /host bits set/);
+    assert.throws(() => deserialiseFeed(stored('010.0.0.0/8'), 'x.feed.json'), /prefixes\[0\]/);
+  });
 });

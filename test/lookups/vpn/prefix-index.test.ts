@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { packCanonicalV4, PrefixIndex } from '../../../src/lookups/vpn/prefix-index.js';
+import { packCanonicalV4 } from '../../../src/lookups/vpn/prefix-events.js';
+import { PrefixIndex } from '../../../src/lookups/vpn/prefix-index.js';
 import { ip } from '../../helpers/addresses.js';
 import { seededRandom, withSeed } from '../../helpers/seeded-random.js';
 

@@ -103,6 +103,24 @@ void describe('provider, proxy and datacenter verdicts', () => {
     assert.equal(stale.inAnyFeed(ip('144.31.222.106')), true, 'the record memo is bypassed');
   });
 
+  void it('a stale proxy list drops out of a shared address; the fresh list and the provider stay', () => {
+    const host = '146.70.115.219/32';
+    const at = (hours: number) => new Date(FETCHED + hours * 3600_000).toISOString();
+    const index = new FeedIndex(
+      [
+        feed('proxies-old', 'proxy', [host], { fetchedAt: at(-30) }),
+        feed('proxies-new', 'proxy', [host], { fetchedAt: at(0) }),
+        feed('pia', 'vpn', [host], { provider: 'pia' }),
+      ],
+      noClasses,
+      [],
+      { proxyMaxAgeMs: 24 * 3600_000, now: () => FETCHED + 3600_000 },
+    );
+    const d = run('146.70.115.219', index);
+    assert.deepEqual(d.reasons, ['proxy-list:proxies-new', 'vpn-provider:pia']);
+    assert.deepEqual([d.isProxy, d.isVpn, d.provider], [true, true, 'Private Internet Access']);
+  });
+
   void it('a datacenter list is isHosting (medium), never isVpn', () => {
     const d = run('149.22.83.100');
     assert.deepEqual(

@@ -7,7 +7,8 @@ import { parseIp, type Ipv6 } from '../../../src/net/ip.js';
 import { parseAsnClasses } from '../../../src/lookups/vpn/asn-classes.js';
 import { detect } from '../../../src/lookups/vpn/detect.js';
 import { FeedIndex } from '../../../src/lookups/vpn/detection-index.js';
-import { expandVpnRanges } from '../../../src/lookups/vpn/vpn-ranges.js';
+import type { StoredFeed } from '../../../src/lookups/vpn/feed-types.js';
+import { expandVpnRanges, type VpnRangeRule } from '../../../src/lookups/vpn/vpn-ranges.js';
 
 /** AS by the first two groups of an address: [groups, asn, org] */
 const NETWORKS: [string, number, string][] = [
@@ -35,6 +36,9 @@ const classes = parseAsnClasses(
 );
 const noV4 = () => null;
 const RULE = { minExits: 3, maxAddresses: 1024 };
+/** The expansion with the IPv6 AS lookup and no IPv4 table. */
+const expandV6 = (stored: StoredFeed[], rule: VpnRangeRule = RULE) =>
+  expandVpnRanges(stored, noV4, classes, rule, networkOfV6);
 
 const feed = vpnHostFeed;
 
@@ -42,13 +46,7 @@ const MULLVAD = ['2a03:1b20:1:f410::a01f', '2a03:1b20:1:f410::a10f', '2a03:1b20:
 
 void describe('vpn-range expansion of IPv6 exits', () => {
   void it('three exits of one provider in one /48 of a VPN-class AS → that /48', () => {
-    const got = expandVpnRanges(
-      [feed('mullvad', 'mullvad', MULLVAD)],
-      noV4,
-      classes,
-      RULE,
-      networkOfV6,
-    );
+    const got = expandV6([feed('mullvad', 'mullvad', MULLVAD)]);
     assert.deepEqual([...got.byProvider], [['mullvad', ['2a03:1b20:1::/48']]]);
     assert.deepEqual(got.shared, []);
   });
@@ -58,7 +56,7 @@ void describe('vpn-range expansion of IPv6 exits', () => {
       feed('a', 'mullvad', MULLVAD.slice(0, 2)),
       feed('b', 'airvpn', ['2a0d:5600:1::1', '2a0d:5600:1::2', '2a0d:5600:2::3']),
     ];
-    const got = expandVpnRanges(stored, noV4, classes, RULE, networkOfV6);
+    const got = expandV6(stored);
     assert.deepEqual([got.byProvider.size, got.shared], [0, []]);
     const blind = expandVpnRanges([feed('m', 'mullvad', MULLVAD)], noV4, classes, RULE);
     assert.equal(blind.byProvider.size, 0);
@@ -70,7 +68,7 @@ void describe('vpn-range expansion of IPv6 exits', () => {
       feed('d', 'protonvpn', ['2003:e0:1::1', '2003:e0:1::2', '2003:e0:1::3']),
       feed('e', 'protonvpn', ['2a02:8100:1::1', '2a02:8100:1::2', '2a02:8100:1::3']),
     ];
-    const got = expandVpnRanges(stored, noV4, classes, RULE, networkOfV6);
+    const got = expandV6(stored);
     assert.deepEqual([...got.byProvider], [['protonvpn', ['2001:db9:7::/48']]]);
   });
 
@@ -79,15 +77,9 @@ void describe('vpn-range expansion of IPv6 exits', () => {
       feed('f', 'nordvpn', ['2a0d:5600:9::1', '2a0d:5600:9::2']),
       feed('g', 'surfshark', ['2a0d:5600:9::3']),
     ];
-    const got = expandVpnRanges(stored, noV4, classes, RULE, networkOfV6);
+    const got = expandV6(stored);
     assert.deepEqual([got.byProvider.size, got.shared], [0, ['2a0d:5600:9::/48']]);
-    const off = expandVpnRanges(
-      stored,
-      noV4,
-      classes,
-      { minExits: 0, maxAddresses: 1024 },
-      networkOfV6,
-    );
+    const off = expandV6(stored, { minExits: 0, maxAddresses: 1024 });
     assert.deepEqual(off.shared, []);
   });
 
