@@ -7,7 +7,7 @@
 // (MCP, metrics, OpenAPI). Only src/main.ts touches the process.
 import { performance } from 'node:perf_hooks';
 import { Buffer } from 'node:buffer';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { CacheResult, LookupCache } from './cache/lookup-cache.js';
@@ -21,6 +21,8 @@ import { answerConnect } from './http/connect.js';
 import { isLingering } from './http/linger.js';
 import { clientErrorAnswer, serverOptions } from './http/server-options.js';
 import { Exchange } from './http/exchange.js';
+import type { RequestHead, Responder } from './http/message.js';
+import { FastPathServer } from './http/fast-path.js';
 import { decide, rateLimitKey } from './http/rate-limit.js';
 import { readJsonBody } from './http/request-body.js';
 import { errorBody } from './http/respond.js';
@@ -97,7 +99,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
    * (in-memory rate limit, in-memory data) is answered before this returns;
    * an async step (Redis, DNS, a request body) turns the rest into a promise.
    */
-  function serve(req: IncomingMessage, res: ServerResponse): MaybePromise<void> {
+  function serve(req: RequestHead, res: Responder): MaybePromise<void> {
     const x = new Exchange(req, res, callerIp(req));
     let outcome: MaybePromise<number>;
     try {
@@ -334,7 +336,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
   }
 
   /** The caller's address; the socket peer is parsed once per connection. */
-  function callerIp(req: IncomingMessage): Ip {
+  function callerIp(req: RequestHead): Ip {
     const forwarded = req.headers['x-forwarded-for'];
     const socket = req.socket;
     if (forwarded === undefined || config.trustProxy.kind === 'none') {
@@ -371,7 +373,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     // serve() answers every error itself; reaching here means the socket broke mid-write
     log.warn({ err: error }, 'response failed');
   };
-  const serveOne = (req: IncomingMessage, res: ServerResponse): void => {
+  const serveOne = (req: RequestHead, res: Responder): void => {
     try {
       const done = serve(req, res);
       if (done instanceof Promise) done.catch(responseFailed);
@@ -379,7 +381,14 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       responseFailed(error);
     }
   };
-  const server = createServer(serverOptions(config), serveOne);
+  const server = new FastPathServer(
+    {
+      ...serverOptions(config),
+      headersTimeoutMs: config.headersTimeoutMs,
+      keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+    },
+    serveOne,
+  );
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> =>
     serve(req, res);
   if (config.maxConnections > 0) server.maxConnections = config.maxConnections;

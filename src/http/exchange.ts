@@ -3,7 +3,8 @@
 // passed as one value from routing to the access log. The response headers
 // belong to the exchange and are written once, by `send`.
 import { Buffer } from 'node:buffer';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import type { HeaderValue, RequestHead, Responder } from './message.js';
 import { performance } from 'node:perf_hooks';
 import type { AnyRoute } from './route.js';
 import type { Ip } from '../net/ip.js';
@@ -19,9 +20,6 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** a Buffer body up to this size is written with the head, as one string (see send) */
 const JOINED_BODY_BYTES = 16 * 1024;
-
-/** A header's value as node:http takes it. */
-export type HeaderValue = string | number;
 
 export class Exchange {
   readonly started = performance.now();
@@ -54,8 +52,8 @@ export class Exchange {
   readonly extra: HeaderValue[] = [];
 
   constructor(
-    readonly req: IncomingMessage,
-    readonly res: ServerResponse,
+    readonly req: RequestHead,
+    readonly res: Responder,
     readonly clientIp: Ip,
   ) {
     const url = req.url ?? '/';
@@ -100,12 +98,14 @@ export class Exchange {
   ): number {
     const headers = this.commonHeaders();
     headers.push('content-type', contentType, 'content-length', bytes ?? Buffer.byteLength(body));
-    if (bodyStillArriving(this.req)) {
-      // an early refusal (413, 415, 429, 405): see ./linger.ts
+    const { req, res } = this;
+    if (bodyStillArriving(req) && req instanceof IncomingMessage && isNodeResponse(res)) {
+      // an early refusal (413, 415, 429, 405): see ./linger.ts (a request
+      // with a body is always node:http's: the fast path reads none)
       headers.push('connection', 'close');
-      this.res.writeHead(status, headers);
+      res.writeHead(status, headers);
       const bytesOf = encoding === 'latin1' ? Buffer.from(body as string, 'latin1') : body;
-      sendLingering(this.req, this.res, this.head ? undefined : bytesOf);
+      sendLingering(req, res, this.head ? undefined : bytesOf);
       return status;
     }
     this.res.writeHead(status, headers);
@@ -159,4 +159,9 @@ export interface RateLimitFigures {
   limit: number;
   remaining: number;
   resetSeconds: number;
+}
+
+/** node:http's own response (answers of the fast path never linger: their requests have no body) */
+function isNodeResponse(res: Responder): res is ServerResponse {
+  return res instanceof ServerResponse;
 }

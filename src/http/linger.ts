@@ -11,6 +11,7 @@
 import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { RequestHead } from './message.js';
 
 /** Bytes of a refused body read and discarded before the connection is closed anyway. */
 const LINGER_MAX_BYTES = 64 * 1024 * 1024;
@@ -39,7 +40,7 @@ export function isLingering(socket: Socket): boolean {
  * True while the request's body is still on its way: the parser has not seen
  * its end (RFC 9112 §6: a Content-Length or chunked framing announced one).
  */
-export function bodyStillArriving(req: IncomingMessage): boolean {
+export function bodyStillArriving(req: RequestHead): boolean {
   if (req.complete) return false;
   const length = req.headers['content-length'];
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;

@@ -1,14 +1,16 @@
 // Reading a JSON request body (POST /mcp, POST /batch), bounded: CONTRACT.md answers 413
 // for a body over 1 MiB and 415 for anything but JSON.
 import { Buffer } from 'node:buffer';
-import type { IncomingMessage } from 'node:http';
+import { IncomingMessage } from 'node:http';
 import { AppError } from '../errors.js';
 import type { Exchange } from './exchange.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export async function readJsonBody(x: Exchange): Promise<string> {
-  const req: IncomingMessage = x.req;
+  const req = x.req;
+  // a request with a body is node:http's (the fast path reads none)
+  if (!(req instanceof IncomingMessage)) throw new Error('a request body outside node:http');
   const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (type !== 'application/json' && !/^application\/[a-z0-9.+-]*\+json$/.test(type)) {
     throw new AppError(

@@ -1,0 +1,372 @@
+// The fast path (src/http/fast-path.ts): which request heads it reads itself
+// (a table of plain and not-plain heads), and, over raw sockets to the
+// service on loopback, that its answers are node:http's answers, that a
+// connection passes to node:http mid-way without losing or reordering a
+// byte, and that it keeps node:http's timeouts, back-pressure and shutdown.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { FastPathServer, readPlainHead } from '../../src/http/fast-path.js';
+import { parseResponse, rawRequest, type RawResponse } from '../helpers/inject.js';
+import { startService, type TestService } from '../helpers/service.js';
+
+const RDAP_BODY = readFileSync(new URL('../fixtures/rdap/arin_23.0.2.10.json', import.meta.url));
+const PLAIN = 'GET /ip/8.8.8.8 HTTP/1.1\r\nHost: a.test\r\n\r\n';
+
+describe('readPlainHead', () => {
+  it('reads a plain GET: lower-case names, values trimmed, the head length', () => {
+    const text =
+      'GET /ip/8.8.8.8/vpn?x=1 HTTP/1.1\r\nHost: a.test\r\nX-Request-Id:  abc \t\r\nAccept:*/*\r\n\r\nGET /';
+    const head = readPlainHead(text);
+    assert.deepEqual(head, {
+      method: 'GET',
+      url: '/ip/8.8.8.8/vpn?x=1',
+      headers: { host: 'a.test', 'x-request-id': 'abc', accept: '*/*' },
+      length: text.length - 'GET /'.length,
+    });
+  });
+
+  it('reads HEAD, an empty header value and Connection: keep-alive', () => {
+    const head = readPlainHead(
+      'HEAD / HTTP/1.1\r\nHost: a\r\nX-Empty:\r\nConnection: Keep-Alive\r\n\r\n',
+    );
+    assert.equal(head?.method, 'HEAD');
+    assert.equal(head?.url, '/');
+    assert.equal(head?.headers['x-empty'], '');
+  });
+
+  const notPlain: [string, string][] = [
+    ['half a head', 'GET /ip HTTP/1.1\r\nHost: a\r\n'],
+    ['a body (Content-Length)', 'GET /ip HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n'],
+    ['chunked framing', 'GET /ip HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n'],
+    ['POST', 'POST /batch HTTP/1.1\r\nHost: a\r\n\r\n'],
+    ['OPTIONS', 'OPTIONS /ip HTTP/1.1\r\nHost: a\r\n\r\n'],
+    ['a lower-case method', 'get /ip HTTP/1.1\r\nHost: a\r\n\r\n'],
+    ['HTTP/1.0', 'GET /ip HTTP/1.0\r\nHost: a\r\n\r\n'],
+    ['HTTP/2 preface', 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'],
+    ['absolute-form target', 'GET http://a/ip HTTP/1.1\r\nHost: a\r\n\r\n'],
+    ['a space in the target', 'GET /ip /x HTTP/1.1\r\nHost: a\r\n\r\n'],
+    ['a raw UTF-8 byte in the target', 'GET /ip/\xc3\xa9 HTTP/1.1\r\nHost: a\r\n\r\n'],
+    ['no Host', 'GET /ip HTTP/1.1\r\nAccept: */*\r\n\r\n'],
+    ['Connection: close', 'GET /ip HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n'],
+    [
+      'Connection: upgrade',
+      'GET /ip HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n',
+    ],
+    ['Expect', 'GET /ip HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\n\r\n'],
+    ['a repeated header', 'GET /ip HTTP/1.1\r\nHost: a\r\nAccept: a\r\naccept: b\r\n\r\n'],
+    ['a repeated Host', 'GET /ip HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n'],
+    ['obs-fold', 'GET /ip HTTP/1.1\r\nHost: a\r\nX-A: b\r\n c\r\n\r\n'],
+    ['a space before the colon', 'GET /ip HTTP/1.1\r\nHost : a\r\n\r\n'],
+    ['a control character in a value', 'GET /ip HTTP/1.1\r\nHost: a\r\nX-A: b\x00c\r\n\r\n'],
+    ['a bare LF inside the head', 'GET /ip HTTP/1.1\r\nHost: a\nX-A: b\r\n\r\n'],
+    ['bare LF line ends', 'GET /ip HTTP/1.1\nHost: a\n\n'],
+    ['__proto__ as a name', 'GET /ip HTTP/1.1\r\nHost: a\r\n__proto__: x\r\n\r\n'],
+    ['a head over 16 KiB', `GET /ip HTTP/1.1\r\nHost: a\r\nX-A: ${'a'.repeat(16 * 1024)}\r\n\r\n`],
+    [
+      'more than 100 header lines',
+      `GET /ip HTTP/1.1\r\nHost: a\r\n${Array.from({ length: 100 }, (_, i) => `X-${i}: v\r\n`).join('')}\r\n`,
+    ],
+  ];
+  for (const [what, text] of notPlain) {
+    it(`leaves ${what} to node:http`, () => {
+      assert.equal(readPlainHead(text), null);
+    });
+  }
+});
+
+/** Writes `request` (all at once, or in `parts` with `gapMs` between) and reads until `count` answers or the close. */
+function exchange(
+  port: number,
+  parts: string[],
+  options: { gapMs?: number; count?: number; timeoutMs?: number; head?: boolean } = {},
+): Promise<{ answers: RawResponse[]; closed: boolean; raw: string }> {
+  const { gapMs = 0, count = Infinity, timeoutMs = 5000, head = false } = options;
+  return new Promise((resolve, reject) => {
+    let raw = '';
+    let done = false;
+    const finish = (closed: boolean): void => {
+      if (done) return;
+      done = true;
+      socket.destroy();
+      resolve({ answers: splitAnswers(raw, head), closed, raw });
+    };
+    const socket = connect({ host: '127.0.0.1', port }, () => {
+      void (async () => {
+        for (const part of parts) {
+          if (socket.destroyed) return;
+          socket.write(Buffer.from(part, 'latin1'));
+          if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
+        }
+      })();
+    });
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      raw += chunk;
+      if (splitAnswers(raw, head).length >= count) finish(false);
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => finish(true));
+    setTimeout(() => {
+      if (!done) {
+        socket.destroy();
+        reject(new Error(`no ${count} answers in ${timeoutMs} ms: ${raw.slice(0, 300)}`));
+      }
+    }, timeoutMs).unref();
+  });
+}
+
+/** The complete answers (framed by Content-Length; none has a body when they answer HEAD) in a connection's bytes. */
+function splitAnswers(raw: string, head = false): RawResponse[] {
+  const answers: RawResponse[] = [];
+  let at = 0;
+  for (;;) {
+    const end = raw.indexOf('\r\n\r\n', at);
+    if (end === -1) break;
+    const length = head
+      ? 0
+      : Number(parseResponse(raw.slice(at, end + 4)).headers['content-length'] ?? 0);
+    if (raw.length < end + 4 + length) break;
+    answers.push(parseResponse(raw.slice(at, end + 4 + length)));
+    at = end + 4 + length;
+  }
+  return answers;
+}
+
+/** The headers that differ from answer to answer by nature. */
+function comparable(answer: RawResponse): Record<string, string> {
+  const rest = { ...answer.headers };
+  delete rest['date'];
+  delete rest['x-request-id'];
+  // each answer counts one more request of the window
+  delete rest['ratelimit-remaining'];
+  delete rest['ratelimit-reset'];
+  return rest;
+}
+
+describe('the fast path on a live service', () => {
+  let service: TestService;
+  before(async () => {
+    service = await startService({
+      env: { RATE_LIMIT_MAX: '100000', KEEP_ALIVE_TIMEOUT_MS: '1500', HEADERS_TIMEOUT_MS: '1000' },
+    });
+  });
+  after(() => service.close());
+
+  // a second Accept line makes a head not plain: the same request, node:http's way
+  const viaNode = (head: string): string =>
+    head.replace('\r\n\r\n', '\r\nAccept: */*\r\nAccept: */*\r\n\r\n');
+  const requests = [
+    'GET /ip/8.8.8.8 HTTP/1.1\r\nHost: a\r\n\r\n',
+    'GET /ip/2a00:1450:4001:80e::200e/vpn HTTP/1.1\r\nHost: a\r\n\r\n',
+    'GET /cidr/10.0.0.0%2F8 HTTP/1.1\r\nHost: a\r\n\r\n',
+    'HEAD /ip/1.1.1.1 HTTP/1.1\r\nHost: a\r\n\r\n',
+    'GET /ip/1.1.1.1 HTTP/1.1\r\nHost: a\r\nOrigin: https://b.test\r\n\r\n',
+    'GET /ip/not-an-ip HTTP/1.1\r\nHost: a\r\n\r\n',
+    'GET /no/such/route HTTP/1.1\r\nHost: a\r\n\r\n',
+    'GET /batch HTTP/1.1\r\nHost: a\r\n\r\n',
+    'GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n',
+    'GET /openapi.json HTTP/1.1\r\nHost: a\r\n\r\n',
+  ];
+  for (const request of requests) {
+    const line = request.slice(0, request.indexOf(' HTTP/'));
+    it(`${line}: the same status, headers and body as node:http's`, async () => {
+      const head = request.startsWith('HEAD');
+      const stats = (service.app.server as FastPathServer).stats;
+      const before = { ...stats };
+      const fast = await exchange(service.port, [request], { count: 1, head });
+      assert.deepEqual(stats, { ...before, plainRequests: before.plainRequests + 1 });
+      const node = await exchange(service.port, [viaNode(request)], { count: 1, head });
+      assert.deepEqual(stats, {
+        plainRequests: before.plainRequests + 1,
+        handedOff: before.handedOff + 1,
+      });
+      const [a, b] = [fast.answers[0]!, node.answers[0]!];
+      assert.equal(a.status, b.status);
+      assert.deepEqual(comparable(a), comparable(b));
+      assert.equal(a.body, b.body);
+      assert.match(
+        a.headers['date'] ?? '',
+        /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+      );
+      assert.ok(a.headers['x-request-id']);
+    });
+  }
+
+  it('answers an ETag revalidation with 304, as node:http does', async () => {
+    const first = await exchange(service.port, [PLAIN], { count: 1 });
+    const etag = first.answers[0]!.headers['etag']!;
+    const revalidate = `GET /ip/8.8.8.8 HTTP/1.1\r\nHost: a\r\nIf-None-Match: ${etag}\r\n\r\n`;
+    const fast = await exchange(service.port, [revalidate], { count: 1 });
+    const node = await exchange(service.port, [viaNode(revalidate)], { count: 1 });
+    assert.equal(fast.answers[0]!.status, 304);
+    assert.deepEqual(comparable(fast.answers[0]!), comparable(node.answers[0]!));
+    assert.equal(fast.answers[0]!.body, '');
+  });
+
+  it('answers pipelined requests in order, one answer each', async () => {
+    const ips = ['1.1.1.1', '8.8.8.8', '9.9.9.9', '2001:4860:4860::8888', '1.0.0.1'];
+    const heads = ips.map(
+      (ip) => `GET /ip/${ip} HTTP/1.1\r\nHost: a\r\nX-Request-Id: r-${ip}\r\n\r\n`,
+    );
+    const stats = (service.app.server as FastPathServer).stats;
+    const before = { ...stats };
+    const { answers } = await exchange(service.port, [heads.join('')], { count: ips.length });
+    // every one read by the fast path, none passed on
+    assert.deepEqual(stats, { ...before, plainRequests: before.plainRequests + ips.length });
+    assert.deepEqual(
+      answers.map((a) => (JSON.parse(a.body) as { data: { ip: string } }).data.ip),
+      ips,
+    );
+    assert.deepEqual(
+      answers.map((a) => a.headers['x-request-id']),
+      ips.map((ip) => `r-${ip}`),
+    );
+  });
+
+  it('passes a connection to node:http mid-way: plain, a POST with a body, plain again, in order', async () => {
+    const body = '["8.8.8.8"]';
+    const post = `POST /batch HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const stats = (service.app.server as FastPathServer).stats;
+    const before = { ...stats };
+    const { answers } = await exchange(
+      service.port,
+      [PLAIN + post + 'GET /ip/1.1.1.1 HTTP/1.1\r\nHost: a\r\n\r\n'],
+      { count: 3 },
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 200],
+    );
+    assert.match(answers[1]!.body, /"8\.8\.8\.8"/);
+    // the first by the fast path; then node:http has the connection
+    assert.deepEqual(stats, {
+      plainRequests: before.plainRequests + 1,
+      handedOff: before.handedOff + 1,
+    });
+    assert.match(answers[2]!.body, /"ip":"1\.1\.1\.1"/);
+  });
+
+  it('a head that arrives in pieces is answered (by node:http, which waits for the rest)', async () => {
+    const { answers } = await exchange(
+      service.port,
+      [PLAIN, 'GET /ip/1.1.1', '.1 HTTP/1.1\r\nHo', 'st: a\r\n\r\n'],
+      { gapMs: 50, count: 2 },
+    );
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200],
+    );
+    assert.match(answers[1]!.body, /"ip":"1\.1\.1\.1"/);
+  });
+
+  it('what node:http refuses is still refused: a head over 16 KiB gets 431, a bad line 400', async () => {
+    const big = await rawRequest(
+      service.port,
+      `GET /ip/8.8.8.8 HTTP/1.1\r\nHost: a\r\nX-A: ${'a'.repeat(17 * 1024)}\r\n\r\n`,
+    );
+    assert.equal(big.status, 431);
+    const bad = await rawRequest(service.port, 'GET /ip/8.8.8.8 HTTP/1.1\r\nHost : a\r\n\r\n');
+    assert.equal(bad.status, 400);
+  });
+
+  it('a client that half-closes after its request gets the answer, then the connection ends', async () => {
+    const answer = await rawRequest(service.port, PLAIN, 2000);
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers['connection'], 'keep-alive');
+  });
+
+  it('an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT_MS', async () => {
+    const started = performance.now();
+    const { answers, closed } = await exchange(service.port, [PLAIN], { timeoutMs: 5000 });
+    const ms = performance.now() - started;
+    assert.equal(answers.length, 1);
+    assert.equal(answers[0]!.headers['keep-alive'], 'timeout=1');
+    assert.ok(closed);
+    assert.ok(ms >= 1400 && ms < 3500, `closed after ${Math.round(ms)} ms`);
+  });
+
+  it('a connection that sends nothing gets 408 after HEADERS_TIMEOUT_MS, as node:http gives it', async () => {
+    const started = performance.now();
+    const { answers, closed, raw } = await exchange(service.port, [], { timeoutMs: 5000 });
+    const ms = performance.now() - started;
+    assert.ok(closed);
+    assert.equal(answers.length === 1 ? answers[0]!.status : parseResponse(raw).status, 408);
+    assert.ok(ms >= 900 && ms < 3000, `closed after ${Math.round(ms)} ms`);
+  });
+
+  it('a client that does not read its answers is not answered without bound, and gets all once it reads', async () => {
+    const total = 3000;
+    const socket: Socket = connect({ host: '127.0.0.1', port: service.port });
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.pause();
+    socket.write(PLAIN.repeat(total));
+    await new Promise((r) => setTimeout(r, 300));
+    let raw = '';
+    const read = new Promise<number>((resolve, reject) => {
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => {
+        raw += chunk;
+        const count = raw.split('HTTP/1.1 200 OK').length - 1;
+        if (count === total) resolve(count);
+      });
+      socket.on('error', reject);
+      setTimeout(
+        () => reject(new Error(`${raw.split('HTTP/1.1 200 OK').length - 1} answers`)),
+        10_000,
+      ).unref();
+    });
+    socket.resume();
+    assert.equal(await read, total);
+    socket.destroy();
+  });
+});
+
+describe('the fast path at shutdown', () => {
+  it('closing the server closes an idle fast connection at once; an answer on its way says close', async () => {
+    const service = await startService({ env: { RATE_LIMIT_MAX: '100000' } });
+    const idle = exchange(service.port, [PLAIN], { timeoutMs: 4000 });
+    await new Promise((r) => setTimeout(r, 200));
+    const started = performance.now();
+    await new Promise<void>((resolve, reject) =>
+      service.app.server.close((error) => (error ? reject(error) : resolve())),
+    );
+    assert.ok(performance.now() - started < 1000, 'close waited for an idle connection');
+    const { answers, closed } = await idle;
+    assert.equal(answers[0]!.status, 200);
+    assert.ok(closed);
+  });
+
+  it('an answer on its way when the server closes says Connection: close and ends its connection', async (t) => {
+    // an RDAP upstream that takes 400 ms: the answer is surely on its way at close()
+    const rdap = createServer((_req, res) => {
+      setTimeout(
+        () => res.writeHead(200, { 'content-type': 'application/rdap+json' }).end(RDAP_BODY),
+        400,
+      );
+    });
+    await new Promise<void>((resolve) => rdap.listen(0, '127.0.0.1', resolve));
+    t.after(() => rdap.close());
+    const service = await startService({
+      env: {
+        RATE_LIMIT_MAX: '100000',
+        RDAP_BASE_URL: `http://127.0.0.1:${(rdap.address() as AddressInfo).port}/`,
+        WHOIS_SERVER: '127.0.0.1:9',
+      },
+    });
+    const inFlight = exchange(service.port, ['GET /whois/23.0.2.10 HTTP/1.1\r\nHost: a\r\n\r\n'], {
+      timeoutMs: 4000,
+    });
+    await new Promise((r) => setTimeout(r, 150));
+    const serverClosed = new Promise<void>((resolve) => service.app.server.close(() => resolve()));
+    const { answers, closed } = await inFlight;
+    await serverClosed;
+    assert.equal(answers.length, 1);
+    assert.equal(answers[0]!.status, 200, answers[0]!.body);
+    assert.match(answers[0]!.body, /"ip":"23\.0\.2\.10"/);
+    assert.equal(answers[0]!.headers['connection'], 'close');
+    assert.ok(closed);
+  });
+});
