@@ -185,6 +185,8 @@ interface Lane {
   headersTimeoutMs: number;
   closing: boolean;
   open: Set<FastConnection>;
+  /** Date.now() as of the last sweep (or connection): what deadlines are set from */
+  clock: number;
   /** requests the fast path read, and connections it passed to node:http (see FastPathServer.stats) */
   stats: { plainRequests: number; handedOff: number };
   handOff(connection: FastConnection, rest: string): void;
@@ -199,6 +201,12 @@ class FastConnection {
   /** requests read whose answer is not written yet */
   private pending = 0;
   private served = 0;
+  /**
+   * when the connection is cut if nothing happens (lane.clock's time): a
+   * socket timeout would re-arm a timer at every read and write, ~0.2 µs a
+   * request; the lane's sweep reads this instead (see FastPathServer)
+   */
+  private deadline: number;
   private leaving = false;
   /** the client has sent all it will (half-close): the connection ends after the last answer */
   private ended = false;
@@ -209,9 +217,8 @@ class FastConnection {
   ) {
     socket.setNoDelay(true);
     // until the first request: node:http's headers timeout; then its keep-alive one
-    socket.setTimeout(lane.headersTimeoutMs);
+    this.deadline = lane.clock + lane.headersTimeoutMs;
     socket.on('data', this.onData);
-    socket.on('timeout', this.onTimeout);
     socket.on('error', this.onError);
     socket.on('close', this.onClose);
     socket.on('end', this.onEnd);
@@ -223,21 +230,24 @@ class FastConnection {
   };
 
   readonly onData = (chunk: Buffer): void => {
+    if (this.served !== 0) this.deadline = this.lane.clock + this.lane.keepAliveTimeoutMs;
     this.text = this.text === '' ? chunk.toString('latin1') : this.text + chunk.toString('latin1');
     if (this.pending === 0) this.next();
     else if (this.text.length > MAX_WAITING_BYTES) this.socket.pause();
   };
 
-  readonly onTimeout = (): void => {
+  /** The lane's sweep: cuts the connection when its deadline has passed. */
+  expire(now: number): void {
+    if (now < this.deadline) return;
     if (this.pending !== 0 && this.served === 0) {
       // the first answer is being made (an upstream has its own timeouts): it
       // gets the keep-alive time too; an answer that takes longer is lost
-      this.socket.setTimeout(this.lane.keepAliveTimeoutMs);
+      this.deadline = now + this.lane.keepAliveTimeoutMs;
       return;
     }
     if (this.pending === 0 && this.served === 0) this.lane.tooSlow(this.socket);
     else this.socket.destroy();
-  };
+  }
 
   /** The client read what was written: reading resumes (see next). */
   readonly onDrain = (): void => {
@@ -261,7 +271,8 @@ class FastConnection {
   /** An answer was written: the next request, if one is waiting, or the end of the connection. */
   answered(): void {
     this.pending--;
-    if (this.served++ === 0) this.socket.setTimeout(this.lane.keepAliveTimeoutMs);
+    this.served++;
+    this.deadline = this.lane.clock + this.lane.keepAliveTimeoutMs;
     if (this.pending !== 0) return;
     if (this.lane.closing || (this.ended && this.text === '')) {
       this.socket.end();
@@ -307,12 +318,10 @@ class FastConnection {
     this.leaving = true;
     const socket = this.socket;
     socket.off('data', this.onData);
-    socket.off('timeout', this.onTimeout);
     socket.off('error', this.onError);
     socket.off('close', this.onClose);
     socket.off('drain', this.onDrain);
     socket.off('end', this.onEnd);
-    socket.setTimeout(0);
     this.lane.open.delete(this);
     const rest = this.text;
     this.text = '';
@@ -357,6 +366,7 @@ export class FastPathServer extends HttpServer {
       headersTimeoutMs: options.headersTimeoutMs,
       closing: false,
       open: new Set(),
+      clock: Date.now(),
       stats: this.stats,
       handOff: (connection, rest) => {
         this.stats.handedOff++;
@@ -374,7 +384,22 @@ export class FastPathServer extends HttpServer {
     };
     this.lane = lane;
     this.on('connection', (socket: Socket) => {
+      lane.clock = Date.now();
       lane.open.add(new FastConnection(socket, lane));
+    });
+    // the deadlines are checked as node:http checks its headers timeout: on
+    // an interval (connectionsCheckingInterval), while the server listens
+    const everyMs = options.connectionsCheckingInterval ?? 1_000;
+    let sweep: NodeJS.Timeout | null = null;
+    this.on('listening', () => {
+      sweep ??= setInterval(() => {
+        const now = (lane.clock = Date.now());
+        for (const connection of lane.open) connection.expire(now);
+      }, everyMs).unref();
+    });
+    this.on('close', () => {
+      if (sweep !== null) clearInterval(sweep);
+      sweep = null;
     });
   }
 
