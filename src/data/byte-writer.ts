@@ -86,15 +86,3 @@ export function writeJsonString(
   out[at++] = 0x22;
   return at;
 }
-
-/** As writeJsonString, for a string: -1 at a character beyond ASCII. */
-export function writeJsonText(out: Buffer, at: number, text: string): number {
-  out[at++] = 0x22;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0x80) return -1;
-    at = writeJsonChar(out, at, c);
-  }
-  out[at++] = 0x22;
-  return at;
-}
