@@ -133,6 +133,8 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     if (failure.unexpected) log.error({ err: error, reqId: x.requestId }, 'unexpected error');
     x.cacheControl = 'no-store';
     x.xCache = null;
+    // an error names no data version
+    x.dataHeaders = null;
     return x.send(failure.status, errorBody(failure.code, failure.message));
   }
 
@@ -230,7 +232,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     const extra = route.headers?.(ctx) ?? null;
     const etag = extra?.['etag'];
     if (etag !== undefined && matchesEtag(header(x.req.headers['if-none-match']), etag)) {
-      x.setHeaders(extra!);
+      x.dataHeaders = extra;
       x.cacheControl = route.cacheControl;
       return x.sendEmpty(304);
     }
@@ -242,8 +244,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
 
   /** The route's own headers of a successful answer through the cache or raw. */
   function addRouteHeaders(x: Exchange, route: AnyRoute, ctx: RequestContext): void {
-    const extra = route.headers?.(ctx);
-    if (extra != null) x.setHeaders(extra);
+    x.dataHeaders = route.headers?.(ctx) ?? null;
   }
 
   /**
@@ -256,7 +257,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     data: unknown,
     extra: Readonly<Record<string, string>> | null,
   ): number {
-    if (extra !== null) x.setHeaders(extra);
+    x.dataHeaders = extra;
     x.cacheControl = route.cacheControl;
     return data instanceof JsonBody
       ? x.send(200, data.body, undefined, data.bytes, data.encoding)

@@ -50,6 +50,12 @@ export class Exchange {
   xCache: 'HIT' | 'MISS' | null = null;
   /** the other headers, name then value (lower-case names, each at most once) */
   readonly extra: HeaderValue[] = [];
+  /**
+   * the route's headers of an answer from its data (attribution, data
+   * version, ETag): one object per data version, whose lines are made once
+   * (see headerLines); no other header has their names
+   */
+  dataHeaders: Readonly<Record<string, string>> | null = null;
 
   constructor(
     readonly req: RequestHead,
@@ -96,9 +102,16 @@ export class Exchange {
     bytes?: number,
     encoding: 'utf8' | 'latin1' = 'utf8',
   ): number {
-    const headers = this.commonHeaders();
-    headers.push('content-type', contentType, 'content-length', bytes ?? Buffer.byteLength(body));
+    const length = bytes ?? Buffer.byteLength(body);
     const { req, res } = this;
+    if (res.writeHeadLines !== undefined) {
+      const lines = `${this.headerLines()}content-type: ${contentType}\r\ncontent-length: ${length}\r\n`;
+      res.writeHeadLines(status, lines, true);
+      this.end(body, encoding);
+      return status;
+    }
+    const headers = this.commonHeaders();
+    headers.push('content-type', contentType, 'content-length', length);
     if (bodyStillArriving(req) && req instanceof IncomingMessage && isNodeResponse(res)) {
       // an early refusal (413, 415, 429, 405): see ./linger.ts (a request
       // with a body is always node:http's: the fast path reads none)
@@ -108,7 +121,13 @@ export class Exchange {
       sendLingering(req, res, this.head ? undefined : bytesOf);
       return status;
     }
-    this.res.writeHead(status, headers);
+    res.writeHead(status, headers);
+    this.end(body, encoding);
+    return status;
+  }
+
+  /** Ends the answer whose head is written. */
+  private end(body: string | Buffer, encoding: 'utf8' | 'latin1'): void {
     if (this.head) endWithTurn(this.res, undefined);
     else if (typeof body === 'string') endWithTurn(this.res, body, encoding);
     else if (body.length > JOINED_BODY_BYTES) endWithTurn(this.res, body);
@@ -116,13 +135,14 @@ export class Exchange {
     // Buffer goes out as a second chunk of a writev, which costs more than
     // copying a small body into a string: its bytes as latin1, one char a byte
     else endWithTurn(this.res, body.toString('latin1'), 'latin1');
-    return status;
   }
 
   /** An answer without a body (204, or 202 for a JSON-RPC notification). */
   sendEmpty(status: number): number {
-    this.res.writeHead(status, this.commonHeaders());
-    endWithTurn(this.res, undefined);
+    const res = this.res;
+    if (res.writeHeadLines !== undefined) res.writeHeadLines(status, this.headerLines(), false);
+    else res.writeHead(status, this.commonHeaders());
+    endWithTurn(res, undefined);
     return status;
   }
 
@@ -150,8 +170,54 @@ export class Exchange {
     if (this.cors) headers.push('access-control-expose-headers', EXPOSED);
     const extra = this.extra;
     for (let i = 0; i < extra.length; i++) headers.push(extra[i]!);
+    const data = this.dataHeaders;
+    if (data !== null) for (const name of Object.keys(data)) headers.push(name, data[name]!);
     return headers;
   }
+
+  /**
+   * The same headers as text lines, in the same order, for a writer that
+   * takes text (the fast path). The values are the pipeline's own; the
+   * request id is checked or made by requestIdFrom, the data headers' lines
+   * are checked when made, and the other headers here.
+   */
+  private headerLines(): string {
+    let lines = `access-control-allow-origin: *\r\nx-request-id: ${this.requestId}\r\n`;
+    const limit = this.rateLimit;
+    if (limit !== null) {
+      lines += `ratelimit-limit: ${limit.limit}\r\nratelimit-remaining: ${limit.remaining}\r\nratelimit-reset: ${limit.resetSeconds}\r\n`;
+    }
+    if (this.cacheControl !== null) lines += `cache-control: ${this.cacheControl}\r\n`;
+    if (this.xCache !== null) lines += `x-cache: ${this.xCache}\r\n`;
+    if (this.cors) lines += EXPOSED_LINE;
+    const extra = this.extra;
+    for (let i = 0; i < extra.length; i += 2)
+      lines += headerLine(extra[i] as string, extra[i + 1]!);
+    if (this.dataHeaders !== null) lines += dataHeaderLines(this.dataHeaders);
+    return lines;
+  }
+}
+
+const EXPOSED_LINE = `access-control-expose-headers: ${EXPOSED}\r\n`;
+
+/** `name: value\r\n`, refused as node:http refuses it when the value would break the line. */
+function headerLine(name: string, value: HeaderValue): string {
+  if (typeof value === 'string' && (value.includes('\n') || value.includes('\r'))) {
+    throw new TypeError(`Invalid character in header content ["${name}"]`);
+  }
+  return `${name}: ${value}\r\n`;
+}
+
+/** The lines of a data-headers object, made once per object (one per data version). */
+const dataLines = new WeakMap<object, string>();
+function dataHeaderLines(headers: Readonly<Record<string, string>>): string {
+  let lines = dataLines.get(headers);
+  if (lines === undefined) {
+    lines = '';
+    for (const name of Object.keys(headers)) lines += headerLine(name, headers[name]!);
+    dataLines.set(headers, lines);
+  }
+  return lines;
 }
 
 /** What the rate-limit headers say. */

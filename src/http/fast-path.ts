@@ -116,14 +116,17 @@ class PlainRequest implements RequestHead {
   ) {}
 }
 
-let dateText = '';
-let dateUntil = 0;
-/** The Date header's value (RFC 9110 §6.6.1), made once a second as node:http does. */
+/**
+ * The Date header's value (RFC 9110 §6.6.1), made at most once a second: as
+ * node:http does, a timer clears it when the second ends, so a request reads
+ * no clock for it.
+ */
+let dateText: string | null = null;
 function httpDate(): string {
-  const now = Date.now();
-  if (now >= dateUntil) {
+  if (dateText === null) {
+    const now = Date.now();
     dateText = new Date(now).toUTCString();
-    dateUntil = now - (now % 1000) + 1000;
+    setTimeout(() => (dateText = null), 1000 - (now % 1000)).unref();
   }
   return dateText;
 }
@@ -135,22 +138,26 @@ class PlainResponse implements Responder {
   constructor(private readonly connection: FastConnection) {}
 
   writeHead(status: number, headers: HeaderValue[]): void {
-    let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
-    let framed = status === 204 || status === 304;
+    let lines = '';
+    let framed = false;
     for (let i = 0; i < headers.length; i += 2) {
       const name = headers[i] as string;
       const value = headers[i + 1]!;
-      // the values are the pipeline's own; a line break would still split the
-      // answer, so it is refused as node:http refuses it
+      // a line break would split the answer: refused as node:http refuses it
       if (typeof value === 'string' && (value.includes('\n') || value.includes('\r'))) {
         throw new TypeError(`Invalid character in header content ["${name}"]`);
       }
       if (name === 'content-length') framed = true;
-      head += `${name}: ${value}\r\n`;
+      lines += `${name}: ${value}\r\n`;
     }
-    // every answer the pipeline writes has a length; one without would need chunked framing
-    if (!framed) head += 'content-length: 0\r\n';
-    this.head = `${head}Date: ${httpDate()}\r\n${this.connection.connectionHeader()}\r\n`;
+    this.writeHeadLines(status, lines, framed);
+  }
+
+  writeHeadLines(status: number, lines: string, framed: boolean): void {
+    // every answer the pipeline writes has a length; one without would need
+    // chunked framing (204 and 304 have no body at all)
+    const length = framed || status === 204 || status === 304 ? '' : 'content-length: 0\r\n';
+    this.head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n${lines}${length}Date: ${httpDate()}\r\n${this.connection.connectionHeader()}\r\n`;
   }
 
   end(body?: string | Buffer, encoding?: BufferEncoding): void {

@@ -24,6 +24,12 @@ export interface RequestHead {
 /** What writes an answer: node:http's ServerResponse, or the fast path's. */
 export interface Responder {
   writeHead(status: number, headers: HeaderValue[]): unknown;
+  /**
+   * The head from header lines already made (`name: value\r\n` each, checked
+   * for line breaks), for a writer that sends text anyway (the fast path);
+   * `framed`: the lines carry a Content-Length
+   */
+  writeHeadLines?(status: number, lines: string, framed: boolean): unknown;
   end(body?: string | Buffer, encoding?: BufferEncoding): unknown;
   destroy(): unknown;
 }
