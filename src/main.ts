@@ -22,6 +22,7 @@ import { RedisLeaseAuthority } from './ratelimit/redis-lease-authority.js';
 import { RedisCacheStore } from './cache/redis-cache-store.js';
 import { runCluster, signalWorkers } from './cluster.js';
 import { openRedisLink, type RedisState } from './redis/redis-link.js';
+import { overridesFileProblems } from './lookups/overrides/overrides-holder.js';
 import { BatchedAccessLog, silentAccessLog, type AccessLog } from './http/access-log.js';
 import { DataError } from './lookups/geoip/load.js';
 import { clusterMetrics } from './cluster-metrics.js';
@@ -50,6 +51,8 @@ async function main(): Promise<void> {
   // read once per process, here: a bad keys file stops start-up before any
   // worker is forked (each worker, a process of its own, reads it for itself)
   const apiKeys = config.apiKeysFile === null ? null : openApiKeys(config);
+  // a bad overrides file stops start-up too, checked once before any worker is forked
+  if (cluster.isPrimary) await refuseBadOverrides(config.overridesFile);
   // the log buffer is bounded: when stdout cannot keep up, lines are dropped
   // rather than held in memory without end (SonicBoom's maxLength)
   const destination = pino.destination({ fd: 1, sync: false, maxLength: LOG_BUFFER_BYTES });
@@ -262,6 +265,15 @@ function openApiKeys(config: Readonly<Config>): ApiKeySource {
     }
     throw error;
   }
+}
+
+/** Exits 1 naming OVERRIDES_FILE and every bad line when the file cannot be used. */
+async function refuseBadOverrides(file: string): Promise<void> {
+  const problems = await overridesFileProblems(file);
+  if (problems.length === 0) return;
+  const lines = problems.map((p) => (p.line === 0 ? p.reason : `line ${p.line}: ${p.reason}`));
+  process.stderr.write(`OVERRIDES_FILE ${file}: refused:\n  ${lines.join('\n  ')}\n`);
+  process.exit(1);
 }
 
 /** METRICS_PORT: /metrics on a listener of its own (METRICS_HOST, loopback by default). */
