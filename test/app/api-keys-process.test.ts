@@ -4,15 +4,13 @@
 // (logged with its lines) while the old keys keep working; a bad file at
 // start stops start-up; METRICS_PORT serves /metrics on its own listener.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { PROJECT_ROOT } from '../../src/project-root.js';
 import { freePort } from '../helpers/ports.js';
-import { spawnService, type SpawnedService } from '../helpers/spawned-service.js';
+import { spawnService, startupFailure, type SpawnedService } from '../helpers/spawned-service.js';
 import { until } from '../helpers/wait.js';
 
 const ALICE = 'alice-key-0123456789';
@@ -160,20 +158,7 @@ describe('ipintel serve with keys required and METRICS_PORT', () => {
   it('a bad keys file stops start-up with its line numbers', async () => {
     const file = join(dir, 'bad.csv');
     writeFileSync(file, `name,key,limit\nalice,${ALICE},none\n`);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: PROJECT_ROOT,
-      env: {
-        ...process.env,
-        API_KEYS_FILE: file,
-        PORT: String(await freePort()),
-        HOST: '127.0.0.1',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => (stderr += chunk));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const { code, stderr } = await startupFailure({ API_KEYS_FILE: file });
     assert.equal(code, 1);
     assert.match(stderr, /API_KEYS_FILE .*bad\.csv: refused:\n {2}line 2: the limit must be/);
     assert.ok(!stderr.includes(ALICE));

@@ -3,15 +3,12 @@
 // in the log and in /readyz while the previous overrides answer on, and the
 // ETag of an answer changing with the file. A bad file at start stops it.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { PROJECT_ROOT } from '../../src/project-root.js';
 import { getOnce } from '../helpers/http-get.js';
-import { freePort } from '../helpers/ports.js';
-import { spawnService, type SpawnedService } from '../helpers/spawned-service.js';
+import { spawnService, startupFailure, type SpawnedService } from '../helpers/spawned-service.js';
 import { until } from '../helpers/wait.js';
 
 let dir: string;
@@ -72,21 +69,7 @@ it('SIGHUP reads a changed file; a bad one is refused whole, logged line by line
 it('a bad overrides file at start stops start-up, naming OVERRIDES_FILE and every bad line', async () => {
   const bad = join(dir, 'bad.csv');
   await writeFile(bad, 'network,city,latitude\n8.8.8.0/24,Leipzig,200\n9.9.9.0/33,X,\n');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: PROJECT_ROOT,
-    env: {
-      ...process.env,
-      DATA_DIR: dir,
-      OVERRIDES_FILE: bad,
-      PORT: String(await freePort()),
-      HOST: '127.0.0.1',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk: string) => (stderr += chunk));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const { code, stderr } = await startupFailure({ DATA_DIR: dir, OVERRIDES_FILE: bad });
   assert.equal(code, 1);
   assert.match(
     stderr,
