@@ -84,4 +84,28 @@ describe('provider and proxy lists through update-data and the service', () => {
     const providers = batch.results.map((r) => ('data' in r ? r.data.vpn?.provider : undefined));
     assert.deepEqual(providers, ['NordVPN', null]);
   });
+  it('GET /ip/:ip/vpn is the record itself, byte for byte, asked twice (the verdict kept per feed set and AS record)', async () => {
+    const ctx = {
+      clientIp: { version: 4 as const, text: '127.0.0.1', value: 0x7f000001 },
+      requestId: 't',
+      headers: {},
+    };
+    const addresses = [
+      '82.102.19.137', // a listed server
+      '82.102.20.5',
+      '82.102.20.60',
+      '82.102.20.200', // beside the listed ones
+      '144.31.222.7', // an open proxy
+      '144.31.222.200',
+      '8.8.8.8', // in no list
+      '2001:4860:4860::8888',
+    ];
+    for (const round of [1, 2]) {
+      for (const address of addresses) {
+        const record = await service.app.call('/ip/:ip/vpn', { params: { ip: address } }, ctx);
+        const res = await get(service.baseUrl, `/ip/${address}/vpn`);
+        assert.equal(res.text, `{"data":${JSON.stringify(record)}}`, `${address}, round ${round}`);
+      }
+    }
+  });
 });

@@ -96,6 +96,8 @@ export function detect(
   ip: Ip,
   asnOf: (ip: Ip) => AsnHint | null,
   index: DetectionIndex,
+  /** the feeds holding ip, when the caller has them already (index.matchFeeds(ip) otherwise) */
+  feedMatch?: FeedMatch,
 ): VpnDetection {
   const special = isBogon(ip);
   const asn = special ? null : asnOf(ip);
@@ -120,7 +122,7 @@ export function detect(
     out.reasons.push('special-purpose-address');
     return out;
   }
-  const match = index.matchFeeds(ip);
+  const match = feedMatch ?? index.matchFeeds(ip);
   for (const hit of match.hits) applyHit(hit, reason, out);
   out.provider = match.provider;
   if (asn === null) return out;

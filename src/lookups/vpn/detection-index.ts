@@ -104,9 +104,20 @@ export class FeedIndex implements DetectionIndex {
     this.problems = problems;
   }
 
-  /** matchFeeds(ip).length > 0, allocating nothing */
-  inAnyFeed(ip: Ip): boolean {
-    return this.prefixes.matchesAny(ip);
+  /**
+   * The id of the set of feeds holding ip (0: none) while its answer is
+   * fixed, -1 once a proxy list of it has gone stale (its answer then
+   * depends on the time): what record-json.ts keeps verdicts by. One search.
+   */
+  settledSetOf(ip: Ip): number {
+    const set = this.prefixes.setOf(ip);
+    const until = this.matches[set]!.proxyUntil;
+    return until === Infinity || this.now() <= until ? set : -1;
+  }
+
+  /** The match of a set settledSetOf gave (not -1): no search. */
+  matchOfSet(set: number): FeedMatch {
+    return this.matches[set]!;
   }
 
   /** The feeds holding ip; a proxy list older than the maximum age no longer counts. */

@@ -99,11 +99,6 @@ export class PrefixIndex {
     return this.sets[this.setOf(ip)]!;
   }
 
-  /** Whether any label's ranges contain ip (the VPN hot path). */
-  matchesAny(ip: Ip): boolean {
-    return this.setOf(ip) !== 0;
-  }
-
   /** merged range count per label (for readiness reports and metrics) */
   rangeCounts(): Record<string, number> {
     return { ...this.runs };

@@ -1,8 +1,8 @@
-// The VPN detection record as JSON text, fast: an address outside every
-// published range gets the verdict of its AS record alone, so that answer
-// (all but the address) is serialised once per AS record and feed snapshot —
-// a memo bounded by the data, not by the traffic. Shared by GET /ip/:ip/vpn,
-// POST /batch and `ipintel enrich --vpn`.
+// The VPN detection record as JSON text, fast: an address's verdict is that
+// of its set of feeds (none, for most) and its AS record, so that answer (all
+// but the address) is serialised once per pair and feed snapshot — a memo
+// bounded by the data (the pairs that exist in the address space), not by
+// the traffic. Shared by GET /ip/:ip/vpn, POST /batch and `ipintel enrich --vpn`.
 import { NONE } from '../../data/range-table.js';
 import type { Ip } from '../../net/ip.js';
 import { isBogon } from '../geoip/bogons.js';
@@ -28,34 +28,37 @@ export function createVpnJson(geoip: GeoIpLookup, holder: DetectionIndexHolder):
     return row === null ? record : overrideDetection(record, row);
   };
   let memoOf: { feeds: object; asn: object } | null = null;
-  let byRecord: (string | undefined)[] = [];
-  let noRecord: string | undefined;
+  /** per feed set (0: in no feed), the record's members per AS record (and for no record) */
+  let bySet: (SetMemo | undefined)[] = [];
 
   /**
    * The record's members after `"ip":"…",` up to its closing brace, for an
-   * address only its AS speaks for; null when the address is a bogon or in a
-   * published range (then `record` builds the whole record).
+   * address its feed set and AS record speak for; null when the address is a
+   * bogon, an override covers it or a proxy list holding it went stale (then
+   * `record` builds the whole record).
    */
   const verdict = (ip: Ip): string | null => {
+    if (isBogon(ip)) return null;
     const feeds = holder.current();
-    if (isBogon(ip) || feeds.inAnyFeed(ip)) return null;
+    const set = feeds.settledSetOf(ip);
+    if (set < 0) return null;
     // without overrides (the common case) this one check is all they cost
     const overrides = geoip.overrides.current;
     if (overrides.size !== 0 && overrides.find(ip) !== NO_OVERRIDE) return null;
     const asn = geoip.tables.asn;
     if (memoOf === null || memoOf.feeds !== feeds || memoOf.asn !== asn) {
       memoOf = { feeds, asn };
-      byRecord = [];
-      noRecord = undefined;
+      bySet = [];
     }
+    const memo = (bySet[set] ??= { byRecord: [], noRecord: undefined });
     const record = geoip.networkIndex(ip);
-    let text = record === NONE ? noRecord : byRecord[record];
+    let text = record === NONE ? memo.noRecord : memo.byRecord[record];
     if (text === undefined) {
-      const json = JSON.stringify(detect(ip, asnOf, feeds));
+      const json = JSON.stringify(detect(ip, asnOf, feeds, feeds.matchOfSet(set)));
       // {"ip":"<ip>", … }: keep what follows the address
       text = json.slice(json.indexOf('",') + 2, -1);
-      if (record === NONE) noRecord = text;
-      else byRecord[record] = text;
+      if (record === NONE) memo.noRecord = text;
+      else memo.byRecord[record] = text;
     }
     return text;
   };
@@ -68,4 +71,10 @@ export function createVpnJson(geoip: GeoIpLookup, holder: DetectionIndexHolder):
     },
     detection,
   };
+}
+
+/** The verdicts of one feed set: the record's members per AS record, and for an address of none. */
+interface SetMemo {
+  byRecord: (string | undefined)[];
+  noRecord: string | undefined;
 }
