@@ -28,6 +28,8 @@ const MAX_HEAD_BYTES = 16 * 1024;
 const MAX_HEADER_LINES = 100;
 /** unanswered bytes held while an answer is on its way (pipelined requests); past this the socket pauses */
 const MAX_WAITING_BYTES = 64 * 1024;
+/** plain heads read and waiting for the answers before them; past this the socket pauses */
+const MAX_WAITING_HEADS = 1024;
 
 /** origin-form request target: "/" then visible ASCII (RFC 9112 §3.2.1); anything else is node's */
 const TARGET = /^\/[!-~]*$/;
@@ -203,8 +205,12 @@ interface Lane {
 
 /** One connection while its requests are plain. */
 class FastConnection {
-  /** bytes read and not yet answered, as latin1 */
+  /** bytes read and not yet read as plain heads, as latin1 */
   private text = '';
+  /** plain heads read and not yet served, in order (pipelined behind an answer on its way) */
+  private readonly heads: PlainHead[] = [];
+  /** reading waits for the client to read what was written (see next) */
+  private awaitingDrain = false;
   /** requests read whose answer is not written yet */
   private pending = 0;
   private served = 0;
@@ -233,15 +239,44 @@ class FastConnection {
 
   readonly onEnd = (): void => {
     this.ended = true;
-    if (this.pending === 0) this.socket.end();
+    if (this.pending === 0 && this.heads.length === 0) this.socket.end();
   };
 
   readonly onData = (chunk: Buffer): void => {
     if (this.served !== 0) this.deadline = this.lane.clock + this.lane.keepAliveTimeoutMs;
     this.text = this.text === '' ? chunk.toString('latin1') : this.text + chunk.toString('latin1');
-    if (this.pending === 0) this.next();
-    else if (this.text.length > MAX_WAITING_BYTES) this.socket.pause();
+    this.read();
   };
+
+  /**
+   * Reads the heads that have arrived. With nothing on its way, the bytes go
+   * to node:http whole unless every head in them is plain and whole: a
+   * request that is not plain, with whatever came with it (the plain ones
+   * before it, a client's half-close after it), reaches node:http with
+   * nothing answered here. Behind answers on their way, plain heads queue
+   * and the rest waits for them (then goes to node:http; see next).
+   */
+  private read(): void {
+    const idle = this.pending === 0 && this.heads.length === 0;
+    let text = this.text;
+    while (text !== '') {
+      const head = readPlainHead(text);
+      if (head === null) break;
+      this.heads.push(head);
+      text = text.length === head.length ? '' : text.slice(head.length);
+    }
+    if (idle && text !== '') {
+      // all of this.text to node:http, the plain heads read from it too
+      this.heads.length = 0;
+      this.leave();
+      return;
+    }
+    this.text = text;
+    if (this.heads.length > MAX_WAITING_HEADS || text.length > MAX_WAITING_BYTES) {
+      this.socket.pause();
+    }
+    this.next();
+  }
 
   /** The lane's sweep: cuts the connection when its deadline has passed. */
   expire(now: number): void {
@@ -258,8 +293,9 @@ class FastConnection {
 
   /** The client read what was written: reading resumes (see next). */
   readonly onDrain = (): void => {
+    this.awaitingDrain = false;
     this.socket.resume();
-    if (this.pending === 0) this.next();
+    this.next();
   };
 
   readonly onError = (): void => {
@@ -281,36 +317,42 @@ class FastConnection {
     this.served++;
     this.deadline = this.lane.clock + this.lane.keepAliveTimeoutMs;
     if (this.pending !== 0) return;
-    if (this.lane.closing || (this.ended && this.text === '')) {
+    if (this.lane.closing || (this.ended && this.heads.length === 0 && this.text === '')) {
       this.socket.end();
       return;
     }
     if (this.socket.destroyed) return;
-    if (this.socket.isPaused() && !this.socket.writableNeedDrain) this.socket.resume();
-    if (this.text !== '') this.next();
+    if (this.socket.isPaused() && !this.awaitingDrain && this.heads.length <= MAX_WAITING_HEADS) {
+      this.socket.resume();
+    }
+    this.next();
   }
 
   /** Drops the connection if nothing is on its way (server shutdown). */
   closeIfIdle(): void {
-    if (this.pending === 0) this.socket.destroy();
+    if (this.pending === 0 && this.heads.length === 0) this.socket.destroy();
   }
 
-  /** Serves the requests that have arrived, one at a time, until one is not plain. */
+  /**
+   * Serves the plain heads read, one at a time (an answer is written before
+   * the next request is served, so answers keep their order); once they are
+   * answered, bytes left that are not a plain head go to node:http.
+   */
   private next(): void {
-    while (this.pending === 0 && this.text !== '' && !this.leaving) {
+    while (this.pending === 0 && !this.leaving && !this.awaitingDrain) {
+      if (this.heads.length === 0) {
+        if (this.text !== '') this.leave();
+        return;
+      }
       // a client that sends requests and does not read the answers: reading
-      // waits until it has (node:http does the same)
+      // and answering wait until it has (node:http does the same)
       if (this.socket.writableNeedDrain) {
+        this.awaitingDrain = true;
         this.socket.pause();
         this.socket.once('drain', this.onDrain);
         return;
       }
-      const head = readPlainHead(this.text);
-      if (head === null) {
-        this.leave();
-        return;
-      }
-      this.text = this.text.length === head.length ? '' : this.text.slice(head.length);
+      const head = this.heads.shift()!;
       this.pending++;
       this.lane.stats.plainRequests++;
       this.lane.serve(

@@ -82,9 +82,22 @@ describe('readPlainHead', () => {
 function exchange(
   port: number,
   parts: string[],
-  options: { gapMs?: number; count?: number; timeoutMs?: number; head?: boolean } = {},
+  options: {
+    gapMs?: number;
+    count?: number;
+    timeoutMs?: number;
+    head?: boolean;
+    /** end the client's side after the last part */
+    halfClose?: boolean;
+  } = {},
 ): Promise<{ answers: RawResponse[]; closed: boolean; raw: string }> {
-  const { gapMs = 0, count = Infinity, timeoutMs = 5000, head = false } = options;
+  const {
+    gapMs = 0,
+    count = Infinity,
+    timeoutMs = 5000,
+    head = false,
+    halfClose = false,
+  } = options;
   return new Promise((resolve, reject) => {
     let raw = '';
     let done = false;
@@ -101,6 +114,7 @@ function exchange(
           socket.write(Buffer.from(part, 'latin1'));
           if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
         }
+        if (halfClose && !socket.destroyed) socket.end();
       })();
     });
     socket.setEncoding('latin1');
@@ -227,27 +241,56 @@ describe('the fast path on a live service', () => {
     );
   });
 
-  it('passes a connection to node:http mid-way: plain, a POST with a body, plain again, in order', async () => {
-    const body = '["8.8.8.8"]';
-    const post = `POST /batch HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+  const BODY = '["8.8.8.8"]';
+  const POST = `POST /batch HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY}`;
+  const LAST = 'GET /ip/1.1.1.1 HTTP/1.1\r\nHost: a\r\n\r\n';
+
+  it('passes a connection to node:http mid-way: a plain request answered, then a POST with a body and a plain one, in order', async () => {
     const stats = (service.app.server as FastPathServer).stats;
     const before = { ...stats };
-    const { answers } = await exchange(
-      service.port,
-      [PLAIN + post + 'GET /ip/1.1.1.1 HTTP/1.1\r\nHost: a\r\n\r\n'],
-      { count: 3 },
-    );
+    const { answers } = await exchange(service.port, [PLAIN, POST + LAST], {
+      gapMs: 100,
+      count: 3,
+    });
     assert.deepEqual(
       answers.map((a) => a.status),
       [200, 200, 200],
     );
     assert.match(answers[1]!.body, /"8\.8\.8\.8"/);
+    assert.match(answers[2]!.body, /"ip":"1\.1\.1\.1"/);
     // the first by the fast path; then node:http has the connection
     assert.deepEqual(stats, {
       plainRequests: before.plainRequests + 1,
       handedOff: before.handedOff + 1,
     });
+  });
+
+  it('bytes holding a head that is not plain go to node:http whole: plain, POST, plain in one write', async () => {
+    const stats = (service.app.server as FastPathServer).stats;
+    const before = { ...stats };
+    const { answers } = await exchange(service.port, [PLAIN + POST + LAST], { count: 3 });
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200, 200],
+    );
+    assert.match(answers[0]!.body, /"ip":"8\.8\.8\.8"/);
+    assert.match(answers[1]!.body, /"8\.8\.8\.8"/);
     assert.match(answers[2]!.body, /"ip":"1\.1\.1\.1"/);
+    assert.deepEqual(stats, { ...before, handedOff: before.handedOff + 1 });
+  });
+
+  it('a client that half-closes after a plain request and a POST gets both answers, then the end', async () => {
+    const started = performance.now();
+    const { answers, closed } = await exchange(service.port, [PLAIN + POST], {
+      timeoutMs: 4000,
+      halfClose: true,
+    });
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200],
+    );
+    assert.ok(closed);
+    assert.ok(performance.now() - started < 1000, 'the connection ended at once');
   });
 
   it('a head that arrives in pieces is answered (by node:http, which waits for the rest)', async () => {
