@@ -382,14 +382,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       responseFailed(error);
     }
   };
-  const server = new FastPathServer(
-    {
-      ...serverOptions(config),
-      headersTimeoutMs: config.headersTimeoutMs,
-      keepAliveTimeoutMs: config.keepAliveTimeoutMs,
-    },
-    serveOne,
-  );
+  const server = new FastPathServer(serverOptions(config), serveOne);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> =>
     serve(req, res);
   if (config.maxConnections > 0) server.maxConnections = config.maxConnections;

@@ -20,7 +20,7 @@
 import { Buffer } from 'node:buffer';
 import { Server as HttpServer, STATUS_CODES, type ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
-import type { HeaderValue, RequestHead, Responder } from './message.js';
+import type { LineResponder, RequestHead, Responder } from './message.js';
 
 /** node:http's default limit on a request head (--max-http-header-size): a larger one is node's to refuse */
 const MAX_HEAD_BYTES = 16 * 1024;
@@ -134,26 +134,10 @@ function httpDate(): string {
 }
 
 /** The answer to one plain request: its head as text, then the whole answer in one write. */
-class PlainResponse implements Responder {
+class PlainResponse implements LineResponder {
   private head = '';
 
   constructor(private readonly connection: FastConnection) {}
-
-  writeHead(status: number, headers: HeaderValue[]): void {
-    let lines = '';
-    let framed = false;
-    for (let i = 0; i < headers.length; i += 2) {
-      const name = headers[i] as string;
-      const value = headers[i + 1]!;
-      // a line break would split the answer: refused as node:http refuses it
-      if (typeof value === 'string' && (value.includes('\n') || value.includes('\r'))) {
-        throw new TypeError(`Invalid character in header content ["${name}"]`);
-      }
-      if (name === 'content-length') framed = true;
-      lines += `${name}: ${value}\r\n`;
-    }
-    this.writeHeadLines(status, lines, framed);
-  }
 
   writeHeadLines(status: number, lines: string, framed: boolean): void {
     // every answer the pipeline writes has a length; one without would need
@@ -378,11 +362,6 @@ class FastConnection {
   }
 }
 
-export interface FastPathOptions {
-  headersTimeoutMs: number;
-  keepAliveTimeoutMs: number;
-}
-
 /**
  * node:http's server with the fast path in front of its connection handler.
  * Shutdown sees both: closing the server (which closes idle connections)
@@ -394,7 +373,7 @@ export class FastPathServer extends HttpServer {
   /** what the fast path did: requests it read, connections it passed to node:http */
   readonly stats = { plainRequests: 0, handedOff: 0 };
 
-  constructor(options: ServerOptions & FastPathOptions, serve: Serve) {
+  constructor(options: ServerOptions, serve: Serve) {
     super(options, serve);
     const listeners = this.listeners('connection');
     // node:http's connection handler, as its Server constructor adds it; were
@@ -408,11 +387,12 @@ export class FastPathServer extends HttpServer {
     const lane: Lane = {
       serve,
       keepAlive:
-        options.keepAliveTimeoutMs > 0
-          ? `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(options.keepAliveTimeoutMs / 1000)}\r\n`
+        this.keepAliveTimeout > 0
+          ? `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(this.keepAliveTimeout / 1000)}\r\n`
           : 'Connection: keep-alive\r\n',
-      keepAliveTimeoutMs: options.keepAliveTimeoutMs,
-      headersTimeoutMs: options.headersTimeoutMs,
+      // node:http's own, as the options gave them
+      keepAliveTimeoutMs: this.keepAliveTimeout,
+      headersTimeoutMs: this.headersTimeout,
       closing: false,
       open: new Set(),
       clock: Date.now(),

@@ -21,15 +21,26 @@ export interface RequestHead {
   readonly complete: boolean;
 }
 
-/** What writes an answer: node:http's ServerResponse, or the fast path's. */
-export interface Responder {
-  writeHead(status: number, headers: HeaderValue[]): unknown;
-  /**
-   * The head from header lines already made (`name: value\r\n` each, checked
-   * for line breaks), for a writer that sends text anyway (the fast path);
-   * `framed`: the lines carry a Content-Length
-   */
-  writeHeadLines?(status: number, lines: string, framed: boolean): unknown;
+/** What ends an answer whose head is written (src/http/write-batch.ts). */
+export interface Ending {
   end(body?: string | Buffer, encoding?: BufferEncoding): unknown;
   destroy(): unknown;
 }
+
+/** node:http's ServerResponse, as the pipeline writes it: the head as a flat list of headers. */
+export interface NodeResponder extends Ending {
+  writeHead(status: number, headers: HeaderValue[]): unknown;
+  writeHeadLines?: undefined;
+}
+
+/**
+ * The fast path's writer: the head from header lines already made (`name:
+ * value\r\n` each, checked for line breaks); `framed`: the lines carry a
+ * Content-Length.
+ */
+export interface LineResponder extends Ending {
+  writeHeadLines(status: number, lines: string, framed: boolean): unknown;
+}
+
+/** What writes an answer: node:http's ServerResponse, or the fast path's. */
+export type Responder = NodeResponder | LineResponder;

@@ -7,16 +7,16 @@
 // already there. Measured on this project's benchmark (random /ip/<IPv4>, 50
 // connections): 42 → 34 µs of CPU per request. A quiet server answers as
 // soon as before: its turn holds one request.
-import type { Responder } from './message.js';
+import type { Ending } from './message.js';
 
 /** The answers waiting: response, body (undefined: none), its encoding, and so on. */
-const waiting: (Responder | string | Buffer | undefined)[] = [];
+const waiting: (Ending | string | Buffer | undefined)[] = [];
 
 function endAll(): void {
   // a batch ended here may make more answers (a listener on 'finish'): they wait for the next turn
   const batch = waiting.splice(0, waiting.length);
   for (let i = 0; i < batch.length; i += 3) {
-    const res = batch[i] as Responder;
+    const res = batch[i] as Ending;
     const body = batch[i + 1] as string | Buffer | undefined;
     try {
       if (body === undefined) res.end();
@@ -33,7 +33,7 @@ function endAll(): void {
  * phase, with the other answers of the turn.
  */
 export function endWithTurn(
-  res: Responder,
+  res: Ending,
   body: string | Buffer | undefined,
   encoding: BufferEncoding = 'utf8',
 ): void {
