@@ -22,7 +22,6 @@ import { RedisLeaseAuthority } from './ratelimit/redis-lease-authority.js';
 import { RedisCacheStore } from './cache/redis-cache-store.js';
 import { runCluster, signalWorkers } from './cluster.js';
 import { openRedisLink, type RedisState } from './redis/redis-link.js';
-import { overridesFileProblems } from './lookups/overrides/overrides-holder.js';
 import { BatchedAccessLog, silentAccessLog, type AccessLog } from './http/access-log.js';
 import { DataError } from './lookups/geoip/load.js';
 import { clusterMetrics } from './cluster-metrics.js';
@@ -51,8 +50,6 @@ async function main(): Promise<void> {
   // read once per process, here: a bad keys file stops start-up before any
   // worker is forked (each worker, a process of its own, reads it for itself)
   const apiKeys = config.apiKeysFile === null ? null : openApiKeys(config);
-  // a bad overrides file stops start-up too, checked once before any worker is forked
-  if (cluster.isPrimary) await refuseBadOverrides(config.overridesFile);
   // the log buffer is bounded: when stdout cannot keep up, lines are dropped
   // rather than held in memory without end (SonicBoom's maxLength)
   const destination = pino.destination({ fd: 1, sync: false, maxLength: LOG_BUFFER_BYTES });
@@ -267,15 +264,6 @@ function openApiKeys(config: Readonly<Config>): ApiKeySource {
   }
 }
 
-/** Exits 1 naming OVERRIDES_FILE and every bad line when the file cannot be used. */
-async function refuseBadOverrides(file: string): Promise<void> {
-  const problems = await overridesFileProblems(file);
-  if (problems.length === 0) return;
-  const lines = problems.map((p) => (p.line === 0 ? p.reason : `line ${p.line}: ${p.reason}`));
-  process.stderr.write(`OVERRIDES_FILE ${file}: refused:\n  ${lines.join('\n  ')}\n`);
-  process.exit(1);
-}
-
 /** METRICS_PORT: /metrics on a listener of its own (METRICS_HOST, loopback by default). */
 function listenMetrics(config: Readonly<Config>, metrics: Metrics, log: Logger): App {
   const metricsApp = buildMetricsApp(config, metrics, log);
@@ -290,16 +278,32 @@ function listenMetrics(config: Readonly<Config>, metrics: Metrics, log: Logger):
 }
 
 async function loadData(config: Readonly<Config>, log: Logger): Promise<ServiceData> {
+  let data: ServiceData;
   try {
-    return await loadServiceData(config, log);
+    data = await loadServiceData(config, log);
   } catch (error) {
-    if (error instanceof DataError) {
-      log.fatal(error.message);
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
+    if (error instanceof DataError) stopStarting(log, error.message);
     throw error;
   }
+  // a bad overrides file stops start-up, as a bad API_KEYS_FILE does: no
+  // overrides are in memory yet that could answer instead (a reload later
+  // refuses a bad file and keeps the ones answering); under WORKERS each
+  // worker stops, and a worker that fails to start stops the service
+  const refused = data.overrides.status.refused;
+  if (refused !== null) {
+    const lines = refused.problems.map((p) =>
+      p.line === 0 ? p.reason : `line ${p.line}: ${p.reason}`,
+    );
+    stopStarting(log, `OVERRIDES_FILE ${config.overridesFile}: refused:\n  ${lines.join('\n  ')}`);
+  }
+  return data;
+}
+
+/** A start that cannot go on: the reason in the log and on standard error, exit 1. */
+function stopStarting(log: Logger, message: string): never {
+  log.fatal(message);
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
 }
 
 interface RedisStores {

@@ -69,10 +69,16 @@ it('SIGHUP reads a changed file; a bad one is refused whole, logged line by line
 it('a bad overrides file at start stops start-up, naming OVERRIDES_FILE and every bad line', async () => {
   const bad = join(dir, 'bad.csv');
   await writeFile(bad, 'network,city,latitude\n8.8.8.0/24,Leipzig,200\n9.9.9.0/33,X,\n');
-  const { code, stderr } = await startupFailure({ DATA_DIR: dir, OVERRIDES_FILE: bad });
-  assert.equal(code, 1);
-  assert.match(
-    stderr,
-    /^OVERRIDES_FILE .*bad\.csv: refused:\n {2}line 2: latitude: .*\n {2}line 3: .*9\.9\.9\.0\/33/m,
-  );
+  for (const workers of ['1', '2']) {
+    const { code, stderr } = await startupFailure({
+      DATA_DIR: dir,
+      OVERRIDES_FILE: bad,
+      WORKERS: workers,
+    });
+    assert.equal(code, 1, `WORKERS=${workers}`);
+    assert.match(
+      stderr,
+      /^OVERRIDES_FILE .*bad\.csv: refused:\n {2}line 2: latitude: .*\n {2}line 3: .*9\.9\.9\.0\/33/m,
+    );
+  }
 });

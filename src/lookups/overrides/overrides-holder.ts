@@ -115,24 +115,6 @@ export class OverridesHolder {
   }
 }
 
-/**
- * What is wrong with the overrides file before the service starts ([] when
- * it is good or absent). A bad file there stops start-up, as a bad
- * API_KEYS_FILE does: an invalid value stops start-up (the contract), and no
- * overrides are in memory yet that could keep answering. Later, a bad file
- * is refused and the overrides in memory keep answering (reload above).
- */
-export async function overridesFileProblems(file: string): Promise<CsvProblem[]> {
-  if ((await statSignature(file)) === '') return [];
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    return [{ line: 0, reason: `unreadable: ${(error as Error).message}` }];
-  }
-  return (await parseOverridesInSlices(text, () => Promise.resolve())).problems;
-}
-
 /** Modification time and size, '' when there is no file. */
 async function statSignature(file: string): Promise<string> {
   try {
