@@ -11,6 +11,7 @@
 import type { Worker } from 'node:cluster';
 import type { LeaseAsk, LeaseAuthority, LeaseGrant } from './lease.js';
 import { LeaseHolds } from './lease-holds.js';
+import { timeoutAfterIo } from '../timeout-after-io.js';
 import type { MemoryRateLimitStore } from './memory-rate-limit-store.js';
 
 const REQUEST = 'ipintel:lease';
@@ -59,7 +60,7 @@ export function processPort(): IpcPort {
 interface Pending {
   resolve: (grants: (LeaseGrant | null)[]) => void;
   reject: (error: Error) => void;
-  timer: NodeJS.Timeout;
+  cancelTimeout: () => void;
 }
 
 export class IpcLeaseAuthority implements LeaseAuthority {
@@ -85,13 +86,15 @@ export class IpcLeaseAuthority implements LeaseAuthority {
         const entry = this.pending.get(id);
         if (answered && entry === undefined) return; // answered (or already failed)
         this.pending.delete(id);
-        clearTimeout(entry?.timer);
+        entry?.cancelTimeout();
         reject(new Error('the cluster primary did not answer'));
       };
       if (answered) {
-        // not unref'd: requests wait on this call, and the timer is short
-        const timer = setTimeout(fail, this.timeoutMs);
-        this.pending.set(id, { resolve, reject, timer });
+        // after the I/O already received: a reply that came while this
+        // worker stalled is not taken for a silent primary (which would count
+        // these requests in process, past the shared limit)
+        const cancelTimeout = timeoutAfterIo(this.timeoutMs, fail);
+        this.pending.set(id, { resolve, reject, cancelTimeout });
       }
       let sent: boolean;
       try {
@@ -114,7 +117,7 @@ export class IpcLeaseAuthority implements LeaseAuthority {
     const entry = this.pending.get(message.id);
     if (entry === undefined) return; // timed out: counted in process already
     this.pending.delete(message.id);
-    clearTimeout(entry.timer);
+    entry.cancelTimeout();
     entry.resolve(message.grants);
   }
 }

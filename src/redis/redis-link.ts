@@ -12,6 +12,7 @@
 // openRedisLink, so a deployment without REDIS_URL never pays for it (~0.1 s
 // of start-up); the type import below is erased at compile time.
 import type { Redis } from 'ioredis';
+import { timeoutAfterIo } from '../timeout-after-io.js';
 
 export type RedisState = 'up' | 'down';
 
@@ -79,7 +80,9 @@ export class RedisLink {
       // sent again after the reconnect (their callers have moved on already).
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
-      commandTimeout: timeoutMs,
+      // No commandTimeout: `run` bounds every call itself, and ioredis's own
+      // timer would fire after a stall of this process before the reply that
+      // came meanwhile is read (src/timeout-after-io.ts).
       // A Redis that accepts commands but stops answering (stalled, paused) has
       // its connection dropped after a while, so calls fail fast instead of each
       // waiting out the timeout and piling up unanswered in the socket.
@@ -111,9 +114,11 @@ export class RedisLink {
   async run<T>(op: (client: Redis) => Promise<T>): Promise<T> {
     const status = this.client.status;
     if (status !== 'ready') throw new RedisUnavailableError(status);
-    let timer: NodeJS.Timeout | undefined;
+    let cancelTimeout = (): void => undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new RedisTimeoutError(this.timeoutMs)), this.timeoutMs);
+      cancelTimeout = timeoutAfterIo(this.timeoutMs, () =>
+        reject(new RedisTimeoutError(this.timeoutMs)),
+      );
     });
     try {
       const result = await Promise.race([op(this.client), timeout]);
@@ -127,7 +132,7 @@ export class RedisLink {
       }
       throw error;
     } finally {
-      clearTimeout(timer);
+      cancelTimeout();
     }
   }
 
