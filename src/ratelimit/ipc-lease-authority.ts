@@ -128,20 +128,23 @@ export interface LeaseBook {
   holds: LeaseHolds;
   /** a grant is 1/share of what is left (2 × workers: each can hold a share twice over) */
   share: number;
-  now: () => number;
 }
 
 export function leaseBook(ledger: MemoryRateLimitStore, share: number, now = Date.now): LeaseBook {
-  return { ledger, holds: new LeaseHolds(now), share, now };
+  return { ledger, holds: new LeaseHolds(now), share };
 }
 
 /** One ask of worker `holder`, settled synchronously against the book. */
 export function settleAsk(book: LeaseBook, holder: number, ask: LeaseAsk): LeaseGrant | null {
   const { ledger, holds } = book;
   if (ask.returned > 0) ledger.giveBack(ask.key, ask.window, ask.returned);
-  if (ask.need === 0) return null;
+  if (ask.need === 0) {
+    // a give-back (of 0 units too): that lease's spare units are not to be waited for
+    holds.release(ask.key, ask.window, holder);
+    return null;
+  }
   const grant = ledger.lease(ask.key, ask.limit, ask.windowMs, ask.need, book.share);
-  holds.record(ask.key, grant.window, holder, grant.units > ask.need ? book.now() + ask.holdMs : 0);
+  holds.record(ask.key, grant.window, holder, grant.units > ask.need ? ask.holdMs : 0);
   if (grant.units < ask.need) grant.retryInMs = holds.othersOpenFor(ask.key, grant.window, holder);
   return grant;
 }

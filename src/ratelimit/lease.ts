@@ -13,12 +13,17 @@
 // what it did not use.
 //
 // Exactly the limit, not merely at most: a grant with spare units (more than
-// the holder needed at once) is remembered with the time its lease lapses.
-// When the allowance runs short for one holder while another may still sit
-// on spare units, the grant says so (`retryInMs`): the requests wait for those
-// leases to lapse and their units to come back, and ask once more; only that
-// second answer refuses. So a burst spread over several holders gets exactly
-// the limit, and a refusal costs at most one lease time of waiting, once.
+// the holder needed at once) is remembered, with the time its lease lapses,
+// until the holder gives that lease back (a sweep sends a give-back for it
+// even when no unit is left, so the authority knows). When the allowance runs
+// short for one holder while another may still sit on spare units, the grant
+// says so (`retryInMs`): the requests wait for those leases to lapse and
+// their units to come back, and ask again. A lapsed lease not given back yet
+// (its holder's sweep is late: a busy machine) is waited for again, for
+// GIVE_BACK_GRACE_LEASES lease times past its lapse; a holder stops waiting
+// after MAX_WAIT_LEASES lease times in all, and the answer after that
+// refuses. So a burst spread over several holders gets exactly the limit,
+// and a refusal waits only while units may still come back, boundedly.
 
 /** What a holder asks for one key, and what it gives back. */
 export interface LeaseAsk {
@@ -46,9 +51,10 @@ export interface LeaseGrant {
   /** the window's id, to give units back to */
   window: string;
   /**
-   * units fell short of the need while other holders' leases with spare
-   * units were still open: ms until the last of them lapses (ask again after
-   * that and a sweep); 0 when the shortfall is final
+   * units fell short of the need while other holders may still give spare
+   * units back: ms until the last of their leases lapses, or 1 when it has
+   * lapsed and not come back yet (ask again after that and a sweep); 0 when
+   * nothing is to come back
    */
   retryInMs: number;
 }
@@ -77,6 +83,20 @@ export function grantSize(limit: number, handedOut: number, need: number, share:
   const spare = left >= share * share ? Math.floor(left / share) : 0;
   return Math.min(left, Math.max(need, spare));
 }
+
+/**
+ * How long past its lapse a lease with spare units not given back yet is still
+ * waited for, in lease times: its holder sweeps every quarter lease, and on a
+ * loaded machine the sweep and the trip back come late. Mirrored in the Redis
+ * script.
+ */
+export const GIVE_BACK_GRACE_LEASES = 2;
+
+/**
+ * Longest a holder's requests wait for other holders' units, in lease times
+ * from their first wait: a lease to lapse, and its grace. Then the answer is final.
+ */
+export const MAX_WAIT_LEASES = 1 + GIVE_BACK_GRACE_LEASES;
 
 /** How long a holder keeps a lease before giving back what it did not use. */
 export const DEFAULT_LEASE_MS = 1_000;

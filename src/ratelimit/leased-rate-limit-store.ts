@@ -7,11 +7,13 @@
 //
 // A lease lives RATE_LIMIT_LEASE_MS (or until its window closes); a sweep
 // every quarter of that gives back the units lapsed leases did not use, in
-// one call. When the authority falls short while other holders may still sit
-// on spare units, the requests left over wait for those leases to lapse and
-// ask once more (lease.ts: exactly the limit); that second answer is final. A
-// refusal is kept as long as a lease, so a client over its limit costs the
-// authority one call per RATE_LIMIT_LEASE_MS, not one per request.
+// one call (a lease granted with spare units goes back even empty, so the
+// authority stops waiting for it). When the authority falls short while
+// other holders may still give spare units back, the requests left over wait
+// and ask again, for MAX_WAIT_LEASES lease times at most (lease.ts: exactly
+// the limit); the answer after that is final. A refusal is kept as long as a
+// lease, so a client over its limit costs the authority one call per
+// RATE_LIMIT_LEASE_MS, not one per request.
 //
 // When the authority does not answer (IPC timeout, Redis down or slow), the
 // waiting requests are counted in this process's memory store instead: the
@@ -20,6 +22,7 @@
 // which errs on the side of limiting.
 import {
   DEFAULT_LEASE_MS,
+  MAX_WAIT_LEASES,
   sweepEveryMs,
   type LeaseAsk,
   type LeaseAuthority,
@@ -50,6 +53,8 @@ interface Lease {
   lapseAt: number;
   /** the authority had fewer units than asked: the rest of the window is refused */
   spent: boolean;
+  /** granted with units to spare: the authority waits for it to be given back */
+  spare: boolean;
 }
 
 interface Wanted {
@@ -60,8 +65,8 @@ interface Wanted {
   asked: number;
   /** the waiters wait for other holders' leases to lapse until then (0: not waiting) */
   retryAt: number;
-  /** they waited once already: the next shortfall is final */
-  waited: boolean;
+  /** when the waiters stop waiting for other holders (0: not waited yet); then a shortfall is final */
+  waitUntil: number;
 }
 
 /** After the other holders' leases lapse: their next sweep, and the give-back's trip. */
@@ -133,7 +138,7 @@ export class LeasedRateLimitStore implements RateLimitStore {
   private want(key: string, limit: number, windowMs: number, resolve: (hit: RateLimitHit) => void) {
     let wanted = this.wanted.get(key);
     if (wanted === undefined) {
-      wanted = { limit, windowMs, waiters: [], asked: 0, retryAt: 0, waited: false };
+      wanted = { limit, windowMs, waiters: [], asked: 0, retryAt: 0, waitUntil: 0 };
       this.wanted.set(key, wanted);
     }
     wanted.limit = limit;
@@ -186,7 +191,7 @@ export class LeasedRateLimitStore implements RateLimitStore {
     if (wanted === undefined) return;
     const now = this.now();
     const short = grant.units < ask.need;
-    const wait = short && grant.retryInMs > 0 && !wanted.waited;
+    const wait = short && grant.retryInMs > 0 && (wanted.waitUntil === 0 || now < wanted.waitUntil);
     const lease: Lease = {
       limit: ask.limit,
       units: grant.units,
@@ -197,10 +202,10 @@ export class LeasedRateLimitStore implements RateLimitStore {
       lapseAt: now + this.leaseMs,
       // waiting for other holders' units: not refused yet
       spent: short && !wait,
+      spare: grant.units > ask.need,
     };
     this.hold(ask.key, lease);
-    // never longer than a lease of its own: a wait is bounded whatever the shared store says
-    if (wait) this.waitForOthers(ask.key, wanted, now + Math.min(grant.retryInMs, this.leaseMs));
+    if (wait) this.waitForOthers(ask.key, wanted, grant.retryInMs);
     const { waiters } = wanted;
     let served = 0;
     for (; served < waiters.length && (lease.units > 0 || lease.spent); served++) {
@@ -218,19 +223,22 @@ export class LeasedRateLimitStore implements RateLimitStore {
   }
 
   /**
-   * The authority fell short while other holders' leases with spare units
-   * were open until `othersLapseAt`: the waiters left ask once more after
-   * those leases lapse and their holders' sweeps give the units back.
+   * The authority fell short while other holders may give spare units back
+   * in `retryInMs`: the waiters left ask again after that, their holders'
+   * sweep and the give-back's trip; for MAX_WAIT_LEASES lease times at most,
+   * whatever the shared store says (a stale or hostile hold cannot hang them).
    */
-  private waitForOthers(key: string, wanted: Wanted, othersLapseAt: number): void {
-    wanted.waited = true;
-    wanted.retryAt = othersLapseAt + this.sweepMs + GIVE_BACK_MARGIN_MS;
-    // not unref'd: requests wait on it, and it is at most a lease and a sweep
+  private waitForOthers(key: string, wanted: Wanted, retryInMs: number): void {
+    const now = this.now();
+    const margin = this.sweepMs + GIVE_BACK_MARGIN_MS;
+    if (wanted.waitUntil === 0) wanted.waitUntil = now + MAX_WAIT_LEASES * this.leaseMs + margin;
+    wanted.retryAt = Math.min(now + Math.min(retryInMs, this.leaseMs) + margin, wanted.waitUntil);
+    // not unref'd: requests wait on it, and it is bounded
     const timer = setTimeout(() => {
       this.retries.delete(timer);
       wanted.retryAt = 0;
       if (this.wanted.get(key) === wanted && wanted.waiters.length > 0) this.schedule();
-    }, wanted.retryAt - this.now());
+    }, wanted.retryAt - now);
     this.retries.add(timer);
   }
 
@@ -269,7 +277,8 @@ export class LeasedRateLimitStore implements RateLimitStore {
   }
 
   private giveBack(key: string, lease: Lease): void {
-    if (lease.units === 0) return;
+    // a lease granted with spare units goes back even empty: the authority stops waiting for it
+    if (lease.units === 0 && !lease.spare) return;
     this.giveBacks.push({
       key,
       limit: lease.limit,

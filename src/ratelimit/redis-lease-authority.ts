@@ -5,20 +5,27 @@
 // instances never pass a key's limit in one window.
 //
 // A key's window is a hash { g: units handed out, w: the window's id, and
-// h:<instance>: when that instance's lease with spare units lapses } whose
-// TTL is the window: Redis closes it. Units given back carry the window id,
+// h:<instance>: when that instance's lease with spare units lapses, until it
+// gives that lease back } whose TTL is the window: Redis closes it. Units given back carry the window id,
 // so units of a closed window never reduce the count of the next one. The
 // script is loaded once (EVALSHA; EVAL again only when Redis lost it).
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { LeaseAsk, LeaseAuthority, LeaseGrant } from './lease.js';
+import {
+  GIVE_BACK_GRACE_LEASES,
+  type LeaseAsk,
+  type LeaseAuthority,
+  type LeaseGrant,
+} from './lease.js';
 import type { RedisLink } from '../redis/redis-link.js';
 
 /**
  * KEYS: the counters; ARGV[1] the share, ARGV[2] the asking instance's id;
  * then per key limit, window ms, need, units returned, the window they belong
  * to, ms the instance holds spare units → per key { units, count, ms left,
- * window id, ms until other instances' spare units lapse (when short) }. A
+ * window id, ms to wait for other instances' spare units (when short: until
+ * their leases lapse, or 1 while one lapsed within its grace, counted in the
+ * asking instance's lease times, has not come back) }. A
  * key found without a TTL (a PERSIST, a failed write) opens a fresh window
  * rather than limiting that client forever.
  */
@@ -37,8 +44,11 @@ for i = 1, #KEYS do
   local returned = tonumber(ARGV[at + 4])
   local holdMs = tonumber(ARGV[at + 6])
   local ttl = redis.call('PTTL', key)
-  if returned > 0 and ttl > 0 and redis.call('HGET', key, 'w') == ARGV[at + 5] then
-    if redis.call('HINCRBY', key, 'g', -returned) < 0 then redis.call('HSET', key, 'g', 0) end
+  if (returned > 0 or need == 0) and ttl > 0 and redis.call('HGET', key, 'w') == ARGV[at + 5] then
+    if returned > 0 and redis.call('HINCRBY', key, 'g', -returned) < 0 then
+      redis.call('HSET', key, 'g', 0)
+    end
+    if need == 0 then redis.call('HDEL', key, mine) end
   end
   if need > 0 then
     local given, id
@@ -71,7 +81,7 @@ for i = 1, #KEYS do
         local name = fields[f]
         if name ~= mine and string.sub(name, 1, 2) == 'h:' then
           local lapse = tonumber(fields[f + 1]) - now
-          if lapse > retry then retry = lapse end
+          if lapse > -${GIVE_BACK_GRACE_LEASES} * holdMs then retry = math.max(retry, lapse, 1) end
         end
       end
     end

@@ -2,7 +2,7 @@
 // fresh connections spread by node:cluster over 2 workers (or alternating
 // between 2 instances on one real redis-server), each get exactly
 // RATE_LIMIT_MAX answers in a window: the whole allowance within the burst
-// itself (a process short of units waits once for the spare units another
+// itself (a process short of units waits for the spare units another
 // holds), and not one more after the leases lapse. Both
 // with clients told apart by their socket address and, behind TRUST_PROXY,
 // by X-Forwarded-For (all from one socket address, as through a proxy).

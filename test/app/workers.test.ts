@@ -90,7 +90,7 @@ describe('WORKERS=2 (cluster, rate limit counted by the primary)', () => {
     const burst = () =>
       Promise.all(Array.from({ length: 100 }, () => getOnce(port, '/ip/8.8.8.8')));
     const first = await burst();
-    // a worker short of units waits once for the spare units the other one
+    // a worker short of units waits for the spare units the other one
     // holds to come back: the burst itself gets the whole allowance
     const firstPassed = first.filter((r) => r.status === 200).length;
     assert.equal(firstPassed, LIMIT, `first burst: ${firstPassed} answers`);

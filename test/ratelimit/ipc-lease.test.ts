@@ -23,8 +23,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 const LIMIT = 60;
 
-/** One worker's channel to the primary: `answering` false makes the primary silent. */
-function channel(book: LeaseBook, id: number, answering = true): IpcPort {
+/**
+ * One worker's channel to the primary: `answering` false makes the primary
+ * silent; `slowMs` delays what the worker sends (a worker slow to give back).
+ */
+function channel(book: LeaseBook, id: number, answering = true, slowMs = 0): IpcPort {
   const toWorker = new EventEmitter();
   const toPrimary = new EventEmitter();
   const worker = Object.assign(toPrimary, {
@@ -38,7 +41,9 @@ function channel(book: LeaseBook, id: number, answering = true): IpcPort {
   serveLeases(worker, book);
   return {
     send: (message) => {
-      setImmediate(() => toPrimary.emit('message', message));
+      const deliver = () => toPrimary.emit('message', message);
+      if (slowMs > 0) setTimeout(deliver, slowMs);
+      else setImmediate(deliver);
       return true;
     },
     onMessage: (listener) => void toWorker.on('message', listener),
@@ -108,6 +113,25 @@ describe('leases over IPC', () => {
     const refusedAt = performance.now();
     assert.equal(allowed([await b!.store.hit('q', LIMIT, 60_000)]).length, 0);
     assert.ok(performance.now() - refusedAt < 50, 'then refused at once');
+  });
+
+  it('a worker slow to give back: the short worker waits for its units past their lapse', async () => {
+    const leaseMs = 100;
+    const book = leaseBook(new MemoryRateLimitStore(), 4);
+    const store = (id: number, slowMs: number) =>
+      new LeasedRateLimitStore(
+        new IpcLeaseAuthority(channel(book, id, true, slowMs), 1_000),
+        new MemoryRateLimitStore(),
+        { leaseMs },
+      );
+    // a's give-back reaches the primary 150 ms after its sweep: a lease and a half late
+    const [a, b] = [store(1, 150), store(2, 0)];
+    await a.hit('late', LIMIT, 60_000); // a holds a share (15 of 60), 14 to spare
+    const burst = await Promise.all(
+      Array.from({ length: LIMIT }, async () => b.hit('late', LIMIT, 60_000)),
+    );
+    assert.equal(allowed(burst).length, LIMIT - 1, "b's burst got the 14 units a gave back late");
+    await Promise.all([a.close(), b.close()]);
   });
 
   it('a worker that needed all its units holds none to spare: a shortfall is final at once', async () => {

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { decide } from '../../src/http/rate-limit.js';
 import type { RateLimitHit } from '../../src/ratelimit/rate-limit-store.js';
 import type { RedisState } from '../../src/redis/redis-link.js';
+import { MAX_WAIT_LEASES } from '../../src/ratelimit/lease.js';
 import { openRedisStores, redisStoreFixture, type RedisStores } from '../helpers/redis-stores.js';
 import { timed, until } from '../helpers/wait.js';
 
@@ -134,7 +135,7 @@ describe('leases in Redis', () => {
     assert.ok(performance.now() - refusedAt < 100, 'no second wait: nobody holds spare units');
   });
 
-  it('a wait for spare units is bounded by the lease time, whatever the window says', async () => {
+  it('a wait for spare units is bounded by a few lease times, whatever the window says', async () => {
     const b = await redis.open({ leaseMs: 100 });
     await redis.raw.flushdb();
     const limit = 10;
@@ -153,7 +154,27 @@ describe('leases in Redis', () => {
     );
     const waited = performance.now() - started;
     assert.ok(waited >= 100, `the hold was seen: one wait (${waited} ms)`);
-    assert.ok(waited < 1_000, `waited ${waited} ms, at most a lease and a sweep`);
+    assert.ok(waited < 1_000, `waited ${waited} ms, at most ${MAX_WAIT_LEASES} leases and a sweep`);
+  });
+
+  it('a lease past its lapse not given back yet is waited for: its units still reach the burst', async () => {
+    const b = await redis.open({ leaseMs: 100 });
+    await redis.raw.flushdb();
+    const limit = 10;
+    for (let i = 1; i <= 5; i++) await b.rateLimit.hit('late', limit, 60_000);
+    // another instance holds the other 5; its lease lapsed just now, its sweep is late
+    const [key] = await redis.raw.keys('ipintel:v2:ratelimit:*');
+    assert.ok(key !== undefined);
+    const [seconds, micros] = await redis.raw.time();
+    await redis.raw.hincrby(key, 'g', 5);
+    await redis.raw.hset(key, 'h:late', Number(seconds) * 1000 + Number(micros) / 1000 - 10);
+    const waiting = b.rateLimit.hit('late', limit, 60_000);
+    await sleep(80);
+    // the late give-back, as the script takes it
+    await redis.raw.hincrby(key, 'g', -5);
+    await redis.raw.hdel(key, 'h:late');
+    const hit = await waiting;
+    assert.equal(decide(hit, limit, Date.now()).allowed, true, `count ${hit.count}`);
   });
 
   it('a script error (a key of the wrong type in a shared Redis) counts the hit in process, never fails it', async () => {
