@@ -8,30 +8,16 @@ import { loadConfig } from '../src/config.js';
 import { loadEmbedded } from '../src/data/compile-sources.js';
 import { createGeoIpLookup } from '../src/lookups/geoip/geoip.js';
 import { loadAsnClasses } from '../src/lookups/vpn/asn-classes.js';
-import { detect } from '../src/lookups/vpn/detect.js';
-import { FeedIndex, readStoredFeeds } from '../src/lookups/vpn/detection-index.js';
+import { readStoredFeeds } from '../src/lookups/vpn/detection-index.js';
 import { feedsDir } from '../src/lookups/vpn/feed-store.js';
-import type { StoredFeed } from '../src/lookups/vpn/feed-types.js';
-import {
-  candidateRules,
-  holdOutSplit,
-  negativeGroups,
-  olderSnapshot,
-} from '../src/lookups/vpn/range-calibration.js';
+import { calibrate, HELD_OUT, SPLITS } from '../src/lookups/vpn/range-calibrate.js';
 import {
   admissible,
-  chooseRule,
-  claimedIn,
   meanAndError,
   namedRightShare,
   recallOf,
-  scoreHeldOut,
-  type RuleResult,
 } from '../src/lookups/vpn/range-choice.js';
-import { expandVpnRanges, type VpnRangeRule } from '../src/lookups/vpn/vpn-ranges.js';
-
-const SPLITS = 10;
-const HELD_OUT = 0.1;
+import type { VpnRangeRule } from '../src/lookups/vpn/vpn-ranges.js';
 
 const out = (line = ''): boolean => process.stdout.write(`${line}\n`);
 const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
@@ -41,7 +27,6 @@ const config = loadConfig(process.env);
 const asn = createGeoIpLookup({
   tables: await loadEmbedded(pino({ level: 'warn' }, pino.destination(2))),
 });
-const classes = await loadAsnClasses();
 const { stored, problems } = await readStoredFeeds(feedsDir(config.dataDir));
 for (const problem of problems) out(`skipped: ${problem}`);
 if (!stored.some((f) => f.kind === 'vpn' && f.provider !== undefined)) {
@@ -49,28 +34,13 @@ if (!stored.some((f) => f.kind === 'vpn' && f.provider !== undefined)) {
   process.exit(1);
 }
 
-const routedRange = (value: number) => asn.routedV4(value);
-const networkOfV6 = (ip: Parameters<typeof asn.networkIndex>[0]) =>
-  asn.networkAt(asn.networkIndex(ip));
-
-function detectorFor(feeds: readonly StoredFeed[], rule: VpnRangeRule) {
-  const index = new FeedIndex(feeds, classes, [], {
-    routedRange,
-    networkOfV6,
-    vpnRangeRule: rule,
-  });
-  return (ip: Parameters<typeof detect>[0]) => detect(ip, (a) => asn.network(a), index);
-}
-
-function expandedV4(rule: VpnRangeRule): number {
-  const { byProvider, shared } = expandVpnRanges(stored, routedRange, classes, rule);
-  const cidrs = [...shared, ...[...byProvider.values()].flat()];
-  return cidrs.reduce((n, c) => n + 2 ** (32 - Number(c.slice(c.indexOf('/') + 1))), 0);
-}
-
-const splits = Array.from({ length: SPLITS }, (_, i) => holdOutSplit(stored, HELD_OUT, i + 1));
-const older = olderSnapshot(stored);
-const groups = negativeGroups(stored);
+const { splits, older, groups, results, chosen } = calibrate(
+  stored,
+  asn,
+  await loadAsnClasses(),
+  () => process.stderr.write('.'),
+);
+process.stderr.write('\n');
 out(`Feeds: ${stored.length} from ${feedsDir(config.dataDir)}`);
 out(
   `Held out: ${pct(HELD_OUT)} of each own list, ${SPLITS} splits (${splits[0]!.heldOut.length} exits in the first)`,
@@ -78,19 +48,6 @@ out(
 out(`Not VPN exits: ${groups.map((g) => `${g.name} ${g.addresses.length}`).join(', ')}`);
 out(`Older snapshot: ${older.heldOut.length} own-list exits not in gluetun's list`);
 out();
-
-const results: RuleResult[] = [];
-for (const rule of candidateRules()) {
-  results.push({
-    rule,
-    splits: splits.map((s) => scoreHeldOut(s.heldOut, detectorFor(s.feeds, rule))),
-    claimed: claimedIn(groups, detectorFor(stored, rule)),
-    expandedV4: expandedV4(rule),
-    older: scoreHeldOut(older.heldOut, detectorFor(older.feeds, rule)),
-  });
-  process.stderr.write('.');
-}
-process.stderr.write('\n');
 
 const cols = [
   'exits',
@@ -122,7 +79,6 @@ for (const r of results) {
   );
 }
 out();
-const chosen = chooseRule(results);
 if (chosen === null) {
   out('No candidate is admissible: keep the rule off (VPN_RANGE_MIN_EXITS=0).');
 } else {
