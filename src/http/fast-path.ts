@@ -168,6 +168,9 @@ class PlainResponse implements LineResponder {
 }
 
 /** Serves a request, as node:http's request listener would. */
+/** node:http's own answer to a silent connection when the server has no 'clientError' listener */
+const NODE_REQUEST_TIMEOUT = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
+
 export type Serve = (req: RequestHead, res: Responder) => void;
 
 interface Lane {
@@ -408,7 +411,8 @@ export class FastPathServer extends HttpServer {
           code: 'ERR_HTTP_REQUEST_TIMEOUT',
         });
         if (this.listenerCount('clientError') > 0) this.emit('clientError', error, socket);
-        else socket.destroy();
+        // no listener: what node:http itself writes then (its socketOnError)
+        else socket.end(NODE_REQUEST_TIMEOUT, () => socket.destroy());
       },
     };
     this.lane = lane;

@@ -491,3 +491,29 @@ describe('the fast path at shutdown', () => {
     assert.ok(closed);
   });
 });
+
+describe('the fast path without a clientError listener', () => {
+  /** what a client that sends nothing receives before the connection closes */
+  async function silentClient(server: import('node:http').Server): Promise<string> {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { raw, closed } = await exchange((server.address() as AddressInfo).port, [], {
+        timeoutMs: 4000,
+      });
+      assert.ok(closed);
+      return raw;
+    } finally {
+      server.close();
+    }
+  }
+  const options = { headersTimeout: 400, requestTimeout: 1000, connectionsCheckingInterval: 100 };
+
+  it("a silent connection gets node:http's own 408, as node:http gives it", async () => {
+    const fast = new FastPathServer(options, () => assert.fail('no request was sent'));
+    const node = createServer(options, () => assert.fail('no request was sent'));
+    const [fromFast, fromNode] = [await silentClient(fast), await silentClient(node)];
+    assert.equal(fromNode, 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+    assert.equal(fromFast, fromNode);
+    assert.equal(fast.listenerCount('clientError'), 0);
+  });
+});

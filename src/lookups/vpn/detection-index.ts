@@ -158,15 +158,7 @@ export async function loadDetectionIndex(options: DetectionIndexOptions): Promis
   const asnClasses = await (options.asnClassesPath === undefined
     ? loadAsnClasses()
     : loadAsnClasses(options.asnClassesPath));
-  const stored: StoredFeed[] = [];
-  const problems: string[] = [];
-  for (const name of await feedFiles(options.dataDir)) {
-    try {
-      stored.push(deserialiseFeed(await readFile(join(options.dataDir, name), 'utf8'), name));
-    } catch (error) {
-      problems.push(error instanceof Error ? error.message : String(error));
-    }
-  }
+  const { stored, problems } = await readStoredFeeds(options.dataDir);
   const { proxyMaxAgeMs, routedRange, networkOfV6, vpnRangeRule } = options;
   return new FeedIndex(stored, asnClasses, problems, {
     ...(proxyMaxAgeMs === undefined ? {} : { proxyMaxAgeMs }),
@@ -174,6 +166,22 @@ export async function loadDetectionIndex(options: DetectionIndexOptions): Promis
     ...(networkOfV6 === undefined ? {} : { networkOfV6 }),
     ...(vpnRangeRule === undefined ? {} : { vpnRangeRule }),
   });
+}
+
+/** The feed files of a folder, parsed; a damaged one is a problem, not an error. */
+export async function readStoredFeeds(
+  dataDir: string,
+): Promise<{ stored: StoredFeed[]; problems: string[] }> {
+  const stored: StoredFeed[] = [];
+  const problems: string[] = [];
+  for (const name of await feedFiles(dataDir)) {
+    try {
+      stored.push(deserialiseFeed(await readFile(join(dataDir, name), 'utf8'), name));
+    } catch (error) {
+      problems.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  return { stored, problems };
 }
 
 async function feedFiles(dataDir: string): Promise<string[]> {

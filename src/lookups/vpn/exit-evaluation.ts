@@ -108,15 +108,7 @@ export function proxyHostsOfText(text: string): Ip[] {
  */
 export function sampleV4(prefixes: readonly string[], count: number, seed = 20261127): Ip[] {
   const v4 = prefixes.map((p) => parseCidr(p)).filter((c): c is Cidr => c?.version === 4);
-  let x = seed >>> 0 || 1;
-  const next = () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x;
-  };
+  const next = xorshift32(seed);
   const out: Ip[] = [];
   for (let i = 0; i < count && v4.length > 0; i++) {
     const cidr = v4[next() % v4.length]!;
@@ -125,4 +117,17 @@ export function sampleV4(prefixes: readonly string[], count: number, seed = 2026
     if (ip !== null) out.push(ip);
   }
   return out;
+}
+
+/** Marsaglia's xorshift32: a reproducible stream of uint32 from a seed (0 counts as 1). */
+export function xorshift32(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x;
+  };
 }

@@ -30,7 +30,7 @@ export type RoutedRangeOf = (value: number) => RoutedRange | null;
 export interface VpnRangeRule {
   /** distinct VPN exits in one range before it is expanded (0: never) */
   readonly minExits: number;
-  /** widest range expanded, in addresses (a /22 is 1 024) */
+  /** widest range expanded, in addresses (a /21 is 2 048) */
   readonly maxAddresses: number;
   /**
    * widest range expanded in an AS with no class (neither curated nor by its
@@ -39,7 +39,8 @@ export interface VpnRangeRule {
   readonly maxUnclassifiedAddresses?: number;
 }
 
-export const DEFAULT_VPN_RANGE_RULE: VpnRangeRule = { minExits: 3, maxAddresses: 1024 };
+// chosen on the feeds alone by npm run calibrate-vpn-range (docs/detection.md)
+export const DEFAULT_VPN_RANGE_RULE: VpnRangeRule = { minExits: 3, maxAddresses: 2048 };
 const DEFAULT_MAX_UNCLASSIFIED = 256;
 
 /** The ranges the rule expands, as CIDR texts. */

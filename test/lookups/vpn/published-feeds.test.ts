@@ -11,7 +11,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../../../src/project-root.js';
+import { pino } from 'pino';
+import { loadEmbedded } from '../../../src/data/compile-sources.js';
+import { createGeoIpLookup } from '../../../src/lookups/geoip/geoip.js';
+import { loadAsnClasses } from '../../../src/lookups/vpn/asn-classes.js';
 import { DEFAULT_FEEDS } from '../../../src/lookups/vpn/default-feeds.js';
+import { readStoredFeeds } from '../../../src/lookups/vpn/detection-index.js';
+import { calibrate } from '../../../src/lookups/vpn/range-calibrate.js';
+import { DEFAULT_VPN_RANGE_RULE } from '../../../src/lookups/vpn/vpn-ranges.js';
 import { updateFeeds, type FeedResult } from '../../../src/lookups/vpn/feed-updater.js';
 import { startFeedServer, type FeedServer } from '../../helpers/feed-server.js';
 import { startService } from '../../helpers/service.js';
@@ -137,6 +144,15 @@ describe('the published feeds parse through the updater', { skip: !existsSync(PU
       Object.keys(PROVIDER_COUNTS).map((id) => [id, results.find((r) => r.feed === id)?.prefixes]),
     );
     assert.deepEqual(got, PROVIDER_COUNTS);
+  });
+
+  // the default is the calibration's answer on these copies, not a number
+  // picked by hand (docs/detection.md); ~1 min of index builds
+  it('the default vpn-range rule is what npm run calibrate-vpn-range chooses on them', async () => {
+    const asn = createGeoIpLookup({ tables: await loadEmbedded(pino({ level: 'silent' })) });
+    const { stored } = await readStoredFeeds(join(dataDir, 'feeds'));
+    const { chosen } = calibrate(stored, asn, await loadAsnClasses());
+    assert.deepEqual(chosen?.rule, DEFAULT_VPN_RANGE_RULE);
   });
 
   it('GET / lists every feed with its publication time normalised', async () => {

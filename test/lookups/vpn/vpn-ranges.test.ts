@@ -144,7 +144,13 @@ void describe('vpn-range expansion', () => {
       feed('p', 'pia', ['31.172.168.1', '31.172.169.2', '31.172.171.3']), // the /22
       feed('q', 'pia', ['31.172.160.1', '31.172.161.2', '31.172.163.3']), // the /21: too wide
     ];
-    assert.deepEqual(expandVpnRanges(stored, rangeOf, classes).byProvider.get('pia'), [
+    const upToA22 = { minExits: 3, maxAddresses: 1024 };
+    assert.deepEqual(expandVpnRanges(stored, rangeOf, classes, upToA22).byProvider.get('pia'), [
+      '31.172.168.0/22',
+    ]);
+    // the default rule (up to a /21) takes both blocks
+    assert.deepEqual(expandVpnRanges(stored, rangeOf, classes).byProvider.get('pia')?.sort(), [
+      '31.172.160.0/21',
       '31.172.168.0/22',
     ]);
   });

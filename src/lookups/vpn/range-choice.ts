@@ -1,0 +1,124 @@
+// Scoring one candidate vpn-range rule and choosing among them, by the
+// criterion docs/detection.md fixed before the calibration first ran: held-out
+// recall (mean of the splits), admissible only within the bounds on servers
+// that are not VPN exits (1 %) and on a provider the rule names (98 % right),
+// and among the rules within one standard error of the best, the one that
+// expands the least address space. Pure: the detector is passed in.
+import type { Ip } from '../../net/ip.js';
+import type { VpnDetection } from './detect.js';
+import type { HeldOutExit, NegativeGroup } from './range-calibration.js';
+import type { VpnRangeRule } from './vpn-ranges.js';
+
+export const MAX_CLAIMED_SHARE = 0.01;
+export const MIN_NAMED_RIGHT = 0.98;
+
+type Detector = (ip: Ip) => VpnDetection;
+
+export interface HeldOutScore {
+  readonly exits: number;
+  readonly caught: number;
+  /** held-out exits whose provider only the rule named, and of those the right one */
+  readonly namedByRule: number;
+  readonly namedByRuleRight: number;
+}
+
+export interface Claimed {
+  readonly group: string;
+  readonly addresses: number;
+  /** answered isVpn with a vpn-range reason */
+  readonly claimed: number;
+}
+
+export interface RuleResult {
+  readonly rule: VpnRangeRule;
+  /** one per split */
+  readonly splits: readonly HeldOutScore[];
+  readonly claimed: readonly Claimed[];
+  /** IPv4 addresses the rule expands on the whole feed set */
+  readonly expandedV4: number;
+  /** the older-snapshot check (reported, not scored) */
+  readonly older: HeldOutScore;
+}
+
+export function scoreHeldOut(heldOut: readonly HeldOutExit[], detect: Detector): HeldOutScore {
+  let caught = 0;
+  let namedByRule = 0;
+  let namedByRuleRight = 0;
+  for (const { ip, provider } of heldOut) {
+    const d = detect(ip);
+    if (d.isVpn) caught++;
+    const byRule = ruleProvider(d.reasons);
+    if (byRule === null) continue;
+    namedByRule++;
+    if (byRule === provider) namedByRuleRight++;
+  }
+  return { exits: heldOut.length, caught, namedByRule, namedByRuleRight };
+}
+
+/** The provider id a `vpn-range:<id>` reason names when no list names one; else null. */
+function ruleProvider(reasons: readonly string[]): string | null {
+  if (reasons.some((r) => r.startsWith('vpn-provider:'))) return null;
+  const range = reasons.find((r) => r.startsWith('vpn-range:') && r !== 'vpn-range:shared');
+  return range === undefined ? null : range.slice('vpn-range:'.length);
+}
+
+export function claimedIn(groups: readonly NegativeGroup[], detect: Detector): Claimed[] {
+  return groups.map((g) => ({
+    group: g.name,
+    addresses: g.addresses.length,
+    claimed: g.addresses.filter((ip) => {
+      const d = detect(ip);
+      return d.isVpn && d.reasons.some((r) => r.startsWith('vpn-range:'));
+    }).length,
+  }));
+}
+
+export function recallOf(s: HeldOutScore): number {
+  return s.exits === 0 ? 0 : s.caught / s.exits;
+}
+
+/** Mean of the splits' recall and its standard error. */
+export function meanAndError(splits: readonly HeldOutScore[]): { mean: number; error: number } {
+  const values = splits.map(recallOf);
+  const n = values.length;
+  if (n === 0) return { mean: 0, error: 0 };
+  const mean = values.reduce((a, b) => a + b, 0) / n;
+  if (n === 1) return { mean, error: 0 };
+  const variance = values.reduce((a, v) => a + (v - mean) ** 2, 0) / (n - 1);
+  return { mean, error: Math.sqrt(variance / n) };
+}
+
+/** The rule's named providers over all splits, right share (1 when it names none). */
+export function namedRightShare(splits: readonly HeldOutScore[]): number {
+  const named = splits.reduce((n, s) => n + s.namedByRule, 0);
+  const right = splits.reduce((n, s) => n + s.namedByRuleRight, 0);
+  return named === 0 ? 1 : right / named;
+}
+
+export function admissible(result: RuleResult): boolean {
+  const withinBound = result.claimed.every((c) => c.claimed <= MAX_CLAIMED_SHARE * c.addresses);
+  return withinBound && namedRightShare(result.splits) >= MIN_NAMED_RIGHT;
+}
+
+/**
+ * The one-standard-error rule: among admissible rules scoring within one
+ * standard error of the best admissible score, the one expanding the least
+ * space (on a tie, the stricter rule). null: no rule is admissible.
+ */
+export function chooseRule(results: readonly RuleResult[]): RuleResult | null {
+  const ok = results.filter(admissible);
+  if (ok.length === 0) return null;
+  const best = ok.reduce((a, b) =>
+    meanAndError(b.splits).mean > meanAndError(a.splits).mean ? b : a,
+  );
+  const { mean, error } = meanAndError(best.splits);
+  const near = ok.filter((r) => meanAndError(r.splits).mean >= mean - error);
+  return near.reduce((a, b) => (stricter(b, a) ? b : a));
+}
+
+/** Less space expanded; on a tie, more exits needed, then the narrower block. */
+function stricter(a: RuleResult, b: RuleResult): boolean {
+  if (a.expandedV4 !== b.expandedV4) return a.expandedV4 < b.expandedV4;
+  if (a.rule.minExits !== b.rule.minExits) return a.rule.minExits > b.rule.minExits;
+  return a.rule.maxAddresses < b.rule.maxAddresses;
+}
