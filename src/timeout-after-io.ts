@@ -9,7 +9,7 @@
 // cluster primary or to Redis that "times out" falls back to counting in
 // process, which can let a request through that the shared limit refuses.
 
-/** Calls `onTimeout` once `ms` have passed and the I/O received by then is read; returns the cancel. */
+/** Calls `onTimeout` after `ms` and after the I/O received by then; returns the cancel. */
 export function timeoutAfterIo(ms: number, onTimeout: () => void): () => void {
   let late: NodeJS.Immediate | undefined;
   // not unref'd: a caller waits on it, and it is short

@@ -65,7 +65,7 @@ interface Wanted {
   asked: number;
   /** the waiters wait for other holders' leases to lapse until then (0: not waiting) */
   retryAt: number;
-  /** when the waiters stop waiting for other holders (0: not waited yet); then a shortfall is final */
+  /** when the waiters stop waiting for others (0: not yet waited); a shortfall is final then */
   waitUntil: number;
 }
 

@@ -6,9 +6,10 @@
 //
 // A key's window is a hash { g: units handed out, w: the window's id, and
 // h:<instance>: when that instance's lease with spare units lapses, until it
-// gives that lease back } whose TTL is the window: Redis closes it. Units given back carry the window id,
-// so units of a closed window never reduce the count of the next one. The
-// script is loaded once (EVALSHA; EVAL again only when Redis lost it).
+// gives that lease back } whose TTL is the window: Redis closes it. Units
+// given back carry the window id, so units of a closed window never reduce
+// the count of the next one. The script is loaded once (EVALSHA; EVAL again
+// only when Redis lost it).
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import {
@@ -24,8 +25,8 @@ import type { RedisLink } from '../redis/redis-link.js';
  * then per key limit, window ms, need, units returned, the window they belong
  * to, ms the instance holds spare units → per key { units, count, ms left,
  * window id, ms to wait for other instances' spare units (when short: until
- * their leases lapse, or 1 while one lapsed within its grace, counted in the
- * asking instance's lease times, has not come back) }. A
+ * their leases lapse, or 1 while one has lapsed but not come back, for a
+ * grace of GIVE_BACK_GRACE_LEASES of the asking instance's lease times) }. A
  * key found without a TTL (a PERSIST, a failed write) opens a fresh window
  * rather than limiting that client forever.
  */
