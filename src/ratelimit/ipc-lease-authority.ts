@@ -6,8 +6,9 @@
 //
 // A primary that does not answer in time (wedged, or the channel closing)
 // must never hang a request: after the bound the call rejects and the worker
-// counts those requests in process. A reply that arrives later is dropped;
-// the primary has counted those units, which errs on the side of limiting.
+// counts those requests in process. A reply that arrives later is dropped:
+// its units are lost for the window, and the requests counted in process may
+// pass the shared limit, so the bound is long enough for a loaded machine.
 import type { Worker } from 'node:cluster';
 import type { LeaseAsk, LeaseAuthority, LeaseGrant } from './lease.js';
 import { LeaseHolds } from './lease-holds.js';
@@ -16,7 +17,17 @@ import type { MemoryRateLimitStore } from './memory-rate-limit-store.js';
 
 const REQUEST = 'ipintel:lease';
 const REPLY = 'ipintel:lease:reply';
-export const IPC_TIMEOUT_MS = 250;
+/**
+ * The bound on a lease call. Not shorter: under node:cluster's round-robin
+ * scheduling the primary sends each new connection to a worker as a handle
+ * over this same channel, and node queues every later message to that worker
+ * until it acknowledges the handle. A worker that stalled (a long GC, a
+ * starved CPU: 600 ms seen on a loaded 2-core machine) gets its reply only a
+ * round trip after it resumes, and a reply taken for silence counts requests
+ * in process, past the shared limit. A primary that is really stuck hands out
+ * no new connections either, so a longer bound costs little.
+ */
+export const IPC_TIMEOUT_MS = 1_000;
 
 export interface LeaseRequest {
   type: typeof REQUEST;
