@@ -4,6 +4,7 @@
 // same file.
 import { isBogon } from '../src/lookups/geoip/bogons.js';
 import { formatIpv4 } from '../src/net/ip.js';
+import { xorshift32 } from '../src/xorshift.js';
 
 const PATHS = ['/', '/index.html', '/api/v1/items?page=2', '/static/app.js', '/login', '/feed.xml'];
 const AGENTS = [
@@ -12,21 +13,10 @@ const AGENTS = [
   'curl/8.4.0',
 ];
 
-/** xorshift32: fast, and a fixed seed gives the same file every time. */
-function generator(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>>= 0);
-  };
-}
-
 /** Random public IPv4 addresses, from a seed. */
 export function publicAddresses(count: number, seed = 12): string[] {
-  const next = generator(seed);
+  // a fixed seed gives the same file every time
+  const next = xorshift32(seed);
   const out: string[] = [];
   while (out.length < count) {
     const value = next();
@@ -38,7 +28,7 @@ export function publicAddresses(count: number, seed = 12): string[] {
 
 /** `count` lines of access log, as one string. */
 export function accessLog(count: number, seed = 12): string {
-  const next = generator(seed ^ 0x5bd1e995);
+  const next = xorshift32(seed ^ 0x5bd1e995);
   const lines = publicAddresses(count, seed).map((ip, i) => {
     const r = next();
     const second = String(i % 60).padStart(2, '0');

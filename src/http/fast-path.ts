@@ -167,10 +167,10 @@ class PlainResponse implements LineResponder {
   }
 }
 
-/** Serves a request, as node:http's request listener would. */
 /** node:http's own answer to a silent connection when the server has no 'clientError' listener */
 const NODE_REQUEST_TIMEOUT = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
 
+/** Serves a request, as node:http's request listener would. */
 export type Serve = (req: RequestHead, res: Responder) => void;
 
 interface Lane {

@@ -30,7 +30,7 @@
 import type { Ip } from '../../net/ip.js';
 import { isBogon } from '../geoip/bogons.js';
 import type { AsnClass, AsnClassTable } from './asn-classes.js';
-import type { FeedKind } from './feed-types.js';
+import { isDatacenterList, type FeedKind } from './feed-types.js';
 import { classifyOrgName } from './org-rules.js';
 import { providerName } from './providers.js';
 
@@ -157,7 +157,7 @@ function applyHit(hit: FeedHit, reason: Reason, out: VpnDetection): void {
   } else if (hit.kind === 'proxy') {
     out.isProxy = true;
     reason(`proxy-list:${hit.feed}`, 'medium');
-  } else if (hit.feed.startsWith('datacenter-')) {
+  } else if (isDatacenterList(hit.feed)) {
     out.isHosting = true;
     reason(`datacenter-list:${provider(hit.feed)}`, 'medium');
   } else {

@@ -6,6 +6,7 @@
 import { parseCidr, type Cidr } from '../../net/cidr-match.js';
 import { formatIpv4, parseIp, type Ip } from '../../net/ip.js';
 import type { VpnDetection } from './detect.js';
+import { xorshift32 } from '../../xorshift.js';
 import { providerName } from './providers.js';
 
 export interface ExitScore {
@@ -117,17 +118,4 @@ export function sampleV4(prefixes: readonly string[], count: number, seed = 2026
     if (ip !== null) out.push(ip);
   }
   return out;
-}
-
-/** Marsaglia's xorshift32: a reproducible stream of uint32 from a seed (0 counts as 1). */
-export function xorshift32(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x;
-  };
 }

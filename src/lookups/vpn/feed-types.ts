@@ -42,6 +42,14 @@ export interface StoredFeed {
   readonly providers?: string[];
 }
 
+/**
+ * Whether a hosting feed is a datacenter list (re-published or built from
+ * ASNs: `datacenter-<list>`) rather than a cloud's own published ranges.
+ */
+export function isDatacenterList(feed: string): boolean {
+  return feed.startsWith('datacenter-');
+}
+
 export class FeedFormatError extends Error {
   readonly feed: string;
 

@@ -4,8 +4,9 @@
 // and the choice. Pure: scripts/calibrate-vpn-range.ts builds the indexes and
 // asks the detector; nothing here reads the evaluation set.
 import { parseIp, type Ip } from '../../net/ip.js';
-import { sampleV4, xorshift32 } from './exit-evaluation.js';
-import type { StoredFeed } from './feed-types.js';
+import { xorshift32 } from '../../xorshift.js';
+import { sampleV4 } from './exit-evaluation.js';
+import { isDatacenterList, type StoredFeed } from './feed-types.js';
 import type { VpnRangeRule } from './vpn-ranges.js';
 
 /** Exits held out of a provider's own list, with that provider's id. */
@@ -116,15 +117,11 @@ export function negativeGroups(stored: readonly StoredFeed[], perCloud = 1000): 
     { name: 'Tor exit relays', addresses: distinct(of('tor')) },
     { name: 'open proxies', addresses: distinct(of('proxy')) },
   ];
-  for (const cloud of stored.filter((f) => f.kind === 'hosting' && !isDatacenterList(f))) {
+  for (const cloud of stored.filter((f) => f.kind === 'hosting' && !isDatacenterList(f.feed))) {
     groups.push({
       name: `cloud ${cloud.feed}`,
       addresses: distinct(sampleV4(cloud.prefixes, perCloud)),
     });
   }
   return groups.filter((g) => g.addresses.length > 0);
-}
-
-function isDatacenterList(feed: StoredFeed): boolean {
-  return feed.feed.startsWith('datacenter-');
 }

@@ -106,13 +106,10 @@ export function admissible(result: RuleResult): boolean {
  * space (on a tie, the stricter rule). null: no rule is admissible.
  */
 export function chooseRule(results: readonly RuleResult[]): RuleResult | null {
-  const ok = results.filter(admissible);
-  if (ok.length === 0) return null;
-  const best = ok.reduce((a, b) =>
-    meanAndError(b.splits).mean > meanAndError(a.splits).mean ? b : a,
-  );
-  const { mean, error } = meanAndError(best.splits);
-  const near = ok.filter((r) => meanAndError(r.splits).mean >= mean - error);
+  const scored = results.filter(admissible).map((r) => ({ r, ...meanAndError(r.splits) }));
+  if (scored.length === 0) return null;
+  const best = scored.reduce((a, b) => (b.mean > a.mean ? b : a));
+  const near = scored.filter((s) => s.mean >= best.mean - best.error).map((s) => s.r);
   return near.reduce((a, b) => (stricter(b, a) ? b : a));
 }
 

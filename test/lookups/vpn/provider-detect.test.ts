@@ -8,27 +8,11 @@ import { parseIp, type Ip } from '../../../src/net/ip.js';
 import { parseAsnClasses } from '../../../src/lookups/vpn/asn-classes.js';
 import { detect } from '../../../src/lookups/vpn/detect.js';
 import { FeedIndex } from '../../../src/lookups/vpn/detection-index.js';
-import type { FeedKind, StoredFeed } from '../../../src/lookups/vpn/feed-types.js';
+import { storedFeed } from '../../helpers/vpn-feeds.js';
 
 const FETCHED = Date.parse('2026-08-22T00:00:00Z');
 
-function feed(
-  id: string,
-  kind: FeedKind,
-  prefixes: string[],
-  extra: Partial<StoredFeed> = {},
-): StoredFeed {
-  return {
-    format: 'ipintel-feed/1',
-    feed: id,
-    kind,
-    url: 'http://127.0.0.1/',
-    fetchedAt: new Date(FETCHED).toISOString(),
-    publishedAt: null,
-    prefixes,
-    ...extra,
-  };
-}
+const feed = storedFeed;
 
 const ip = (text: string): Ip => parseIp(text)!;
 const noClasses = parseAsnClasses('asn,name,class,source\n');

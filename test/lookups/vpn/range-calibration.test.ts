@@ -4,7 +4,7 @@
 // criterion of docs/detection.md.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { vpnHostFeed } from '../../helpers/vpn-feeds.js';
+import { storedFeed, vpnHostFeed } from '../../helpers/vpn-feeds.js';
 import { parseIp } from '../../../src/net/ip.js';
 import { parseAsnClasses } from '../../../src/lookups/vpn/asn-classes.js';
 import { detect } from '../../../src/lookups/vpn/detect.js';
@@ -28,23 +28,10 @@ import type { RoutedRange } from '../../../src/lookups/vpn/vpn-ranges.js';
 const hosts = (prefix: string, from: number, count: number) =>
   Array.from({ length: count }, (_, i) => `${prefix}.${from + i}`);
 
-/** A list naming no provider. */
-function listOf(id: string, kind: StoredFeed['kind'], prefixes: string[]): StoredFeed {
-  return {
-    format: 'ipintel-feed/1',
-    feed: id,
-    kind,
-    url: 'http://127.0.0.1/',
-    fetchedAt: '2026-08-22T00:00:00.000Z',
-    publishedAt: null,
-    prefixes,
-  };
-}
-
 /** gluetun's shape: a provider per entry. */
 function aggregate(entries: [string, string][]): StoredFeed {
   return {
-    ...listOf(
+    ...storedFeed(
       'gluetun',
       'vpn',
       entries.map(([ip]) => `${ip}/32`),
@@ -71,7 +58,7 @@ void describe('vpn-range calibration: inputs', () => {
       ...hosts('10.1.2', 1, 250),
       ...hosts('10.1.3', 1, 250),
     ]);
-    const x4b = listOf('x4b-vpn', 'vpn', ['10.9.0.0/24']);
+    const x4b = storedFeed('x4b-vpn', 'vpn', ['10.9.0.0/24']);
     const split = holdOutSplit([own, x4b], 0.1, 7);
     const kept = split.feeds[0]!.prefixes;
     assert.ok(split.heldOut.length > 60 && split.heldOut.length < 140, `${split.heldOut.length}`);
@@ -113,10 +100,10 @@ void describe('vpn-range calibration: inputs', () => {
     const groups = negativeGroups(
       [
         vpnHostFeed('mullvad-app', 'mullvad', ['10.5.0.1']),
-        listOf('tor-exits', 'tor', ['10.5.0.1/32', '10.5.0.2/32', '10.5.0.2/32']),
-        listOf('proxies-firehol', 'proxy', ['10.6.0.1/32', '10.6.0.0/28']),
-        listOf('aws', 'hosting', ['10.7.0.0/16']),
-        listOf('datacenter-x4b-v4', 'hosting', ['10.8.0.0/16']),
+        storedFeed('tor-exits', 'tor', ['10.5.0.1/32', '10.5.0.2/32', '10.5.0.2/32']),
+        storedFeed('proxies-firehol', 'proxy', ['10.6.0.1/32', '10.6.0.0/28']),
+        storedFeed('aws', 'hosting', ['10.7.0.0/16']),
+        storedFeed('datacenter-x4b-v4', 'hosting', ['10.8.0.0/16']),
       ],
       50,
     );
@@ -147,7 +134,7 @@ const classes = parseAsnClasses('asn,name,class,source\n9009,M247 Europe SRL,vpn
 void describe('vpn-range calibration: scoring through the index', () => {
   const feeds = [
     vpnHostFeed('surfshark', 'surfshark', ['45.20.0.1', '45.20.1.1', '45.20.2.1']),
-    listOf('tor-exits', 'tor', ['45.20.3.9/32', '45.40.0.1/32']),
+    storedFeed('tor-exits', 'tor', ['45.20.3.9/32', '45.40.0.1/32']),
   ];
   const detector = (rule: { minExits: number; maxAddresses: number }) => {
     const index = new FeedIndex(feeds, classes, [], { routedRange: rangeOf, vpnRangeRule: rule });
