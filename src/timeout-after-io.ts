@@ -5,9 +5,11 @@
 // given in time would be called late. Deciding "timed out" in the check phase
 // (setImmediate runs right after the I/O poll) reads that reply first.
 //
-// It matters where a timeout changes what is counted: a lease call to the
-// cluster primary or to Redis that "times out" falls back to counting in
-// process, which can let a request through that the shared limit refuses.
+// It matters where a timeout changes what is counted or answered: a lease
+// call to the cluster primary or to Redis that "times out" falls back to
+// counting in process, which can let a request through that the shared limit
+// refuses; a DNS query that "times out" with its reply in the socket is
+// retried or failed for nothing.
 
 /** Calls `onTimeout` after `ms` and after the I/O received by then; returns the cancel. */
 export function timeoutAfterIo(ms: number, onTimeout: () => void): () => void {

@@ -6,6 +6,7 @@ import { createSocket, type RemoteInfo } from 'node:dgram';
 import { connect as connectTcp, isIP } from 'node:net';
 import type { DecodedPacket } from 'dns-packet';
 import { parseIp } from '../../net/ip.js';
+import { timeoutAfterIo } from '../../timeout-after-io.js';
 import type { Verdict } from './codec.js';
 
 export interface DnsServer {
@@ -52,18 +53,13 @@ function settleOnce(
   return new Promise((resolve) => {
     let settled = false;
     const onAbort = () => finish({ kind: 'aborted' });
-    // Timers run before I/O in each event-loop turn: on a busy process a reply
-    // already waiting in the socket would lose to its own timeout. Deciding
-    // "timeout" one turn later (setImmediate runs after the I/O poll) lets it in.
-    let late: NodeJS.Immediate | undefined;
-    const timer = setTimeout(() => {
-      late = setImmediate(() => finish({ kind: 'timeout' }));
-    }, options.timeoutMs);
+    // judged after the turn's I/O: a reply already waiting in the socket of a
+    // busy process is not lost to its own timeout
+    const cancelTimeout = timeoutAfterIo(options.timeoutMs, () => finish({ kind: 'timeout' }));
     function finish(outcome: ExchangeOutcome): void {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
-      if (late !== undefined) clearImmediate(late);
+      cancelTimeout();
       options.signal?.removeEventListener('abort', onAbort);
       try {
         release();
