@@ -25,7 +25,7 @@ import {
   type DataSetInfo,
   type GeoData,
 } from './lookups/geoip/load.js';
-import { latestStatus, statusReader, type UpdateStatus } from './data/update/update-status.js';
+import { statusReader } from './data/update/update-status.js';
 import { batchHandlers } from './routes/batch-routes.js';
 import { cidrHandlers } from './routes/cidr-routes.js';
 import { geoipHandlers } from './routes/geoip-routes.js';
@@ -58,8 +58,6 @@ export interface ServiceData {
   vpn: DetectionIndexHolder;
   /** the update tables' modification times when the data was loaded (load.ts updateSignature) */
   geoSignature: string;
-  /** GeoIP/ASN updates run by this process (merged with DATA_DIR's status file for /metrics) */
-  updateStatus: UpdateStatus;
 }
 
 export async function loadServiceData(config: Readonly<Config>, log: Logger): Promise<ServiceData> {
@@ -72,20 +70,22 @@ export async function loadServiceData(config: Readonly<Config>, log: Logger): Pr
   const vpn = await openDetection(config, geo);
   const overrides = await overridesLoading;
   for (const problem of vpn.current().problems) log.warn({ problem }, 'feed file skipped');
-  return { geo, vpn, overrides, geoSignature, updateStatus: {} };
+  return { geo, vpn, overrides, geoSignature };
 }
 
 /**
  * Re-reads the GeoIP and ASN files (GEOIP_DB/ASN_DB swapped on disk, or a new
  * embedded data drop) and swaps them in at once: a request sees the old data
  * or the new, never a mix. Tables whose file holds the same manifest as the
- * ones in memory (update or installation tables) are kept, not read again. On failure the old data stays and the error is thrown.
+ * ones in memory (update or installation tables) are kept, not read again.
+ * On failure the old data stays and the error is thrown. Says whether the ASN
+ * table changed: what is built from it (the detection index) is then stale.
  */
 export async function reloadGeoData(
   config: Readonly<Config>,
   data: ServiceData,
   log: Logger,
-): Promise<void> {
+): Promise<{ asnChanged: boolean }> {
   // taken first: a file renamed in while this load runs is seen by the next check
   data.geoSignature = updateSignature(config.dataDir);
   const fresh = await loadGeoData(
@@ -97,9 +97,11 @@ export async function reloadGeoData(
     },
     log,
   );
+  const asnChanged = fresh.tables.asn !== data.geo.tables.asn;
   // one assignment each: a request reads the tables once, old or new
   data.geo.tables = fresh.tables;
   data.geo.dataSets = fresh.dataSets;
+  return { asnChanged };
 }
 
 /** The network clients, built from the configuration (DNS servers, RDAP base, whois server). */
@@ -287,7 +289,7 @@ export function buildService(
   ]);
   const updateStatus = statusReader(config.dataDir);
   metrics.dataUpdates(() => {
-    const status = latestStatus(updateStatus(), data.updateStatus);
+    const status = updateStatus();
     return (['geoip', 'asn'] as const).flatMap((kind) => {
       const s = status[kind];
       return s === undefined

@@ -4,17 +4,12 @@ import { performance } from 'node:perf_hooks';
 import cluster from 'node:cluster';
 import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import {
-  buildMetricsApp,
-  buildService,
-  loadServiceData,
-  reloadGeoData,
-  type ServiceData,
-} from './deps.js';
+import { buildMetricsApp, buildService, loadServiceData, type ServiceData } from './deps.js';
+import { DataReloader } from './reloader.js';
 import { ApiKeySource } from './auth/api-key-source.js';
 import { ApiKeysFileError } from './auth/api-keys.js';
 import type { App } from './app.js';
-import { readRest, updateSignature } from './lookups/geoip/load.js';
+import { readRest, type GeoData } from './lookups/geoip/load.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
 import { IpcLeaseAuthority } from './ratelimit/ipc-lease-authority.js';
 import { LeasedRateLimitStore } from './ratelimit/leased-rate-limit-store.js';
@@ -188,37 +183,10 @@ async function serve(
       process.exit(0);
     }, SHUTDOWN_GRACE_MS).unref();
   };
-  // Feeds written by `npm run update-data` (or the schedule below) are picked
-  // up without a restart: a cheap stat of the feed files every minute, or SIGHUP.
-  const reloadFeeds = (reason: string): void => {
-    data.vpn
-      .reload({ ifChanged: reason === 'timer' })
-      .then((index) => log.debug({ reason, feeds: index.feeds.length }, 'feeds checked'))
-      .catch((error: unknown) =>
-        log.error({ err: error }, 'feed reload failed; keeping the old index'),
-      );
-  };
-  const reloadGeo = (reason: string): void => {
-    reloadGeoData(config, data, log)
-      .then(() =>
-        log.info({ reason, data: data.geo.dataSets.map((d) => d.name) }, 'GeoIP/ASN data reloaded'),
-      )
-      .catch((error: unknown) =>
-        log.error({ err: error }, 'GeoIP/ASN reload failed; keeping the old data'),
-      );
-  };
-  // the operator's overrides: never throws (a bad file is refused and logged by the holder)
-  const reloadOverrides = (reason: string): void => {
-    data.overrides
-      .reload({ ifChanged: reason === 'timer' })
-      .catch((error: unknown) => log.error({ err: error }, 'overrides reload failed'));
-  };
-  setInterval(() => {
-    reloadFeeds('timer');
-    reloadOverrides('timer');
-    // new tables renamed into DATA_DIR/tables by `npm run update-data` or the schedule
-    if (updateSignature(config.dataDir) !== data.geoSignature) reloadGeo('timer');
-  }, 60_000).unref();
+  // Data written by `npm run update-data` (or the schedule below) is picked
+  // up without a restart: a cheap stat of its files every minute, or SIGHUP.
+  const reloader = new DataReloader(config, data, log);
+  setInterval(() => void reloader.reload({ reason: 'timer', ifChanged: true }), 60_000).unref();
   const reloadKeys = (reason: string): void => {
     apiKeys
       ?.reload({ ifChanged: reason === 'timer' })
@@ -236,16 +204,13 @@ async function serve(
   // SIGHUP also re-reads the GeoIP/ASN files (e.g. GEOIP_DB replaced on disk) and the API keys
   process.off('SIGHUP', startingHup);
   process.on('SIGHUP', () => {
-    reloadFeeds('SIGHUP');
-    reloadOverrides('SIGHUP');
-    reloadGeo('SIGHUP');
+    void reloader.reload({ reason: 'SIGHUP', ifChanged: false });
     reloadKeys('SIGHUP');
   });
   if (!cluster.isWorker) {
-    scheduleUpdates(config, log, data, () => {
-      reloadFeeds('update');
-      if (updateSignature(config.dataDir) !== data.geoSignature) reloadGeo('update');
-    });
+    scheduleUpdates(config, log, data.geo, () =>
+      reloader.reload({ reason: 'update', ifChanged: true }),
+    );
   }
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
@@ -350,14 +315,14 @@ async function openRedis(url: string, leaseMs: number, log: Logger): Promise<Red
 function scheduleUpdates(
   config: Readonly<Config>,
   log: Logger,
-  data: ServiceData | null,
-  onUpdated: () => void,
+  current: Pick<GeoData, 'tables'> | null,
+  onUpdated: () => unknown,
 ): void {
   if (config.feedUpdateIntervalHours === 0) return;
   const update = (): void => {
     // the updater (download, compile, checks) is loaded when an update is due, not at start
     import('./update/scheduled.js')
-      .then(({ runScheduledUpdate }) => runScheduledUpdate(config, log, data))
+      .then(({ runScheduledUpdate }) => runScheduledUpdate(config, log, current))
       .then(onUpdated)
       .catch((error: unknown) => log.error({ err: error }, 'scheduled update failed'));
   };

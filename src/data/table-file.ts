@@ -12,9 +12,8 @@ import {
   openSync,
   readFileSync,
   readSync,
-  renameSync,
-  writeFileSync,
 } from 'node:fs';
+import { writeFileAtomicSync } from '../atomic-file.js';
 
 const MAGIC = 'IPINTEL-TABLES\n';
 export const TABLE_FORMAT = 1;
@@ -66,8 +65,7 @@ export function writeTableFile<M>(
       bodyStart + entry.offset,
     );
   }
-  writeFileSync(`${path}.tmp`, file);
-  renameSync(`${path}.tmp`, path);
+  writeFileAtomicSync(path, file);
   return file.length;
 }
 

@@ -1,74 +1,41 @@
-// The in-service schedule (FEED_UPDATE_INTERVAL_HOURS): the feeds, then the
-// GeoIP and ASN data sets, then a reload. One log line per data set says
-// what happened; a failure keeps the current data answering.
+// The in-service schedule (FEED_UPDATE_INTERVAL_HOURS): the same update as
+// `npm run update-data` (src/update/update-data.ts), with its lines in the
+// log instead of a terminal; the caller reloads afterwards. A failure keeps
+// the current data answering.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { ServiceData } from '../deps.js';
-import { feedsDir } from '../lookups/vpn/feed-store.js';
-import { updateGeoData } from '../data/update/geo-updater.js';
-import { sourceSettings } from '../data/update/update-config.js';
-import { loadGeoData } from '../lookups/geoip/load.js';
-import { updateFeeds } from '../lookups/vpn/index.js';
+import type { GeoData } from '../lookups/geoip/load.js';
+import type { Output } from './progress.js';
+import { runUpdateData } from './update-data.js';
+
+/** Each line the update would print, as one log record. */
+function logOutput(log: Logger): Output {
+  return {
+    write: (text: string) => {
+      for (const line of text.split('\n'))
+        if (line.trim() !== '') log.info({ update: line }, 'update');
+    },
+  };
+}
 
 /**
- * One scheduled run. `data` is the data answering in this process (the
+ * One scheduled run. `current` is the data answering in this process (the
  * sanity checks compare with it); null in a cluster primary, which serves
  * nothing and loads what its workers answer from for the run only.
  */
 export async function runScheduledUpdate(
   config: Readonly<Config>,
   log: Logger,
-  data: ServiceData | null,
+  current: Pick<GeoData, 'tables'> | null,
 ): Promise<void> {
-  try {
-    const results = await updateFeeds({
-      dataDir: feedsDir(config.dataDir),
-      feeds: [...config.feeds],
-      timeoutMs: config.feedTimeoutMs,
-      maxBytes: config.feedMaxBytes,
-    });
-    log.info({ results: results.map((r) => ({ feed: r.feed, ok: r.ok })) }, 'feeds updated');
-  } catch (error) {
-    log.error({ err: error }, 'feed update failed');
-  }
-  const update = config.dataUpdate;
-  if (update.kinds.length === 0) return;
-  const geo =
-    data?.geo ??
-    (await loadGeoData(
-      { geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir },
-      log,
-    ).catch(() => null));
-  const results = await updateGeoData({
+  const status = await runUpdateData({
+    config,
     dataDir: config.dataDir,
-    settings: sourceSettings(update),
-    kinds: update.kinds,
-    current: (kind) => geo?.tables[kind] ?? null,
-    timeoutMs: update.timeoutMs,
-    maxBytes: update.maxBytes,
+    only: null,
+    out: logOutput(log),
+    log,
+    ...(current === null ? {} : { current }),
   });
-  for (const r of results) {
-    if (data !== null) {
-      data.updateStatus[r.kind] = {
-        checkedAt: new Date().toISOString(),
-        outcome: r.outcome,
-        error: r.error,
-        succeededAt:
-          r.outcome === 'failed'
-            ? (data.updateStatus[r.kind]?.succeededAt ?? null)
-            : new Date().toISOString(),
-      };
-    }
-    if (r.outcome === 'failed') {
-      log.error(
-        { kind: r.kind, error: r.error },
-        `${r.kind} update failed; keeping the current data`,
-      );
-    } else {
-      log.info(
-        { kind: r.kind, outcome: r.outcome, name: r.manifest?.name ?? null },
-        `${r.kind} data ${r.outcome}`,
-      );
-    }
-  }
+  if (status !== 0)
+    log.error('scheduled update: no data set could be updated; keeping the current data');
 }

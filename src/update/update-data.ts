@@ -1,16 +1,20 @@
-// `npm run update-data` (and the CLI's `update-data`): refreshes everything
-// the service reads from DATA_DIR — the VPN/hosting/Tor feeds, the IANA RDAP
-// bootstrap, and the GeoIP and ASN data sets — one status line per data set.
-// Returns the exit status: 0 when at least one data set is current (updated
-// or unchanged), 1 when every one failed (the previous data is kept either way).
+// The one update path: `npm run update-data`, the CLI's `update-data` and the
+// in-service schedule (FEED_UPDATE_INTERVAL_HOURS, src/update/scheduled.ts)
+// all run this. It refreshes everything the service reads from DATA_DIR — the
+// VPN/hosting/Tor feeds, the IANA RDAP bootstrap, and the GeoIP and ASN data
+// sets — one status line per data set, after clearing what an interrupted
+// earlier run left behind. Returns the exit status: 0 when at least one data
+// set is current (updated or unchanged), 1 when every one failed (the previous
+// data is kept either way).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { clearAbandoned } from '../atomic-file.js';
 import type { Config } from '../config.js';
 import type { DataSetKind } from '../data/compiled-set.js';
 import { updateGeoData } from '../data/update/geo-updater.js';
 import { sourceSettings } from '../data/update/update-config.js';
-import { loadGeoData } from '../lookups/geoip/load.js';
+import { loadGeoData, type GeoData } from '../lookups/geoip/load.js';
 import { BOOTSTRAP_FILE, refreshBootstrap, writeBootstrapFile } from '../lookups/rdap/index.js';
 import { updateFeeds, type FeedProgress, type FeedSpec } from '../lookups/vpn/feed-updater.js';
 import { feedsDir } from '../lookups/vpn/feed-store.js';
@@ -24,6 +28,12 @@ export interface UpdateDataOptions {
   out: Output;
   /** for the data load the sanity checks compare with (warnings only) */
   log: Logger;
+  /**
+   * The data answering now, which the sanity checks compare the new data
+   * with; when absent (a separate `update-data` process) it is loaded as the
+   * service would load it.
+   */
+  current?: Pick<GeoData, 'tables'>;
 }
 
 export class UsageError extends Error {}
@@ -70,6 +80,14 @@ export async function runUpdateData(options: UpdateDataOptions): Promise<number>
   const width = Math.max('rdap-bootstrap'.length, ...feeds.map((f) => f.id.length));
   let current = 0;
   let attempted = 0;
+  const cleared = (
+    await Promise.all(
+      [dataDir, feedsDir(dataDir), join(dataDir, 'tables')].map((dir) => clearAbandoned(dir)),
+    )
+  ).flat();
+  if (cleared.length > 0) {
+    out.write(`removed what an interrupted update left: ${cleared.join(', ')}\n`);
+  }
   if (feeds.length > 0) {
     const feedDir = feedsDir(dataDir);
     out.write(`updating ${feeds.length} feed(s) into ${feedDir}\n`);
@@ -95,10 +113,9 @@ export async function runUpdateData(options: UpdateDataOptions): Promise<number>
       `updating ${kinds.join(' and ')} from ${update.settings.source} into ${join(dataDir, 'tables')}\n`,
     );
     // the data answering now, for the sanity checks: what the service would load
-    const geo = await loadGeoData(
-      { geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir },
-      options.log,
-    );
+    const geo =
+      options.current ??
+      (await loadGeoData({ geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir }, options.log));
     const results = await updateGeoData({
       dataDir,
       settings: sourceSettings(update),

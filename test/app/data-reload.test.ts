@@ -10,7 +10,11 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { vpnRecordSchema } from '../../src/api/lookup-schemas.js';
 import { reloadGeoData } from '../../src/deps.js';
+import { DataReloader } from '../../src/reloader.js';
 import { buildMmdb, cityRecord } from '../helpers/mmdb-writer.js';
+import { startFeedServer } from '../helpers/feed-server.js';
+import { asnCsv, flatCity, publishRelease, updateFromLoopback } from '../helpers/geo-release.js';
+import { storedFeed, vpnHostFeed } from '../helpers/vpn-feeds.js';
 import {
   dataOf,
   get,
@@ -166,5 +170,80 @@ describe('reloading the VPN feeds', () => {
     const verdict = vpnRecordSchema.parse(dataOf(after.body));
     assert.deepEqual([verdict.isTor, verdict.isProxy, verdict.confidence], [true, true, 'high']);
     assert.ok(verdict.reasons.includes('tor-exit'), verdict.reasons.join());
+  });
+});
+
+describe('one reloader for the data', () => {
+  it('new ASN tables alone rebuild the vpn ranges: the first answer after the timer tick follows them', async (t) => {
+    const dir = await tempDir(t);
+    const publisher = await startFeedServer({});
+    t.after(() => publisher.close());
+    /** what `npm run update-data` leaves in DATA_DIR/tables for one release */
+    const update = async (asn: number, org: string): Promise<void> => {
+      publishRelease(publisher, flatCity('London', 'GB'), asnCsv(asn, org));
+      const results = await updateFromLoopback(publisher, dir);
+      assert.ok(
+        results.every((r) => r.outcome !== 'failed'),
+        results.map((r) => r.error).join(),
+      );
+    };
+    // 81.2.69.0/24 routed by a fixed-line ISP (classed `isp`: never expanded)
+    // with three exits of one provider in it; the feeds never change below
+    await update(812, 'Rogers Communications Canada Inc.');
+    await mkdir(join(dir, 'feeds'));
+    const feed = vpnHostFeed('mullvad', 'mullvad', ['81.2.69.1', '81.2.69.2', '81.2.69.3']);
+    await writeFile(join(dir, 'feeds', 'mullvad.feed.json'), `${JSON.stringify(feed)}\n`);
+    const service = await serve(t, { DATA_DIR: dir });
+    const data = await serviceData(service.config);
+    const reloader = new DataReloader(service.config, data, silentLog);
+    const verdict = async () =>
+      vpnRecordSchema.parse(dataOf((await get(service.baseUrl, `/ip/${ADDRESS}/vpn`)).body));
+
+    const before = await verdict();
+    assert.deepEqual([before.asn, before.isVpn], ['AS812', false], before.reasons.join());
+
+    // the same /24 now routed by an AS nobody classed: three exits make it VPN space
+    await update(64511, 'Example Servers');
+    await reloader.reload({ reason: 'timer', ifChanged: true });
+    const after = await verdict();
+    assert.deepEqual([after.asn, after.isVpn], ['AS64511', true], after.reasons.join());
+    assert.ok(
+      after.reasons.some((r) => r.startsWith('vpn-range:')),
+      after.reasons.join(),
+    );
+  });
+
+  it('runs reloads one after the other, never two at once', async (t) => {
+    const dir = await tempDir(t);
+    const service = await serve(t, { DATA_DIR: dir });
+    const data = await serviceData(service.config);
+    const reloader = new DataReloader(service.config, data, silentLog);
+    let running = 0;
+    let most = 0;
+    const reload = data.vpn.reload.bind(data.vpn);
+    data.vpn.reload = async (options) => {
+      running++;
+      most = Math.max(most, running);
+      try {
+        return await reload(options);
+      } finally {
+        running--;
+      }
+    };
+    await mkdir(join(dir, 'feeds'));
+    await writeFile(
+      join(dir, 'feeds', 'tor-exits.feed.json'),
+      `${JSON.stringify(storedFeed('tor-exits', 'tor', [`${ADDRESS}/32`]))}\n`,
+    );
+    await Promise.all([
+      reloader.reload({ reason: 'timer', ifChanged: true }),
+      reloader.reload({ reason: 'SIGHUP', ifChanged: false }),
+      reloader.reload({ reason: 'update', ifChanged: true }),
+    ]);
+    assert.equal(most, 1);
+    const verdict = vpnRecordSchema.parse(
+      dataOf((await get(service.baseUrl, `/ip/${ADDRESS}/vpn`)).body),
+    );
+    assert.equal(verdict.isTor, true);
   });
 });

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { create } from 'tar';
 import type { SourceSettings } from '../../src/data/update/source-settings.js';
+import { updateGeoData, type GeoUpdateResult } from '../../src/data/update/geo-updater.js';
 import type { FeedServer } from './feed-server.js';
 import { buildMmdb, cityRecord, type MmdbNetwork } from './mmdb-writer.js';
 
@@ -114,4 +115,22 @@ export function loopbackSettings(
     maxmind: null,
     ...over,
   };
+}
+
+/**
+ * Both data sets of the release `server` publishes compiled into `dataDir`
+ * with no current data to compare with: a DATA_DIR as a previous update left it.
+ */
+export function updateFromLoopback(
+  server: FeedServer,
+  dataDir: string,
+): Promise<GeoUpdateResult[]> {
+  return updateGeoData({
+    dataDir,
+    settings: loopbackSettings(server),
+    kinds: ['geoip', 'asn'],
+    current: () => null,
+    timeoutMs: 5_000,
+    maxBytes: 1 << 24,
+  });
 }

@@ -8,13 +8,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { updateGeoData } from '../../src/data/update/geo-updater.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import {
   ADDRESS,
   asnCsv,
   flatCity,
-  loopbackSettings,
+  updateFromLoopback,
   publishRelease,
 } from '../helpers/geo-release.js';
 import { getOnce } from '../helpers/http-get.js';
@@ -72,14 +71,7 @@ describe('npm run update-data, then SIGHUP', () => {
       flatCity('London', 'GB', { builtAt: '2026-10-01T00:00:00Z' }),
       asnCsv(20712, 'A&A'),
     );
-    const seed = await updateGeoData({
-      dataDir: dir,
-      settings: loopbackSettings(server),
-      kinds: ['geoip', 'asn'],
-      current: () => null,
-      timeoutMs: 5_000,
-      maxBytes: 1 << 24,
-    });
+    const seed = await updateFromLoopback(server, dir);
     assert.deepEqual(
       seed.map((r) => r.outcome),
       ['updated', 'updated'],

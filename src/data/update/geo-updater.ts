@@ -6,12 +6,12 @@
 // failure leaves the previous tables in place; the outcome of every run is
 // kept in DATA_DIR/tables/update-status.json for /metrics.
 import { performance } from 'node:perf_hooks';
-import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FetchLike } from '../../lookups/vpn/feed-download.js';
 import type { CompiledSet, DataSetKind, Manifest } from '../compiled-set.js';
 import { readTableManifest } from '../table-file.js';
+import { partialName } from '../../atomic-file.js';
 import { compileInWorker } from './compile-in-worker.js';
 import { fetchRelease, type ReleaseFetch } from './fetch-release.js';
 import { withFileUrls } from './file-fetch.js';
@@ -81,7 +81,8 @@ async function updateKind(kind: DataSetKind, options: GeoUpdateOptions): Promise
     progress({ kind, phase: 'check', source: options.settings.source });
     try {
       await mkdir(tablesDir, { recursive: true });
-      workDir = await mkdtemp(join(tablesDir, `.work-${kind}-`));
+      workDir = partialName(join(tablesDir, `.work-${kind}`));
+      await mkdir(workDir);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
       throw new Error(`${tablesDir} cannot be written (${code})`, { cause: error });
@@ -100,7 +101,7 @@ async function updateKind(kind: DataSetKind, options: GeoUpdateOptions): Promise
     }
     progress({ kind, phase: 'compile' });
     const current = options.current(kind);
-    const output = join(tablesDir, `.${kind}.tables-${randomBytes(4).toString('hex')}`);
+    const output = partialName(join(tablesDir, `.${kind}.tables`));
     const manifest = await compileInWorker({
       kind,
       layout: release.layout,

@@ -4,7 +4,7 @@
 // and renamed in; a DATA_DIR that cannot be written loses only this record
 // (the log line and the in-process metric still say what failed).
 import { readFileSync, statSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../../atomic-file.js';
 import { join } from 'node:path';
 import type { DataSetKind } from '../compiled-set.js';
 
@@ -48,10 +48,8 @@ export async function recordOutcome(
     succeededAt: result.outcome === 'failed' ? (before?.succeededAt ?? null) : at.toISOString(),
   };
   const path = statusPath(dataDir);
-  const temp = `${path}.tmp-${process.pid}`;
   try {
-    await writeFile(temp, `${JSON.stringify(status, null, 2)}\n`);
-    await rename(temp, path);
+    await writeFileAtomic(path, `${JSON.stringify(status, null, 2)}\n`);
   } catch {
     // not writable: the caller logs the outcome and counts it in its own metrics
   }
@@ -74,17 +72,4 @@ export function statusReader(dataDir: string): () => UpdateStatus {
     }
     return status;
   };
-}
-
-/** Per kind, the later of two records (the file and this process's own runs). */
-export function latestStatus(a: UpdateStatus, b: UpdateStatus): UpdateStatus {
-  const out: UpdateStatus = { ...a };
-  for (const kind of ['geoip', 'asn'] as const) {
-    const other = b[kind];
-    const mine = out[kind];
-    if (other !== undefined && (mine === undefined || other.checkedAt > mine.checkedAt)) {
-      out[kind] = other;
-    }
-  }
-  return out;
 }

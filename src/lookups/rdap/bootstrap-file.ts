@@ -1,7 +1,8 @@
 // A refreshed IANA bootstrap kept in DATA_DIR (written by `npm run
 // update-data`), so registry moves reach a running install without a new
 // release; the snapshot shipped in bootstrap-snapshot.ts stays the fallback.
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeFileAtomicSync } from '../../atomic-file.js';
 import { parseCidr } from '../../net/cidr-match.js';
 import { buildTable, type BootstrapEntry, type BootstrapTable } from './bootstrap.js';
 import { RIRS } from './registries.js';
@@ -51,6 +52,5 @@ export function readBootstrapFile(path: string): BootstrapTable | null {
 }
 
 export function writeBootstrapFile(path: string, table: BootstrapTable): void {
-  writeFileSync(`${path}.tmp`, serialiseBootstrap(table));
-  renameSync(`${path}.tmp`, path);
+  writeFileAtomicSync(path, serialiseBootstrap(table));
 }

@@ -4,9 +4,9 @@
 // day at a provider never empties the index.
 import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../../atomic-file.js';
 import { download, DownloadError, type FetchLike } from './feed-download.js';
 import { feedFileName, serialiseFeed } from './feed-store.js';
 import { FeedFormatError, type FeedKind, type FeedParser } from './feed-types.js';
@@ -132,7 +132,7 @@ async function updateOne(spec: FeedSpec, options: UpdateOptions): Promise<FeedRe
       ...(spec.provider !== undefined ? { provider: spec.provider } : {}),
       ...(parsed.providers !== undefined ? { providers: [...parsed.providers] } : {}),
     });
-    await writeAtomically(file, text);
+    await writeFileAtomic(file, text);
     progress({ feed: spec.id, phase: 'done', bytes, prefixes: parsed.prefixes.length });
     return { feed: spec.id, ok: true, bytes, prefixes: parsed.prefixes.length, error: null, file };
   } catch (error) {
@@ -149,15 +149,4 @@ function findLink(spec: FeedSpec, page: string): string {
     throw new FeedFormatError(spec.id, 'no download link found on the page');
   }
   return new URL(match[0], spec.url).toString();
-}
-
-async function writeAtomically(file: string, text: string): Promise<void> {
-  const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  try {
-    await writeFile(temp, text, { flag: 'wx' });
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
 }

@@ -144,7 +144,7 @@ void describe('updateFeeds', () => {
       assert.deepEqual(await stored('cf'), before);
       // no temp file is left behind
       assert.deepEqual(
-        (await readdir(dir)).filter((n) => n.includes('.tmp-')),
+        (await readdir(dir)).filter((n) => n.includes('.partial.')),
         [],
       );
     });
