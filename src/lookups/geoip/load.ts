@@ -23,6 +23,7 @@ import {
   type DataSetKind,
   type Manifest,
 } from '../../data/compiled-set.js';
+import { fileSignature } from '../../data/file-signature.js';
 import { readTableManifest } from '../../data/table-file.js';
 import { updateTablesPath } from '../../data/update/paths.js';
 import type { GeoTables } from './geoip.js';
@@ -151,12 +152,12 @@ export async function readRest(tables: GeoTables): Promise<void> {
   await tables.asn.pager.readRest();
 }
 
-/** Modification times of the update tables: a change means new data to load. */
+/** The update tables' file signatures: a change means new data to load. */
 export function updateSignature(dataDir: string): string {
   return (['geoip', 'asn'] as const)
     .map((kind) => {
       try {
-        return String(statSync(updateTablesPath(dataDir, kind)).mtimeMs);
+        return fileSignature(statSync(updateTablesPath(dataDir, kind)));
       } catch {
         return '-';
       }

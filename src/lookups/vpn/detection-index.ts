@@ -5,6 +5,7 @@
 // and no request ever sees half of an update.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileSignature } from '../../data/file-signature.js';
 import type { Ip } from '../../net/ip.js';
 import { loadAsnClasses, type AsnClassTable } from './asn-classes.js';
 import { nameProvider, type DetectionIndex, type FeedMatch } from './detect.js';
@@ -194,12 +195,12 @@ async function feedFiles(dataDir: string): Promise<string[]> {
   }
 }
 
-/** Names, sizes and mtimes of the feed files: changes whenever the updater renames one in. */
+/** Names and file signatures of the feed files: changes whenever the updater renames one in. */
 async function feedStamp(dataDir: string): Promise<string> {
   const parts: string[] = [];
   for (const name of await feedFiles(dataDir)) {
     const s = await stat(join(dataDir, name)).catch(() => null);
-    if (s !== null) parts.push(`${name}:${s.size}:${s.mtimeMs}`);
+    if (s !== null) parts.push(`${name}:${fileSignature(s)}`);
   }
   return parts.join('|');
 }
