@@ -1,4 +1,4 @@
-// loadConfig(env) is the only reader of environment variables (CONTRACT.md's
+// loadConfig(env) is the only reader of environment variables (docs/configuration.md's
 // table). It returns one frozen, typed object or throws a ConfigError that
 // names every bad variable, so start-up fails loudly instead of half-working.
 import { isIP } from 'node:net';

@@ -1,4 +1,4 @@
-// The one error catalog of CONTRACT.md: every failure the API reports is an
+// The one error catalog (docs/api.md, "Errors"): every failure the API reports is an
 // AppError with one of these codes, and toErrorResponse() is the only place
 // that turns anything thrown into the `{error:{code,message}}` envelope.
 

@@ -1,4 +1,4 @@
-// loadConfig(env): CONTRACT.md's variables, their defaults, and one error
+// loadConfig(env): docs/configuration.md's variables, their defaults, and one error
 // naming every bad variable.
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';

@@ -1,6 +1,6 @@
 // Request parameter schemas: they validate requests (src/http/validate.ts)
 // and describe them in the OpenAPI document (src/http/openapi.ts). A failed
-// check carries the CONTRACT.md error code in the params.
+// check carries the error code (docs/api.md, "Errors") in the params.
 import { z } from 'zod';
 import { AppError, type ErrorCode } from '../errors.js';
 import { withPlainParser } from '../http/validate.js';

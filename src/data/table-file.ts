@@ -6,13 +6,7 @@
 // length, the header (UTF-8 JSON), zero padding to 8, the sections.
 import { Buffer } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
-import {
-  closeSync,
-  fstatSync,
-  openSync,
-  readFileSync,
-  readSync,
-} from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { writeFileAtomicSync } from '../atomic-file.js';
 
 const MAGIC = 'IPINTEL-TABLES\n';

@@ -1,4 +1,4 @@
-// Reading a JSON request body (POST /mcp, POST /batch), bounded: CONTRACT.md answers 413
+// Reading a JSON request body (POST /mcp, POST /batch), bounded: docs/api.md answers 413
 // for a body over 1 MiB and 415 for anything but JSON.
 import { Buffer } from 'node:buffer';
 import { IncomingMessage } from 'node:http';

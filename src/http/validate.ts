@@ -1,5 +1,5 @@
 // Runs a route's parameter schema and turns the first failure into the
-// CONTRACT.md error it names.
+// error of docs/api.md ("Errors") it names.
 import type { z } from 'zod';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
 import type { AnyHandler, RequestContext, RouteInput } from './route.js';

@@ -1,4 +1,4 @@
-// CIDR arithmetic, wholly pure. IPv4 conventions (CONTRACT.md):
+// CIDR arithmetic, wholly pure. IPv4 conventions (docs/api.md, "Records"):
 //  - host bits in the input are allowed and cleared, as ipcalc does;
 //  - broadcast is always the last address of the range;
 //  - /31 and /32 follow RFC 3021: every address is usable.

@@ -45,7 +45,7 @@ const TOOL_NAMES = new Set(TOOLS.map((tool) => tool.name));
  * Connects the server, with two corrections of the SDK's answers. The tool
  * schemas of tools/list are made portable (./portable-schema.ts). And a request
  * whose params do not fit its method's schema gets -32602 Invalid params
- * (JSON-RPC 2.0, CONTRACT.md) where SDK 1.32 answers -32603 Internal error
+ * (JSON-RPC 2.0, docs/mcp.md) where SDK 1.32 answers -32603 Internal error
  * with the zod issue dump, and an unknown tool name -32602 as the MCP spec
  * says (the SDK answers a tool result with isError). The refusal goes out
  * through the transport like any response, so a batch still gets one answer

@@ -1,5 +1,5 @@
 // Strict IP address parsing and canonical formatting, shared by every route.
-// IPv4 is dotted-quad without leading zeros (CONTRACT.md: `010.1.1.1` is
+// IPv4 is dotted-quad without leading zeros (docs/api.md, Errors: `010.1.1.1` is
 // ambiguous, octal or decimal, so it is refused). IPv6 follows RFC 4291 §2.2
 // and is printed in RFC 5952 form; zone ids (`%eth0`) are refused because an
 // interface name means nothing to this service. An IPv4-mapped IPv6 address

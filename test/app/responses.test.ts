@@ -1,4 +1,4 @@
-// The envelope, statuses and headers of CONTRACT.md, through a real
+// The envelope, statuses and headers of docs/api.md, through a real
 // listening server (fetch to 127.0.0.1) and in process (an injected
 // connection whose peer address the test chooses).
 import assert from 'node:assert/strict';

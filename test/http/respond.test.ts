@@ -1,5 +1,5 @@
 // X-Request-Id: echoed when sane, generated (and unique) otherwise; the
-// error envelope is the CONTRACT.md shape.
+// error envelope is the shape of docs/api.md.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { errorBody, requestIdFrom } from '../../src/http/respond.js';

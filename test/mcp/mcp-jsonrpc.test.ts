@@ -1,6 +1,6 @@
 // POST /mcp with a plain HTTP client, as curl or a hand-written agent would
 // call it: no initialize, no Accept header, and every error case of
-// CONTRACT.md — JSON-RPC errors for the protocol (400 for -32700/-32600, 200
+// docs/mcp.md — JSON-RPC errors for the protocol (400 for -32700/-32600, 200
 // otherwise), the service envelope for the HTTP-level refusals (413, 415,
 // 429, 405).
 import assert from 'node:assert/strict';

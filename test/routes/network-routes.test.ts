@@ -1,6 +1,6 @@
 // HTTP-level tests of /dns, /dns/:ip/reverse, /blacklist and /whois against
 // real loopback servers: a DNS server (UDP+TCP), an RDAP server and a TCP
-// whois server. Every failure mode answers with CONTRACT.md's status and code.
+// whois server. Every failure mode answers with the status and code of docs/api.md.
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 // Domain names from the /dns path: IDN accepted and looked up as punycode
-// (CONTRACT.md), everything else checked by hand because url.domainToASCII
+// (docs/api.md), everything else checked by hand because url.domainToASCII
 // does not enforce label rules (DOMAIN.md §3: `a..b`, `-bad.com` pass it).
 import { domainToASCII } from 'node:url';
 import { AppError } from '../../errors.js';

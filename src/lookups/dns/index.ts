@@ -33,7 +33,7 @@ export interface DnsRecordsResult {
   readonly records: DnsRecord[];
 }
 
-/** CONTRACT.md's reverse DNS result. */
+/** The reverse DNS result (docs/api.md, "Records"). */
 export interface ReverseResult {
   readonly ip: string;
   readonly ptr: string;

@@ -1,6 +1,6 @@
 // Decoded answers → SPEC.md's DNS records ({ name, type, ttl, data }), pure.
-// Presentation follows RFC 1035 §5.1 / dig, except TXT, which CONTRACT.md and
-// DOMAIN.md §9 fix as the record's character-strings joined, unquoted.
+// Presentation follows RFC 1035 §5.1 / dig, except TXT, which the API (docs/api.md,
+// "Records") and DOMAIN.md §9 fix as the record's character-strings joined, unquoted.
 import { Buffer } from 'node:buffer';
 import type { Answer, OptAnswer } from 'dns-packet';
 import { AppError } from '../../errors.js';

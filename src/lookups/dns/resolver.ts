@@ -14,7 +14,7 @@ import {
   type ExchangeOutcome,
 } from './transport.js';
 
-/** CONTRACT.md: a lookup makes at most 3 tries in all, across the servers. */
+/** docs/configuration.md (DNS_TIMEOUT_MS): a lookup makes at most 3 tries in all, across the servers. */
 export const MAX_TRIES = 3;
 
 export interface DnsResponse {

@@ -1,5 +1,5 @@
 // The /whois/:ip lookup: RDAP first (RFC 9082/9083), port-43 whois when RDAP
-// cannot answer. Error semantics (CONTRACT.md codes):
+// cannot answer. Error semantics (docs/api.md "Errors" codes):
 //   - special-purpose address → NOT_FOUND, before any network call;
 //   - the registry says it has no record (RDAP 404) → NOT_FOUND, no fallback;
 //   - RDAP 5xx/429/garbage/unreachable/timeout → whois is tried; if whois

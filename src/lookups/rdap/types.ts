@@ -1,6 +1,6 @@
 // The Whois record of SPEC.md plus the extras documented in docs/api.md
 // section on /whois/:ip. Every field is present; unknown is null, never
-// undefined (CONTRACT.md "Responses").
+// undefined (docs/api.md, "Records").
 
 /** The five Regional Internet Registries that hold IP address space. */
 export type Rir = 'arin' | 'ripe' | 'apnic' | 'lacnic' | 'afrinic';

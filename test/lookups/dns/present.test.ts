@@ -61,7 +61,7 @@ void describe('presentRecords', () => {
       want: [{ name: 'example.com', type: 'NS', ttl: 300, data: 'a.iana-servers.net.' }],
     },
     {
-      name: 'TXT with several strings → joined, unquoted (CONTRACT.md)',
+      name: 'TXT with several strings → joined, unquoted (docs/api.md)',
       qname: 'example.com',
       type: 'TXT',
       answers: [rr('example.com', 'TXT', [Buffer.from('v=spf1 '), Buffer.from('-all')])],
