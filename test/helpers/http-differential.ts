@@ -20,7 +20,10 @@ export async function referenceServer(options: ServerOptions): Promise<Server> {
   const server = createServer(options, (req, res) => {
     const delay = req.url?.startsWith('/whois/') ? SLOW_MS : 0;
     req.resume();
-    req.once('end', () => setTimeout(() => res.end('{}'), delay));
+    // framed by Content-Length, as every answer of the service is
+    req.once('end', () =>
+      setTimeout(() => res.writeHead(200, { 'content-length': 2 }).end('{}'), delay),
+    );
   });
   configureServer(server);
   server.on('clientError', (error: Error & { code?: string }, socket) => {
