@@ -94,19 +94,26 @@ const cases: Case[] = [
   ],
 ];
 
+/** The service with the fast path and without, its whois lookups taking SLOW_MS (uncached). */
+async function bothWays(rdapUrl: string): Promise<Record<string, TestService>> {
+  const env = {
+    RATE_LIMIT_MAX: '100000000',
+    CACHE_MAX_ENTRIES: '0',
+    RDAP_BASE_URL: rdapUrl,
+    WHOIS_SERVER: '127.0.0.1:9',
+  };
+  return {
+    'fast path': await startService({ env }),
+    'FAST_PATH=false': await startService({ env: { ...env, FAST_PATH: 'false' } }),
+  };
+}
+
 describe('streams that once differed between the fast path and node:http', () => {
   let rdap: Awaited<ReturnType<typeof slowRdap>>;
   const services: Record<string, TestService> = {};
   before(async () => {
     rdap = await slowRdap();
-    const env = {
-      RATE_LIMIT_MAX: '1000000',
-      CACHE_MAX_ENTRIES: '0',
-      RDAP_BASE_URL: rdap.url,
-      WHOIS_SERVER: '127.0.0.1:9',
-    };
-    services['fast path'] = await startService({ env });
-    services['node:http only'] = await startService({ env: { ...env, FAST_PATH: 'false' } });
+    Object.assign(services, await bothWays(rdap.url));
   });
   after(async () => {
     for (const service of Object.values(services)) await service.close();
@@ -158,15 +165,8 @@ describe('the service against node:http, stream by stream', () => {
   const services: Record<string, TestService> = {};
   before(async () => {
     rdap = await slowRdap();
-    const env = {
-      RATE_LIMIT_MAX: '100000000',
-      CACHE_MAX_ENTRIES: '0',
-      RDAP_BASE_URL: rdap.url,
-      WHOIS_SERVER: '127.0.0.1:9',
-    };
-    services['fast path'] = await startService({ env });
-    services['FAST_PATH=false'] = await startService({ env: { ...env, FAST_PATH: 'false' } });
-    reference = await referenceServer(serverOptions(services['fast path'].config));
+    Object.assign(services, await bothWays(rdap.url));
+    reference = await referenceServer(serverOptions(services['fast path']!.config));
   });
   after(async () => {
     for (const service of Object.values(services)) await service.close();
