@@ -18,8 +18,8 @@ import { refuse, type AccessControl } from './http/access-control.js';
 import { redactKey } from './http/credentials.js';
 import { clientIp } from './http/client-ip.js';
 import { answerConnect } from './http/connect.js';
-import { isLingering } from './http/linger.js';
-import { clientErrorAnswer, serverOptions } from './http/server-options.js';
+import { refuseAfterAnswers } from './http/client-error.js';
+import { clientErrorAnswer, configureServer, serverOptions } from './http/server-options.js';
 import { Exchange } from './http/exchange.js';
 import type { RequestHead, Responder } from './http/message.js';
 import { FastPathServer } from './http/fast-path.js';
@@ -382,19 +382,20 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       responseFailed(error);
     }
   };
-  const server = new FastPathServer(serverOptions(config), serveOne);
+  const server = new FastPathServer(serverOptions(config), serveOne, config.fastPath);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> =>
     serve(req, res);
+  configureServer(server);
   if (config.maxConnections > 0) server.maxConnections = config.maxConnections;
   server.on('connect', (req: IncomingMessage, socket: Socket) =>
     answerConnect(req, socket, serveOne),
   );
   server.on('clientError', (error: Error & { code?: string }, socket: Socket) => {
-    // an answer is already out on a lingering socket: nothing more may be written
-    if (!socket.writable || isLingering(socket)) return socket.destroy();
     const refusal = clientErrorAnswer(error.code, config);
     const body = errorBody(refusal.code, refusal.message);
-    socket.end(
+    // after the answers under way, and never a second answer to one request
+    refuseAfterAnswers(
+      socket,
       `HTTP/1.1 ${refusal.status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   });

@@ -76,6 +76,8 @@ export interface Config {
   keepAliveTimeoutMs: number;
   /** open connections per process; more are closed on accept. 0: no bound */
   maxConnections: number;
+  /** plain GET/HEAD requests read and answered without node:http's per-request machinery (src/http/fast-path.ts) */
+  fastPath: boolean;
   /** the most addresses one POST /batch may hold */
   batchMaxItems: number;
   /** API_KEYS_FILE: the CSV of API keys (docs/security.md); null: no keys, every caller anonymous */
@@ -227,6 +229,10 @@ const envSchema = z.object({
   REQUEST_TIMEOUT_MS: integer(100, 3_600_000).default(30_000),
   KEEP_ALIVE_TIMEOUT_MS: integer(100, 3_600_000).default(65_000),
   MAX_CONNECTIONS: integer(0, 10_000_000).default(10_000),
+  FAST_PATH: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .transform((v) => v === 'true')
+    .default(true),
   // a body is at most 1 MiB, ~100,000 short IPv4 addresses: more could never arrive
   BATCH_MAX_ITEMS: integer(1, 100_000).default(1000),
   API_KEYS_FILE: optionalPath.optional(),
@@ -327,6 +333,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     maxConnections: e.MAX_CONNECTIONS,
+    fastPath: e.FAST_PATH,
     batchMaxItems: e.BATCH_MAX_ITEMS,
     apiKeysFile: e.API_KEYS_FILE ?? null,
     apiKeysRequired: e.API_KEYS_REQUIRED,

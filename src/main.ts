@@ -22,6 +22,7 @@ import { DataError } from './lookups/geoip/load.js';
 import { clusterMetrics } from './cluster-metrics.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { releaseMemoryWhenQuiet } from './idle-memory.js';
+import { listenFailure, type ListenSettings } from './http/listen-failure.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
@@ -116,7 +117,7 @@ async function serve(
           dependencies: () => ({ redis: redis.health() }),
         }),
   });
-  app.server.listen(config.port, config.host, () => {
+  listenOrStop(app, log, { port: 'PORT', host: 'HOST' }, config.port, config.host, () => {
     log.info(
       {
         address: app.server.address(),
@@ -232,14 +233,33 @@ function openApiKeys(config: Readonly<Config>): ApiKeySource {
 /** METRICS_PORT: /metrics on a listener of its own (METRICS_HOST, loopback by default). */
 function listenMetrics(config: Readonly<Config>, metrics: Metrics, log: Logger): App {
   const metricsApp = buildMetricsApp(config, metrics, log);
-  metricsApp.server.on('error', (error) => {
-    log.fatal({ err: error }, 'cannot listen on METRICS_PORT');
-    process.exit(1);
-  });
-  metricsApp.server.listen(config.metricsPort!, config.metricsHost, () =>
-    log.info({ address: metricsApp.server.address() }, 'metrics listening'),
+  listenOrStop(
+    metricsApp,
+    log,
+    { port: 'METRICS_PORT', host: 'METRICS_HOST' },
+    config.metricsPort!,
+    config.metricsHost,
+    () => log.info({ address: metricsApp.server.address() }, 'metrics listening'),
   );
   return metricsApp;
+}
+
+/** Listens; a listener that cannot start stops start-up with one line naming the setting. */
+function listenOrStop(
+  app: App,
+  log: Logger,
+  settings: ListenSettings,
+  port: number,
+  host: string,
+  listening: () => void,
+): void {
+  const failed = (error: Error & { code?: string }): void =>
+    stopStarting(log, listenFailure(error, settings, port, host));
+  app.server.once('error', failed);
+  app.server.listen(port, host, () => {
+    app.server.off('error', failed);
+    listening();
+  });
 }
 
 async function loadData(config: Readonly<Config>, log: Logger): Promise<ServiceData> {

@@ -18,6 +18,8 @@
 // plain through and through is read here, so nothing node:http would refuse
 // is answered here.
 import { Buffer } from 'node:buffer';
+import { channel } from 'node:diagnostics_channel';
+import { EventEmitter } from 'node:events';
 import { Server as HttpServer, STATUS_CODES, type ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
 import type { LineResponder, RequestHead, Responder } from './message.js';
@@ -91,6 +93,9 @@ export function readPlainHead(text: string): PlainHead | null {
   const connection = headers['connection'];
   if (
     headers['host'] === undefined ||
+    // llhttp reads Proxy-Connection as it reads Connection (`close` ends the
+    // connection after this request): node:http's to decide
+    headers['proxy-connection'] !== undefined ||
     headers['content-length'] !== undefined ||
     headers['transfer-encoding'] !== undefined ||
     headers['upgrade'] !== undefined ||
@@ -133,13 +138,28 @@ function httpDate(): string {
   return dateText;
 }
 
-/** The answer to one plain request: its head as text, then the whole answer in one write. */
+/**
+ * The answer to one plain request: its head as text, then the whole answer in
+ * one write. Tracing code reads it as it reads a ServerResponse's first
+ * fields (statusCode, req, socket, headersSent, finished).
+ */
 class PlainResponse implements LineResponder {
   private head = '';
+  statusCode = 200;
+  headersSent = false;
+  finished = false;
 
-  constructor(private readonly connection: FastConnection) {}
+  constructor(
+    private readonly connection: FastConnection,
+    readonly req: PlainRequest,
+  ) {}
+
+  get socket(): Socket {
+    return this.connection.socket;
+  }
 
   writeHeadLines(status: number, lines: string, framed: boolean): void {
+    this.statusCode = status;
     // every answer the pipeline writes has a length; one without would need
     // chunked framing (204 and 304 have no body at all)
     const length = framed || status === 204 || status === 304 ? '' : 'content-length: 0\r\n';
@@ -159,7 +179,9 @@ class PlainResponse implements LineResponder {
         socket.uncork();
       }
     }
-    this.connection.answered();
+    this.headersSent = true;
+    this.finished = true;
+    this.connection.answered(this);
   }
 
   destroy(): void {
@@ -170,30 +192,71 @@ class PlainResponse implements LineResponder {
 /** node:http's own answer to a silent connection when the server has no 'clientError' listener */
 const NODE_REQUEST_TIMEOUT = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
 
+/**
+ * What node:http publishes for each request (Node 20's `http.server.request.start`
+ * and `http.server.response.finish`, `{request, response, socket, server}`):
+ * the fast path publishes the same for the requests it serves, so that an APM
+ * subscribed to them sees every request.
+ */
+const requestStart = channel('http.server.request.start');
+const responseFinish = channel('http.server.response.finish');
+
 /** Serves a request, as node:http's request listener would. */
 export type Serve = (req: RequestHead, res: Responder) => void;
 
+/** Why a connection went to node:http (the `reason` of the fast path's counters in /metrics). */
+export type HandOffReason = 'not-plain' | 'partial' | 'traced';
+
+/** What the fast path did: requests it served, connections it passed to node:http and why. */
+export interface FastPathStats {
+  plainRequests: number;
+  handedOff: number;
+  handOffReasons: Record<HandOffReason, number>;
+}
+
 interface Lane {
+  server: HttpServer;
   serve: Serve;
   /** `Connection: keep-alive` and `Keep-Alive` as node:http writes them */
   keepAlive: string;
   keepAliveTimeoutMs: number;
   headersTimeoutMs: number;
+  /**
+   * how far `clock` can lag behind the time (one sweep): a deadline set from
+   * it gets this much more, so that no connection closes before the
+   * `Keep-Alive: timeout` it was told
+   */
+  clockLagMs: number;
   closing: boolean;
   open: Set<FastConnection>;
   /** Date.now() as of the last sweep (or connection): what deadlines are set from */
   clock: number;
-  /** requests the fast path read, and connections it passed to node:http (see FastPathServer.stats) */
-  stats: { plainRequests: number; handedOff: number };
-  handOff(connection: FastConnection, rest: string): void;
+  stats: FastPathStats;
+  handOff(connection: FastConnection, rest: string, ended: boolean, reason: HandOffReason): void;
   /** a connection that sent no request in time: node:http's 408 (its 'clientError' listener) */
   tooSlow(socket: Socket): void;
 }
 
+/** The end of a request head (RFC 9112 §2.1: the empty line after the header lines). */
+const HEAD_END = '\r\n\r\n';
+
 /** One connection while its requests are plain. */
 class FastConnection {
-  /** bytes read and not yet read as plain heads, as latin1 */
+  /** bytes read and not yet read as plain heads, as latin1; starts at a request */
   private text = '';
+  /**
+   * bytes that came after `text` while it held no whole head (or one that is
+   * not plain) behind answers on their way: kept as they came and joined once
+   * a head ends in them (or they go to node:http), so that a head dripping in
+   * behind a slow answer costs one scan of each byte, not one of the whole
+   * buffer per chunk
+   */
+  private held: string[] = [];
+  private heldBytes = 0;
+  /** the last three bytes of `text` and `held`: a head's end can straddle two chunks */
+  private tail = '';
+  /** `text` starts with a whole head that is not plain: all that follows is node:http's */
+  private blocked = false;
   /** plain heads read and not yet served, in order (pipelined behind an answer on its way) */
   private readonly heads: PlainHead[] = [];
   /** reading waits for the client to read what was written (see next) */
@@ -226,14 +289,43 @@ class FastConnection {
 
   readonly onEnd = (): void => {
     this.ended = true;
-    if (this.pending === 0 && this.heads.length === 0) this.socket.end();
+    if (this.pending === 0 && this.heads.length === 0 && this.text === '') this.socket.end();
   };
 
   readonly onData = (chunk: Buffer): void => {
-    if (this.served !== 0) this.deadline = this.lane.clock + this.lane.keepAliveTimeoutMs;
-    this.text = this.text === '' ? chunk.toString('latin1') : this.text + chunk.toString('latin1');
+    if (this.served !== 0) this.deadline = this.lane.clock + this.keepAliveMs();
+    const piece = chunk.toString('latin1');
+    if (this.text === '') {
+      this.text = piece;
+      this.read();
+      return;
+    }
+    // behind answers on their way: bytes that end no head are only kept
+    const tail = this.tail;
+    this.tail = (tail + piece).slice(-3);
+    if (this.blocked || !(tail + piece).includes(HEAD_END)) {
+      this.held.push(piece);
+      this.heldBytes += piece.length;
+      if (this.text.length + this.heldBytes > MAX_WAITING_BYTES) this.socket.pause();
+      return;
+    }
+    this.text = this.unread() + piece;
     this.read();
   };
+
+  /** `text` and `held` as one string, `held` emptied. */
+  private unread(): string {
+    if (this.held.length === 0) return this.text;
+    const text = this.text + this.held.join('');
+    this.held = [];
+    this.heldBytes = 0;
+    return text;
+  }
+
+  /** the keep-alive deadline's length from lane.clock (see Lane.clockLagMs) */
+  private keepAliveMs(): number {
+    return this.lane.keepAliveTimeoutMs + this.lane.clockLagMs;
+  }
 
   /**
    * Reads the heads that have arrived. With nothing on its way, the bytes go
@@ -255,10 +347,13 @@ class FastConnection {
     if (idle && text !== '') {
       // all of this.text to node:http, the plain heads read from it too
       this.heads.length = 0;
-      this.leave();
+      this.leave(this.text.includes(HEAD_END) ? 'not-plain' : 'partial');
       return;
     }
     this.text = text;
+    this.tail = text.slice(-3);
+    // what is left is a head not yet whole, or one node:http is to read
+    this.blocked = text.length > MAX_HEAD_BYTES || text.includes(HEAD_END);
     if (this.heads.length > MAX_WAITING_HEADS || text.length > MAX_WAITING_BYTES) {
       this.socket.pause();
     }
@@ -268,13 +363,10 @@ class FastConnection {
   /** The lane's sweep: cuts the connection when its deadline has passed. */
   expire(now: number): void {
     if (now < this.deadline) return;
-    if (this.pending !== 0 && this.served === 0) {
-      // the first answer is being made (an upstream has its own timeouts): it
-      // gets the keep-alive time too; an answer that takes longer is lost
-      this.deadline = now + this.lane.keepAliveTimeoutMs;
-      return;
-    }
-    if (this.pending === 0 && this.served === 0) this.lane.tooSlow(this.socket);
+    // node:http never cuts a connection whose request is being answered (an
+    // upstream has its own timeouts); the keep-alive time counts from the answer
+    if (this.pending !== 0) return;
+    if (this.served === 0) this.lane.tooSlow(this.socket);
     else this.socket.destroy();
   }
 
@@ -299,10 +391,18 @@ class FastConnection {
   }
 
   /** An answer was written: the next request, if one is waiting, or the end of the connection. */
-  answered(): void {
+  answered(response: PlainResponse): void {
     this.pending--;
     this.served++;
-    this.deadline = this.lane.clock + this.lane.keepAliveTimeoutMs;
+    this.deadline = this.lane.clock + this.keepAliveMs();
+    if (responseFinish.hasSubscribers) {
+      responseFinish.publish({
+        request: response.req,
+        response,
+        socket: this.socket,
+        server: this.lane.server,
+      });
+    }
     if (this.pending !== 0) return;
     if (this.lane.closing || (this.ended && this.heads.length === 0 && this.text === '')) {
       this.socket.end();
@@ -328,7 +428,7 @@ class FastConnection {
   private next(): void {
     while (this.pending === 0 && !this.leaving && !this.awaitingDrain) {
       if (this.heads.length === 0) {
-        if (this.text !== '') this.leave();
+        if (this.text !== '') this.leave(this.blocked ? 'not-plain' : 'partial');
         return;
       }
       // a client that sends requests and does not read the answers: reading
@@ -342,15 +442,17 @@ class FastConnection {
       const head = this.heads.shift()!;
       this.pending++;
       this.lane.stats.plainRequests++;
-      this.lane.serve(
-        new PlainRequest(head.method, head.url, head.headers, this.socket),
-        new PlainResponse(this),
-      );
+      const request = new PlainRequest(head.method, head.url, head.headers, this.socket);
+      const response = new PlainResponse(this, request);
+      if (requestStart.hasSubscribers) {
+        requestStart.publish({ request, response, socket: this.socket, server: this.lane.server });
+      }
+      this.lane.serve(request, response);
     }
   }
 
   /** Hands the connection, and the bytes not answered, to node:http. */
-  private leave(): void {
+  leave(reason: HandOffReason): void {
     this.leaving = true;
     const socket = this.socket;
     socket.off('data', this.onData);
@@ -359,10 +461,15 @@ class FastConnection {
     socket.off('drain', this.onDrain);
     socket.off('end', this.onEnd);
     this.lane.open.delete(this);
-    const rest = this.text;
+    const rest = this.unread();
     this.text = '';
-    this.lane.handOff(this, rest);
+    this.lane.handOff(this, rest, this.ended, reason);
   }
+}
+
+/** Whether `server`'s events go through a wrapped `emit` (a tracer's: OpenTelemetry's HTTP instrumentation wraps http.Server.prototype.emit to see 'request'). */
+function emitIsWrapped(server: HttpServer): boolean {
+  return server.emit !== EventEmitter.prototype.emit;
 }
 
 /**
@@ -373,21 +480,31 @@ class FastConnection {
  */
 export class FastPathServer extends HttpServer {
   private readonly lane: Lane | null;
-  /** what the fast path did: requests it read, connections it passed to node:http */
-  readonly stats = { plainRequests: 0, handedOff: 0 };
+  /** what the fast path did: requests it read, connections it passed to node:http and why */
+  readonly stats: FastPathStats = {
+    plainRequests: 0,
+    handedOff: 0,
+    handOffReasons: { 'not-plain': 0, partial: 0, traced: 0 },
+  };
 
-  constructor(options: ServerOptions, serve: Serve) {
+  /** `fastPath: false`: every connection is node:http's from the start (FAST_PATH=false). */
+  constructor(options: ServerOptions, serve: Serve, fastPath = true) {
     super(options, serve);
     const listeners = this.listeners('connection');
     // node:http's connection handler, as its Server constructor adds it; were
     // that ever to change, every connection simply stays node's
-    if (listeners.length !== 1) {
+    if (!fastPath || listeners.length !== 1) {
       this.lane = null;
       return;
     }
     const nodeConnection = listeners[0] as (socket: Socket) => void;
     this.removeListener('connection', nodeConnection);
+    // the deadlines are checked as node:http checks its headers timeout: on
+    // an interval (connectionsCheckingInterval), while the server listens
+    const everyMs = options.connectionsCheckingInterval ?? 1_000;
+    const stats = this.stats;
     const lane: Lane = {
+      server: this,
       serve,
       keepAlive:
         this.keepAliveTimeout > 0
@@ -396,15 +513,34 @@ export class FastPathServer extends HttpServer {
       // node:http's own, as the options gave them
       keepAliveTimeoutMs: this.keepAliveTimeout,
       headersTimeoutMs: this.headersTimeout,
+      clockLagMs: everyMs,
       closing: false,
       open: new Set(),
       clock: Date.now(),
-      stats: this.stats,
-      handOff: (connection, rest) => {
-        this.stats.handedOff++;
-        // node:http reads these bytes first, as if they had just arrived
-        if (rest !== '') connection.socket.unshift(Buffer.from(rest, 'latin1'));
-        nodeConnection.call(this, connection.socket);
+      stats,
+      handOff: (connection, rest, ended, reason) => {
+        stats.handedOff++;
+        stats.handOffReasons[reason]++;
+        const socket = connection.socket;
+        // what the socket has read and not emitted yet (paused for back-pressure) comes after `rest`
+        let buffered: Buffer | null;
+        while ((buffered = socket.read() as Buffer | null) !== null) {
+          rest += buffered.toString('latin1');
+        }
+        const before = new Set([...socket.listeners('data'), ...socket.listeners('end')]);
+        nodeConnection.call(this, socket);
+        if (socket.isPaused()) socket.resume();
+        // node:http's parser reads these bytes first, as if they had just
+        // arrived, and then the client's half-close if it came: handed to its
+        // listeners directly (a socket that has ended cannot take bytes back
+        // with unshift: node:http would lose the requests in them)
+        const nodeData = socket.listeners('data').find((f) => !before.has(f));
+        const nodeEnd = socket.listeners('end').find((f) => !before.has(f));
+        if (rest !== '' && !socket.destroyed) {
+          if (nodeData !== undefined) nodeData.call(socket, Buffer.from(rest, 'latin1'));
+          else socket.unshift(Buffer.from(rest, 'latin1'));
+        }
+        if (ended && !socket.destroyed && nodeEnd !== undefined) nodeEnd.call(socket);
       },
       tooSlow: (socket) => {
         const error = Object.assign(new Error('Request timeout'), {
@@ -418,11 +554,13 @@ export class FastPathServer extends HttpServer {
     this.lane = lane;
     this.on('connection', (socket: Socket) => {
       lane.clock = Date.now();
-      lane.open.add(new FastConnection(socket, lane));
+      const connection = new FastConnection(socket, lane);
+      // a tracer that wraps the server's emit to see 'request' (OpenTelemetry's
+      // HTTP instrumentation) sees only node:http's requests: with one in
+      // place, every connection is node:http's (see docs/design.md)
+      if (emitIsWrapped(this)) connection.leave('traced');
+      else lane.open.add(connection);
     });
-    // the deadlines are checked as node:http checks its headers timeout: on
-    // an interval (connectionsCheckingInterval), while the server listens
-    const everyMs = options.connectionsCheckingInterval ?? 1_000;
     let sweep: NodeJS.Timeout | null = null;
     this.on('listening', () => {
       sweep ??= setInterval(() => {

@@ -25,15 +25,33 @@ export interface LingerBounds {
 
 const DEFAULT_BOUNDS: LingerBounds = { maxBytes: LINGER_MAX_BYTES, maxMs: LINGER_MAX_MS };
 
-/** Sockets whose answer is out while their request body is still read and discarded. */
-const lingering = new WeakSet<Socket>();
+/** An early answer of a request whose body is still arriving, while it lingers. */
+interface Lingering {
+  /** the answer has gone to the socket (it is written a turn after it is made: see sendLingering) */
+  written: boolean;
+  /** stops lingering: the answer is ended (and the connection with it) */
+  end(): void;
+  /** stops lingering before the answer is written: nothing of it will be */
+  abandon(): void;
+}
+
+/** Sockets whose answer is out (or about to be) while their request body is read and discarded. */
+const lingering = new WeakMap<Socket, Lingering>();
 
 /**
- * True while `socket` lingers: a parser error or a request timeout on it now
- * (a broken or slow rest of the body) must close it, not write a second answer.
+ * The early answer lingering on `socket`, if any: a parser error or a request
+ * timeout on it now (a broken or slow rest of the body) must not be followed
+ * by a second answer (see ./client-error.ts).
  */
-export function isLingering(socket: Socket): boolean {
-  return lingering.has(socket);
+export function lingeringOn(socket: Socket): Lingering | undefined {
+  return lingering.get(socket);
+}
+
+/** Responses whose request the parser broke (./client-error.ts): nothing is written to them. */
+const abandoned = new WeakSet<ServerResponse>();
+
+export function abandonAnswer(res: ServerResponse): void {
+  abandoned.add(res);
 }
 
 /**
@@ -51,6 +69,14 @@ export function bodyStillArriving(req: RequestHead): boolean {
  * the rest of the request body, and ends the response (closing the
  * connection, which the caller's `Connection: close` announced) when the body
  * has ended, a bound is reached, or the client went away.
+ *
+ * The answer is written after this turn of the event loop: node:http reads
+ * the request's head and whatever came with it in one go, and when the rest
+ * of those bytes breaks the framing (a bad chunk size, a bare LF, data after
+ * the end) its parser refuses them before the turn ends. The request is then
+ * not one that has an answer: the refusal (400) takes the place of this one,
+ * as node:http's own server would write it (./client-error.ts abandons this
+ * answer), instead of an early answer cut by the close that follows.
  */
 export function sendLingering(
   req: IncomingMessage,
@@ -58,13 +84,12 @@ export function sendLingering(
   body: string | Buffer | undefined,
   bounds: LingerBounds = DEFAULT_BOUNDS,
 ): void {
-  if (body !== undefined) res.write(body);
   const socket = req.socket;
-  lingering.add(socket);
+  // refused after its head: the refusal is its answer
+  if (abandoned.has(res)) return;
   let discarded = 0;
   let closed = false;
-  const close = (): void => {
-    if (closed) return;
+  const stop = (): void => {
     closed = true;
     clearTimeout(timer);
     req.off('data', discard);
@@ -72,12 +97,37 @@ export function sendLingering(
     req.off('error', close);
     socket.off('close', close);
     lingering.delete(socket);
+  };
+  /** the body ended (or a bound came) before the answer was written: the write ends it */
+  let ending = false;
+  const close = (): void => {
+    if (closed) return;
+    if (!state.written) {
+      ending = true;
+      return;
+    }
+    stop();
     res.end();
+  };
+  const state: Lingering = {
+    written: false,
+    end: close,
+    abandon: () => {
+      if (!closed) stop();
+    },
   };
   const discard = (chunk: Buffer): void => {
     discarded += chunk.length;
     if (discarded > bounds.maxBytes) close();
   };
+  lingering.set(socket, state);
+  setImmediate(() => {
+    if (closed) return;
+    if (socket.destroyed) return stop();
+    state.written = true;
+    if (body !== undefined) res.write(body);
+    if (ending) close();
+  });
   const timer = setTimeout(close, bounds.maxMs);
   // a bound, not a reason to live: the socket keeps the process up while it
   // lingers, and a process on its way out (a test file's end) need not wait

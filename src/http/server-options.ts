@@ -1,7 +1,7 @@
 // How the HTTP server treats clients before the pipeline sees a request:
 // the timeouts that cut off slow clients (slowloris), the bound on open
 // connections, and the answer to a request Node's parser refused.
-import type { ServerOptions } from 'node:http';
+import type { Server, ServerOptions } from 'node:http';
 import type { Config } from '../config.js';
 
 /**
@@ -17,6 +17,19 @@ export function serverOptions(config: Readonly<Config>): ServerOptions {
     keepAliveTimeout: config.keepAliveTimeoutMs,
     connectionsCheckingInterval: Math.max(50, Math.min(5_000, config.headersTimeoutMs / 4)),
   };
+}
+
+/**
+ * What the server does that its options cannot say. A client that ends its
+ * side of the connection (half-close) after its requests gets their answers,
+ * then the end: node:http's default (`httpAllowHalfOpen` false) ends the
+ * connection at the client's FIN, and an answer still being made (a DNS or
+ * RDAP lookup) is lost. The fast path has always answered first; node:http
+ * now does the same (src/http/fast-path.ts hands it the FIN when it hands
+ * over a connection).
+ */
+export function configureServer(server: Server): void {
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
 }
 
 /** The answer to a request Node's parser refused before the pipeline saw it. */

@@ -194,10 +194,10 @@ describe('the fast path on a live service', () => {
       const fast = await exchange(service.port, [request], { count: 1, head });
       assert.deepEqual(stats, { ...before, plainRequests: before.plainRequests + 1 });
       const node = await exchange(service.port, [viaNode(request)], { count: 1, head });
-      assert.deepEqual(stats, {
-        plainRequests: before.plainRequests + 1,
-        handedOff: before.handedOff + 1,
-      });
+      assert.deepEqual(
+        { plainRequests: stats.plainRequests, handedOff: stats.handedOff },
+        { plainRequests: before.plainRequests + 1, handedOff: before.handedOff + 1 },
+      );
       const [a, b] = [fast.answers[0]!, node.answers[0]!];
       assert.equal(a.status, b.status);
       assert.deepEqual(comparable(a), comparable(b));
@@ -259,10 +259,10 @@ describe('the fast path on a live service', () => {
     assert.match(answers[1]!.body, /"8\.8\.8\.8"/);
     assert.match(answers[2]!.body, /"ip":"1\.1\.1\.1"/);
     // the first by the fast path; then node:http has the connection
-    assert.deepEqual(stats, {
-      plainRequests: before.plainRequests + 1,
-      handedOff: before.handedOff + 1,
-    });
+    assert.deepEqual(
+      { plainRequests: stats.plainRequests, handedOff: stats.handedOff },
+      { plainRequests: before.plainRequests + 1, handedOff: before.handedOff + 1 },
+    );
   });
 
   it('bytes holding a head that is not plain go to node:http whole: plain, POST, plain in one write', async () => {
