@@ -21,6 +21,7 @@ Usage:
   ipintel cidr [--json] <range>...   IPv4 or IPv6 CIDR calculation
   ipintel enrich [--vpn] [--format jsonl|csv] [FILE]
                                      the first address of each line, with its GeoIP record
+  ipintel export --out DIR           the data as MMDB files (City, ASN, Anonymous IP) and CSV ranges
   ipintel serve                      start the HTTP service (as npm start)
   ipintel update-data [--only id,id] refresh the feeds, the RDAP bootstrap, GeoIP and ASN data
 
@@ -86,6 +87,23 @@ is a terminal. An address stands alone as a word: "x1.2.3.4" is not one,
 "1.2.3.4:8080", "[2001:db8::1]:443" and "fe80::1%eth0" (the zone dropped) are.
 
 ${EXIT}`;
+
+export const EXPORT_HELP = `Usage: ipintel export --out DIR
+
+Writes what the service answers, for every address, into DIR:
+  ipintel-city.mmdb          GeoIP2/GeoLite2-City layout (country, city, subdivisions, location)
+  ipintel-asn.mmdb           GeoLite2-ASN layout (autonomous_system_number, _organization)
+  ipintel-anonymous-ip.mmdb  GeoIP2-Anonymous-IP layout (is_anonymous_vpn, ...) plus
+                             provider, confidence, reasons, is_mobile
+  ipintel-ranges.csv         start,end,cidr,... one row per range with the same answers
+  ipintel-export.json        what was written, from which data, with SHA-256s
+Each file is renamed into place whole. The data is the service's: GEOIP_DB,
+ASN_DB, DATA_DIR (updates and feeds) and OVERRIDES_FILE (see docs/export.md).
+
+${ENVIRONMENT}
+
+Exit status: 0 written; 1 the data could not be read or a file not written; 2 usage.
+`;
 
 export const SERVE_HELP = `Usage: ipintel serve
 

@@ -8,7 +8,14 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from '../config.js';
 import { AppError, type ErrorCode } from '../errors.js';
-import { ENRICH_HELP, lookupHelp, MAIN_HELP, SERVE_HELP, UPDATE_HELP } from './help.js';
+import {
+  ENRICH_HELP,
+  EXPORT_HELP,
+  lookupHelp,
+  MAIN_HELP,
+  SERVE_HELP,
+  UPDATE_HELP,
+} from './help.js';
 import { handlersFor, LOOKUP_COMMANDS, runHandler, type LookupCommand } from './lookups.js';
 
 export interface CliIo {
@@ -99,6 +106,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<CliOutcome> {
     return { become: first, args: rest };
   }
   if (first === 'enrich') return enrich(rest, io);
+  if (first === 'export') return exportFiles(rest, io);
   const named = LOOKUP_COMMANDS.find((c) => c.name === first);
   return lookup(named ?? LOOKUP_COMMANDS[0]!, named === undefined ? argv : rest, io);
 }
@@ -148,6 +156,28 @@ async function lookup(command: LookupCommand, args: string[], io: CliIo): Promis
     }
   }
   return { code };
+}
+
+async function exportFiles(args: string[], io: CliIo): Promise<CliOutcome> {
+  const { values, positionals } = parse(args, { out: { type: 'string' } });
+  if (values['help'] === true) {
+    io.stdout.write(EXPORT_HELP);
+    return { code: EXIT_OK };
+  }
+  if (positionals.length > 0) throw new UsageError('export takes no arguments but --out DIR');
+  const out = values['out'];
+  if (typeof out !== 'string' || out === '') throw new UsageError('export needs --out DIR');
+  const { config, log } = configOf(io);
+  const started = performance.now();
+  const { exportData } = await import('../export/run-export.js');
+  const result = await exportData(config, log, out);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  for (const f of result.files)
+    io.stdout.write(`${f.name}\t${f.bytes} bytes\tsha256 ${f.sha256}\n`);
+  io.stdout.write(
+    `${result.intervals} intervals, ${result.rows} CSV rows, written to ${out} in ${seconds} s\n`,
+  );
+  return { code: EXIT_OK };
 }
 
 async function enrich(args: string[], io: CliIo): Promise<CliOutcome> {

@@ -83,6 +83,11 @@ export function specialRangeOf(ip: Ip): SpecialRange | null {
   return ALL.match(ip);
 }
 
+/** The ranges whose addresses are bogons (not globally reachable), as CIDR texts. */
+export function notGlobalRanges(): string[] {
+  return ROWS.filter((row) => !row.global).map((row) => row.range);
+}
+
 /** The range that makes ip a bogon (not globally reachable), or null. */
 export function bogonRangeOf(ip: Ip): SpecialRange | null {
   return NOT_GLOBAL.match(ip);

@@ -110,12 +110,45 @@ export class OverrideIndex {
       : NO_OVERRIDE;
   }
 
+  /**
+   * Where the covering row changes: each segment's first address and the one
+   * after its last (IPv4 as numbers, IPv6 as four words each), ascending
+   * within each family. For exports (src/export/).
+   */
+  boundaries(): { v4: Uint32Array; v6: Uint32Array } {
+    const v4: number[] = [];
+    for (let i = 0; i < this.v4Starts.length; i++) {
+      v4.push(this.v4Starts[i]!);
+      if (this.v4Ends[i] !== 0xffffffff) v4.push(this.v4Ends[i]! + 1);
+    }
+    const v6: number[] = [];
+    for (let i = 0; i < this.v6Rows.length; i++) {
+      v6.push(...this.v6Starts.subarray(4 * i, 4 * i + 4));
+      const after = plusOne(this.v6Ends.subarray(4 * i, 4 * i + 4));
+      if (after !== null) v6.push(...after);
+    }
+    return { v4: Uint32Array.from(v4), v6: Uint32Array.from(v6) };
+  }
+
   /** The row covering `ip`, or null. */
   rowOf(ip: Ip): OverrideEntry | null {
     if (this.size === 0) return null;
     const row = this.find(ip);
     return row === NO_OVERRIDE ? null : this.rows[row]!;
   }
+}
+
+/** A 128-bit number (four words) plus one; null past the last address. */
+function plusOne(words: Uint32Array): number[] | null {
+  const out = [...words];
+  for (let w = 3; w >= 0; w--) {
+    if (out[w] !== 0xffffffff) {
+      out[w] = out[w]! + 1;
+      return out;
+    }
+    out[w] = 0;
+  }
+  return null;
 }
 
 export const EMPTY_OVERRIDES = new OverrideIndex([]);

@@ -116,6 +116,11 @@ export class FeedIndex implements DetectionIndex {
     return until === Infinity || this.now() <= until ? set : -1;
   }
 
+  /** Where the set of feeds holding an address changes (PrefixIndex.boundaries). */
+  boundaries(): { v4: Uint32Array; v6: Uint32Array } {
+    return this.prefixes.boundaries();
+  }
+
   /** The match of a set settledSetOf gave (not -1): no search. */
   matchOfSet(set: number): FeedMatch {
     return this.matches[set]!;

@@ -99,6 +99,15 @@ export class PrefixIndex {
     return this.sets[this.setOf(ip)]!;
   }
 
+  /**
+   * Where the label set changes: each family's interval starts (IPv6 as four
+   * words each), ascending. For exports that must cut the address space where
+   * an answer can change (src/export/).
+   */
+  boundaries(): { v4: Uint32Array; v6: Uint32Array } {
+    return { v4: this.v4Starts, v6: this.v6Starts };
+  }
+
   /** merged range count per label (for readiness reports and metrics) */
   rangeCounts(): Record<string, number> {
     return { ...this.runs };

@@ -1,0 +1,259 @@
+// The export's core: the address space cut where any source of an answer
+// changes (boundaries.ts), each elementary interval answered by the very
+// lookups GET /ip/:ip and /ip/:ip/vpn use (for its first address), the
+// answers turned into the three files' records (each distinct one written
+// once) and into CSV rows; neighbouring intervals with the same record are
+// one interval of that file.
+import { formatIpv4, formatIpv6, type Ip } from '../net/ip.js';
+import type { GeoIpLookup, GeoIpRecord } from '../lookups/geoip/geoip.js';
+import type { VpnJson } from '../lookups/vpn/record-json.js';
+import type { VpnDetection } from '../lookups/vpn/detect.js';
+import type { OverrideIndex } from '../lookups/overrides/override-index.js';
+import { GrowableU32 } from '../data/range-table-builder.js';
+import {
+  bogonBoundaries,
+  layoutBoundaries,
+  mergeV4,
+  mergeV6,
+  rangeTableBoundaries,
+  type BoundarySource,
+} from './boundaries.js';
+import { MmdbDataWriter } from './mmdb-data.js';
+import { ALIAS_TO_IPV4, NO_DATA, type MmdbIntervals } from './mmdb-tree.js';
+import {
+  anonymousRecord,
+  asnRecord,
+  cityRecord,
+  networkCsv,
+  placeCsv,
+  detectionCsv,
+} from './records.js';
+import { addressText, rangeCidrs } from './cidrs.js';
+
+/** What the export reads: the lookups the API answers with, and the data under them. */
+export interface ExportSources {
+  geoip: GeoIpLookup;
+  vpn: VpnJson;
+  /** the detection index the vpn lookup answers from */
+  feeds: { boundaries(): { v4: Uint32Array; v6: Uint32Array } };
+  overrides: OverrideIndex;
+}
+
+/**
+ * Every source whose ranges can change an answer, one line each: a new
+ * source of answers (a feed kind, a file of corrections) adds its line here,
+ * and the export cuts the address space at its ranges too.
+ */
+export function boundarySources(s: ExportSources): BoundarySource[] {
+  return [
+    rangeTableBoundaries('geoip', s.geoip.tables.geoip.table),
+    rangeTableBoundaries('asn', s.geoip.tables.asn.table),
+    { name: 'feeds', boundaries: () => s.feeds.boundaries() },
+    { name: 'overrides', boundaries: () => s.overrides.boundaries() },
+    bogonBoundaries(),
+    layoutBoundaries(),
+  ];
+}
+
+/** One file's intervals while they are found: a new one only where the value changes. */
+class IntervalList {
+  private readonly starts = new GrowableU32();
+  private readonly values = new GrowableU32();
+  private last = -1;
+
+  push(w0: number, w1: number, w2: number, w3: number, value: number): void {
+    if (value === this.last) return;
+    this.last = value;
+    this.starts.push(w0);
+    this.starts.push(w1);
+    this.starts.push(w2);
+    this.starts.push(w3);
+    this.values.push(value);
+  }
+
+  finish(): MmdbIntervals {
+    return { starts: this.starts.toArray(), values: this.values.toArray() };
+  }
+}
+
+export interface ExportFile {
+  data: MmdbDataWriter;
+  intervals: MmdbIntervals;
+}
+
+export interface CollectedExport {
+  city: ExportFile;
+  asn: ExportFile;
+  anonymous: ExportFile;
+  /** elementary intervals looked up */
+  intervals: number;
+  /** CSV rows written */
+  rows: number;
+}
+
+/** One part of answers (a place, a network, a detection): its file offset and CSV fields. */
+interface Part {
+  offset: number;
+  csv: string;
+}
+
+/** One CSV row: a range and what it holds. */
+export type CsvSink = (row: string) => void;
+
+/** A JSON record's members after its `"ip":"…",`: the part of an answer the address does not change. */
+function afterAddress(json: string): string {
+  return json.slice(json.indexOf('",') + 2);
+}
+
+/**
+ * The place and network parts of a GeoIP answer's JSON: they split where
+ * `"isp"` begins (a quote inside a text is escaped, so the key cannot be
+ * part of one).
+ */
+function splitGeo(json: string): [string, string] {
+  const at = json.lastIndexOf(',"isp":');
+  return [afterAddress(json.slice(0, at)), json.slice(at + 1)];
+}
+
+/** Parts met before, each made once: the keys are the answers' own JSON texts. */
+class Parts {
+  private readonly byKey = new Map<string, Part>();
+
+  constructor(private readonly make: (key: string) => Part) {}
+
+  of(key: string): Part {
+    let found = this.byKey.get(key);
+    if (found === undefined) {
+      found = this.make(key);
+      this.byKey.set(key, found);
+    }
+    return found;
+  }
+}
+
+export function collectExport(s: ExportSources, csv: CsvSink): CollectedExport {
+  const files = {
+    city: { data: new MmdbDataWriter(), list: new IntervalList() },
+    asn: { data: new MmdbDataWriter(), list: new IntervalList() },
+    anonymous: { data: new MmdbDataWriter(), list: new IntervalList() },
+  };
+  const offset = (data: MmdbDataWriter, value: ReturnType<typeof cityRecord>) =>
+    value === null ? NO_DATA : data.write(value);
+  const places = new Parts((key) => {
+    const r = JSON.parse(`{${key}}`) as GeoIpRecord;
+    return { offset: offset(files.city.data, cityRecord(r)), csv: placeCsv(r) };
+  });
+  const networks = new Parts((key) => {
+    const r = JSON.parse(`{${key}`) as GeoIpRecord;
+    return { offset: offset(files.asn.data, asnRecord(r)), csv: networkCsv(r) };
+  });
+  const detections = new Parts((key) => {
+    const d = JSON.parse(`{"ip":"",${key}`) as VpnDetection;
+    return { offset: offset(files.anonymous.data, anonymousRecord(d)), csv: detectionCsv(d) };
+  });
+  const rows = new CsvRows(csv);
+  /** Looks the address up as the API does, and adds the interval it starts. */
+  const answer = (ip: Ip, w0: number, w1: number, w2: number, w3: number): void => {
+    const [placeKey, networkKey] = splitGeo(s.geoip.json(ip));
+    const place = places.of(placeKey);
+    const network = networks.of(networkKey);
+    const detection = detections.of(afterAddress(s.vpn.record(ip)));
+    files.city.list.push(w0, w1, w2, w3, place.offset);
+    files.asn.list.push(w0, w1, w2, w3, network.offset);
+    files.anonymous.list.push(w0, w1, w2, w3, detection.offset);
+    rows.add(ip.version, w0, w1, w2, w3, place, network, detection);
+  };
+  const sources = boundarySources(s).map((source) => source.boundaries());
+  const v4 = mergeV4(sources.map((b) => b.v4));
+  for (let i = 0; i < v4.length; i++) {
+    const start = v4[i]!;
+    answer({ version: 4, text: formatIpv4(start), value: start }, 0, 0, 0, start);
+  }
+  rows.end(4);
+  const v6 = mergeV6(sources.map((b) => b.v6));
+  const count6 = v6.length / 4;
+  for (let i = 0; i < count6; i++) {
+    const w0 = v6[4 * i]!;
+    const w1 = v6[4 * i + 1]!;
+    const w2 = v6[4 * i + 2]!;
+    const w3 = v6[4 * i + 3]!;
+    if (w0 === 0 && w1 === 0 && w2 === 0) continue; // ::/96: the IPv4 subtree, written above
+    if (w0 === 0 && w1 === 0 && w2 === 0xffff) {
+      // ::ffff:0:0/96 (layoutBoundaries): the alias of the IPv4 subtree; its CSV rows are IPv4's
+      for (const f of Object.values(files)) f.list.push(w0, w1, w2, w3, ALIAS_TO_IPV4);
+      rows.gap(w0, w1, w2, w3);
+      continue;
+    }
+    const groups = [w0 >>> 16, w0 & 0xffff, w1 >>> 16, w1 & 0xffff, w2 >>> 16, w2 & 0xffff];
+    groups.push(w3 >>> 16, w3 & 0xffff);
+    answer({ version: 6, text: formatIpv6(groups), groups }, w0, w1, w2, w3);
+  }
+  rows.end(6);
+  const done = (f: (typeof files)['city']): ExportFile => ({
+    data: f.data,
+    intervals: f.list.finish(),
+  });
+  return {
+    city: done(files.city),
+    asn: done(files.asn),
+    anonymous: done(files.anonymous),
+    intervals: v4.length + count6,
+    rows: rows.count,
+  };
+}
+
+/** The CSV's rows: neighbouring intervals with the same answers are one row. */
+class CsvRows {
+  count = 0;
+  private family: 4 | 6 = 4;
+  private start: bigint | null = null;
+  private parts: [Part, Part, Part] | null = null;
+
+  constructor(private readonly sink: CsvSink) {}
+
+  add(
+    family: 4 | 6,
+    w0: number,
+    w1: number,
+    w2: number,
+    w3: number,
+    place: Part,
+    network: Part,
+    detection: Part,
+  ): void {
+    const p = this.parts;
+    if (p !== null && p[0] === place && p[1] === network && p[2] === detection) return;
+    const at = family === 4 ? BigInt(w3) : toBig(w0, w1, w2, w3);
+    this.flush(at - 1n);
+    this.family = family;
+    this.start = at;
+    this.parts = [place, network, detection];
+  }
+
+  /** A stretch with no rows of its own starts here (the IPv4-mapped alias). */
+  gap(w0: number, w1: number, w2: number, w3: number): void {
+    this.flush(toBig(w0, w1, w2, w3) - 1n);
+  }
+
+  end(family: 4 | 6): void {
+    this.flush(family === 4 ? 2n ** 32n - 1n : 2n ** 128n - 1n);
+  }
+
+  private flush(end: bigint): void {
+    const { start, parts, family } = this;
+    this.start = null;
+    this.parts = null;
+    if (start === null || parts === null) return;
+    // nothing known and nothing flagged: no row (a bogon, unrouted space)
+    if (parts.every((part) => part.offset === NO_DATA)) return;
+    const cidrs = rangeCidrs(family, start, end).join(' ');
+    const first = addressText(family, start);
+    const last = addressText(family, end);
+    this.sink(`${first},${last},${cidrs},${parts[0].csv},${parts[1].csv},${parts[2].csv}\n`);
+    this.count++;
+  }
+}
+
+function toBig(w0: number, w1: number, w2: number, w3: number): bigint {
+  return (BigInt(w0) << 96n) | (BigInt(w1) << 64n) | (BigInt(w2) << 32n) | BigInt(w3);
+}

@@ -1,0 +1,226 @@
+// The data section of a MaxMind DB file (MaxMind DB File Format
+// Specification 2.0, "Output Data Section"): each value a control byte (type
+// in the top three bits, 0 for the extended types, size in the low five, with
+// 1–3 more size bytes past 28) and its payload. Values met before are written
+// as pointers to their first copy ("Pointer - 1"), so a record shares its map
+// keys, country names and time zones with every record written before it,
+// as MaxMind's own writer does; whole records are written once each and the
+// tree points at them.
+import { Buffer } from 'node:buffer';
+
+/** A value of the data section: plain JS values, with integers and doubles told apart. */
+export type MmdbValue =
+  | string
+  | boolean
+  | MmdbUint
+  | MmdbDouble
+  | readonly MmdbValue[]
+  | { readonly [key: string]: MmdbValue };
+
+/** An unsigned integer of an explicit width (the spec's uint16/uint32/uint64). */
+export class MmdbUint {
+  constructor(
+    readonly bits: 16 | 32 | 64,
+    readonly value: number | bigint,
+  ) {}
+}
+
+/** A 64-bit IEEE 754 double. */
+export class MmdbDouble {
+  constructor(readonly value: number) {}
+}
+
+// type numbers of the spec; > 7 are "extended" (a second byte holds type - 7)
+const POINTER = 1;
+const STRING = 2;
+const DOUBLE = 3;
+const UINT16 = 5;
+const UINT32 = 6;
+const MAP = 7;
+const UINT64 = 9;
+const ARRAY = 11;
+const BOOLEAN = 14;
+
+/** Values this short are written again rather than pointed at (a pointer takes 2–5 bytes). */
+const MIN_SHARED_BYTES = 3;
+
+export class MmdbDataWriter {
+  private bytes = Buffer.allocUnsafe(1 << 20);
+  private size = 0;
+  /** a value's canonical key → the offset of its first copy, for pointers */
+  private readonly seen = new Map<string, number>();
+
+  /** `share` false: no pointers (the metadata map, which lives outside the section) */
+  constructor(private readonly share = true) {}
+
+  /** Bytes written so far (the data section's length). */
+  get length(): number {
+    return this.size;
+  }
+
+  /** The section's bytes (a view: copy before writing more). */
+  contents(): Buffer {
+    return this.bytes.subarray(0, this.size);
+  }
+
+  /**
+   * Writes a value (a whole record) and returns its offset in the section;
+   * a value written before returns its first offset, nothing written.
+   */
+  write(value: MmdbValue): number {
+    const key = keyOf(value);
+    const found = this.seen.get(key);
+    if (found !== undefined) return found;
+    const at = this.size;
+    this.put(value, key);
+    return at;
+  }
+
+  private put(value: MmdbValue, key: string): void {
+    if (!this.share) {
+      this.inline(value);
+      return;
+    }
+    const found = this.seen.get(key);
+    if (found !== undefined && this.pointerBytes(found) < this.encodedBytesAtLeast(value)) {
+      this.pointer(found);
+      return;
+    }
+    const at = this.size;
+    this.inline(value);
+    if (this.size - at >= MIN_SHARED_BYTES && found === undefined) this.seen.set(key, at);
+  }
+
+  private inline(value: MmdbValue): void {
+    if (typeof value === 'string') {
+      const length = Buffer.byteLength(value, 'utf8');
+      this.control(STRING, length);
+      this.room(length);
+      this.size += this.bytes.write(value, this.size, 'utf8');
+    } else if (typeof value === 'boolean') {
+      this.control(BOOLEAN, value ? 1 : 0);
+    } else if (value instanceof MmdbUint) {
+      this.uint(value);
+    } else if (value instanceof MmdbDouble) {
+      this.control(DOUBLE, 8);
+      this.room(8);
+      this.size = this.bytes.writeDoubleBE(value.value, this.size);
+    } else if (Array.isArray(value)) {
+      const items = value as readonly MmdbValue[];
+      this.control(ARRAY, items.length);
+      for (const item of items) this.put(item, this.share ? keyOf(item) : '');
+    } else {
+      const entries = Object.entries(value as { readonly [key: string]: MmdbValue });
+      this.control(MAP, entries.length);
+      for (const [k, v] of entries) {
+        this.put(k, this.share ? keyOf(k) : '');
+        this.put(v, this.share ? keyOf(v) : '');
+      }
+    }
+  }
+
+  private uint(value: MmdbUint): void {
+    let n = BigInt(value.value);
+    if (n < 0n || n >= 1n << BigInt(value.bits)) {
+      throw new RangeError(`${n} does not fit a uint${value.bits}`);
+    }
+    const payload: number[] = [];
+    while (n > 0n) {
+      payload.unshift(Number(n & 0xffn));
+      n >>= 8n;
+    }
+    this.control(value.bits === 16 ? UINT16 : value.bits === 32 ? UINT32 : UINT64, payload.length);
+    this.room(payload.length);
+    for (const b of payload) this.bytes[this.size++] = b;
+  }
+
+  /** A lower bound of a value's inline size: its control byte plus its payload, for strings. */
+  private encodedBytesAtLeast(value: MmdbValue): number {
+    return typeof value === 'string' ? 1 + Buffer.byteLength(value, 'utf8') : MIN_SHARED_BYTES + 2;
+  }
+
+  private pointerBytes(offset: number): number {
+    return offset < 2048 ? 2 : offset < 526_336 ? 3 : offset < 134_744_064 ? 4 : 5;
+  }
+
+  /** "Pointer - 1": SS selects 11, 19, 27 or 32 bits; the larger forms are biased. */
+  private pointer(offset: number): void {
+    this.room(5);
+    const b = this.bytes;
+    if (offset < 2048) {
+      b[this.size++] = (POINTER << 5) | (offset >>> 8);
+      b[this.size++] = offset & 0xff;
+    } else if (offset < 526_336) {
+      const v = offset - 2048;
+      b[this.size++] = (POINTER << 5) | (1 << 3) | (v >>> 16);
+      b[this.size++] = (v >>> 8) & 0xff;
+      b[this.size++] = v & 0xff;
+    } else if (offset < 134_744_064) {
+      const v = offset - 526_336;
+      b[this.size++] = (POINTER << 5) | (2 << 3) | (v >>> 24);
+      b[this.size++] = (v >>> 16) & 0xff;
+      b[this.size++] = (v >>> 8) & 0xff;
+      b[this.size++] = v & 0xff;
+    } else {
+      b[this.size++] = (POINTER << 5) | (3 << 3);
+      this.size = b.writeUInt32BE(offset, this.size);
+    }
+  }
+
+  /** The control byte(s) of a value of `type` and `size` ("Data Field Format"). */
+  private control(type: number, size: number): void {
+    this.room(6);
+    const b = this.bytes;
+    const first = (type > 7 ? 0 : type) << 5;
+    const extended = type > 7 ? [type - 7] : [];
+    if (size < 29) {
+      b[this.size++] = first | size;
+      for (const e of extended) b[this.size++] = e;
+    } else if (size < 285) {
+      b[this.size++] = first | 29;
+      for (const e of extended) b[this.size++] = e;
+      b[this.size++] = size - 29;
+    } else if (size < 65_821) {
+      const v = size - 285;
+      b[this.size++] = first | 30;
+      for (const e of extended) b[this.size++] = e;
+      b[this.size++] = v >>> 8;
+      b[this.size++] = v & 0xff;
+    } else {
+      const v = size - 65_821;
+      b[this.size++] = first | 31;
+      for (const e of extended) b[this.size++] = e;
+      b[this.size++] = (v >>> 16) & 0xff;
+      b[this.size++] = (v >>> 8) & 0xff;
+      b[this.size++] = v & 0xff;
+    }
+  }
+
+  private room(more: number): void {
+    if (this.size + more <= this.bytes.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(2 * this.bytes.length, this.size + more));
+    this.bytes.copy(grown, 0, 0, this.size);
+    this.bytes = grown;
+  }
+}
+
+/** One text per distinct value, its kind included (the string "1" is not the uint 1). */
+function keyOf(value: MmdbValue): string {
+  if (typeof value === 'string') return `s${value}`;
+  return `j${JSON.stringify(value, (_k, v: unknown) =>
+    v instanceof MmdbUint
+      ? `u${v.bits}:${String(v.value)}`
+      : v instanceof MmdbDouble
+        ? `d${v.value}`
+        : typeof v === 'string'
+          ? `s${v}`
+          : v,
+  )}`;
+}
+
+/** Encodes one value alone, without pointers (the metadata map after the marker). */
+export function encodeStandalone(value: MmdbValue): Buffer {
+  const writer = new MmdbDataWriter(false);
+  writer.write(value);
+  return Buffer.from(writer.contents());
+}

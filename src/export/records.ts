@@ -1,0 +1,135 @@
+// The API's records in the layouts the readers of MaxMind's files expect:
+// GeoIP2/GeoLite2-City, GeoLite2-ASN and GeoIP2-Anonymous-IP (the field names
+// of MaxMind's documentation), plus the CSV columns. Pure: a record in, the
+// file's record out (null: the address has no record in that file).
+import type { GeoIpRecord } from '../lookups/geoip/geoip.js';
+import type { VpnDetection } from '../lookups/vpn/detect.js';
+import { CONTINENT_NAMES, continentOf } from './continents.js';
+import { MmdbDouble, MmdbUint, type MmdbValue } from './mmdb-data.js';
+
+type MmdbMap = { [key: string]: MmdbValue };
+
+let countryNames: Intl.DisplayNames | null = null;
+/** ICU's English names, asked once per code (a call costs microseconds) */
+const namesByCode = new Map<string, string | null>();
+
+function countryName(code: string): string | null {
+  let name = namesByCode.get(code);
+  if (name === undefined) {
+    countryNames ??= new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+    try {
+      name = countryNames.of(code) ?? null;
+    } catch {
+      name = null;
+    }
+    namesByCode.set(code, name);
+  }
+  return name;
+}
+
+/**
+ * The City record of a GeoIP answer: its place and coordinates; null when it
+ * has none (a bogon has none, unless an override gives its range a place).
+ */
+export function cityRecord(r: GeoIpRecord): MmdbMap | null {
+  const out: MmdbMap = {};
+  if (r.city !== null) out['city'] = { names: { en: r.city } };
+  if (r.country !== null) {
+    const continent = continentOf(r.country);
+    if (continent !== null) {
+      out['continent'] = { code: continent, names: { en: CONTINENT_NAMES[continent]! } };
+    }
+    const name = countryName(r.country);
+    out['country'] = { iso_code: r.country, ...(name === null ? {} : { names: { en: name } }) };
+  }
+  const location: MmdbMap = {};
+  if (r.latitude !== null) location['latitude'] = new MmdbDouble(r.latitude);
+  if (r.longitude !== null) location['longitude'] = new MmdbDouble(r.longitude);
+  if (r.timezone !== null) location['time_zone'] = r.timezone;
+  if (Object.keys(location).length > 0) out['location'] = location;
+  if (r.region !== null) out['subdivisions'] = [{ names: { en: r.region } }];
+  return Object.keys(out).length === 0 ? null : out;
+}
+
+/** The ASN record of a GeoIP answer (GeoLite2-ASN's two fields), or null. */
+export function asnRecord(r: GeoIpRecord): MmdbMap | null {
+  if (r.asn === null && r.org === null) return null;
+  const out: MmdbMap = {};
+  if (r.asn !== null) out['autonomous_system_number'] = new MmdbUint(32, Number(r.asn.slice(2)));
+  if (r.org !== null) out['autonomous_system_organization'] = r.org;
+  return out;
+}
+
+/**
+ * Whether a proxy flag is an open proxy's rather than only the Tor exit's
+ * (the API counts a Tor exit as a proxy; MaxMind's layout keeps them apart).
+ */
+export function isPublicProxy(d: VpnDetection): boolean {
+  return (
+    d.isProxy &&
+    (!d.isTor || d.reasons.some((r) => r.startsWith('proxy-list:') || r.startsWith('override:')))
+  );
+}
+
+/**
+ * The Anonymous IP record of a detection answer: MaxMind's flags, then the
+ * service's own (`is_mobile`, `provider`, `confidence`, `reasons`); null when
+ * no flag is set and no provider named (as MaxMind's file, which holds only
+ * flagged networks).
+ */
+export function anonymousRecord(d: VpnDetection): MmdbMap | null {
+  if (!d.isVpn && !d.isProxy && !d.isHosting && !d.isMobile && !d.isTor && d.provider === null) {
+    return null;
+  }
+  return {
+    is_anonymous: d.isVpn || d.isProxy || d.isTor,
+    is_anonymous_vpn: d.isVpn,
+    is_hosting_provider: d.isHosting,
+    is_public_proxy: isPublicProxy(d),
+    is_residential_proxy: false,
+    is_tor_exit_node: d.isTor,
+    is_mobile: d.isMobile,
+    ...(d.provider === null ? {} : { provider: d.provider }),
+    confidence: d.confidence,
+    reasons: [...d.reasons],
+  };
+}
+
+export const CSV_HEADER =
+  'start,end,cidr,country,region,city,latitude,longitude,timezone,asn,org,isp,' +
+  'is_vpn,is_proxy,is_hosting,is_mobile,is_tor,provider,confidence,reasons';
+
+/** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
+function csvLine(values: readonly (string | number | boolean | null)[]): string {
+  return values
+    .map((value) => {
+      if (value === null) return '';
+      const text = String(value);
+      return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+    })
+    .join(',');
+}
+
+/** The CSV's place columns of a GeoIP answer. */
+export function placeCsv(g: GeoIpRecord): string {
+  return csvLine([g.country, g.region, g.city, g.latitude, g.longitude, g.timezone]);
+}
+
+/** The CSV's network columns of a GeoIP answer. */
+export function networkCsv(g: GeoIpRecord): string {
+  return csvLine([g.asn, g.org, g.isp]);
+}
+
+/** The CSV's detection columns (reasons separated by spaces). */
+export function detectionCsv(d: VpnDetection): string {
+  return csvLine([
+    d.isVpn,
+    d.isProxy,
+    d.isHosting,
+    d.isMobile,
+    d.isTor,
+    d.provider,
+    d.confidence,
+    d.reasons.join(' '),
+  ]);
+}

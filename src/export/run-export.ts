@@ -1,0 +1,57 @@
+// `ipintel export`: loads the data exactly as the service does (GEOIP_DB,
+// ASN_DB, DATA_DIR's updates and feeds, OVERRIDES_FILE, the vpn-range rule)
+// and writes the export (write-export.ts) from the service's own lookups.
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { VERSION } from '../deps.js';
+import { createGeoIpLookup } from '../lookups/geoip/geoip.js';
+import { loadGeoData, type GeoData } from '../lookups/geoip/load.js';
+import type { DetectionIndexHolder } from '../lookups/vpn/detection-index.js';
+import { OverridesHolder } from '../lookups/overrides/overrides-holder.js';
+import { openDetection } from '../lookups/vpn/open-detection.js';
+import { createVpnJson } from '../lookups/vpn/record-json.js';
+import { writeExport, type ExportResult } from './write-export.js';
+
+export async function exportData(
+  config: Readonly<Config>,
+  log: Logger,
+  outDir: string,
+  now: number = Date.now(),
+): Promise<ExportResult> {
+  const overrides = await OverridesHolder.open(config.overridesFile, log);
+  const refused = overrides.status.refused;
+  if (refused !== null) {
+    // the service keeps answering with the overrides it had; an export must not silently drop them
+    const lines = refused.problems.map((p) =>
+      p.line === 0 ? p.reason : `line ${p.line}: ${p.reason}`,
+    );
+    throw new Error(`OVERRIDES_FILE ${config.overridesFile} refused: ${lines.join('; ')}`);
+  }
+  const geo = await loadGeoData(
+    { geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir },
+    log,
+  );
+  const vpn = await openDetection(config, geo);
+  return exportLoaded({ geo, vpn, overrides }, outDir, now);
+}
+
+/** The export of data already loaded (the service's ServiceData has these three). */
+export function exportLoaded(
+  data: { geo: GeoData; vpn: DetectionIndexHolder; overrides: OverridesHolder },
+  outDir: string,
+  now: number = Date.now(),
+): ExportResult {
+  const geoip = createGeoIpLookup(data.geo, data.overrides);
+  const feeds = data.vpn.current();
+  return writeExport(
+    { geoip, vpn: createVpnJson(geoip, data.vpn), feeds, overrides: data.overrides.current },
+    outDir,
+    {
+      version: VERSION,
+      dataSets: data.geo.dataSets,
+      feeds: feeds.feeds.map((f) => f.feed),
+      overridesVersion: data.overrides.status.version,
+      now,
+    },
+  );
+}
