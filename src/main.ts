@@ -197,12 +197,23 @@ async function serve(
       .catch((error: unknown) =>
         log.error({ err: error }, 'feed reload failed; keeping the old index'),
       );
+    reloadGeofeeds(reason);
+  };
+  // rebuilt when a feed file changed or the GeoIP data (its places are resolved against it)
+  const reloadGeofeeds = (reason: string): void => {
+    data.geofeeds
+      .reload({ ifChanged: reason === 'timer' || reason === 'geo' })
+      .then((index) => log.debug({ reason, geofeeds: index.feeds.length }, 'geofeeds checked'))
+      .catch((error: unknown) =>
+        log.error({ err: error }, 'geofeed reload failed; keeping the old geofeeds'),
+      );
   };
   const reloadGeo = (reason: string): void => {
     reloadGeoData(config, data, log)
-      .then(() =>
-        log.info({ reason, data: data.geo.dataSets.map((d) => d.name) }, 'GeoIP/ASN data reloaded'),
-      )
+      .then(() => {
+        log.info({ reason, data: data.geo.dataSets.map((d) => d.name) }, 'GeoIP/ASN data reloaded');
+        reloadGeofeeds('geo');
+      })
       .catch((error: unknown) =>
         log.error({ err: error }, 'GeoIP/ASN reload failed; keeping the old data'),
       );
