@@ -259,9 +259,9 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
   ): number {
     x.dataHeaders = extra;
     x.cacheControl = route.cacheControl;
-    return data instanceof JsonBody
-      ? x.send(200, data.body, undefined, data.bytes, data.encoding)
-      : x.send(200, `{"data":${serialise(data)}}`);
+    if (!(data instanceof JsonBody)) return x.send(200, `{"data":${serialise(data)}}`);
+    if (data.headers !== null) x.setHeaders(data.headers);
+    return x.send(200, data.body, undefined, data.bytes, data.encoding);
   }
 
   /** The answer of a raw route, or of one through the lookup cache. */

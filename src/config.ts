@@ -7,7 +7,8 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_CACHE_MAX_BYTES } from './cache/cache-store.js';
 import { parseCidr, type Cidr } from './net/cidr-match.js';
-import { feedOverridesFromEnv, resolveFeeds } from './lookups/vpn/default-feeds.js';
+import { DEFAULT_FEEDS, feedOverridesFromEnv, resolveFeeds } from './lookups/vpn/default-feeds.js';
+import { operatorGeofeeds } from './lookups/geofeed/geofeed-feeds.js';
 import { DEFAULT_VPN_RANGE_RULE, type VpnRangeRule } from './lookups/vpn/vpn-ranges.js';
 import type { FeedSpec } from './lookups/vpn/feed-updater.js';
 import { dataUpdateFromEnv, type DataUpdateConfig } from './data/update/update-config.js';
@@ -281,9 +282,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
       FEEDS_DISABLED: disabled.filter((id) => !NOT_FEEDS.includes(id)).join(','),
     });
     feeds = resolveFeeds(overrides);
+    // GEOFEED_URLS: the operator's own RFC 8805 geofeeds, after the known ones
+    feeds.push(
+      ...operatorGeofeeds(env['GEOFEED_URLS'] ?? '', new Set(DEFAULT_FEEDS.map((f) => f.id))),
+    );
   } catch (error) {
     problems.push(
-      `FEED_URL_* / FEEDS_DISABLED: ${error instanceof Error ? error.message : String(error)}`,
+      `FEED_URL_* / FEEDS_DISABLED / GEOFEED_URLS: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
   if (result.success && result.data.HEADERS_TIMEOUT_MS > result.data.REQUEST_TIMEOUT_MS) {

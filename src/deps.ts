@@ -37,6 +37,7 @@ import { createBlacklistChecker } from './lookups/dnsbl/index.js';
 import { BOOTSTRAP_FILE, createWhoisClient, readBootstrapFile } from './lookups/rdap/index.js';
 import type { DetectionIndexHolder } from './lookups/vpn/index.js';
 import { openDetection } from './lookups/vpn/open-detection.js';
+import { GeofeedHolder, openGeofeeds } from './lookups/geofeed/geofeed-holder.js';
 import { createVpnJson } from './lookups/vpn/record-json.js';
 import { networkHandlers, type NetworkLookups } from './routes/network-routes.js';
 import { mcpHandlers } from './mcp/mcp-route.js';
@@ -56,6 +57,8 @@ export interface ServiceData {
   /** replaced in place by reloadGeoData, so every holder of this object sees the new data */
   geo: GeoData;
   vpn: DetectionIndexHolder;
+  /** the compiled RFC 8805 geofeeds of DATA_DIR/feeds, rebuilt with the feeds and the GeoIP data */
+  geofeeds: GeofeedHolder;
   /** the update tables' modification times when the data was loaded (load.ts updateSignature) */
   geoSignature: string;
 }
@@ -68,9 +71,10 @@ export async function loadServiceData(config: Readonly<Config>, log: Logger): Pr
   const overridesLoading = OverridesHolder.open(config.overridesFile, log);
   const geo = await loadConfiguredGeoData(config, log);
   const vpn = await openDetection(config, geo);
+  const geofeeds = await openGeofeeds(config, geo);
   const overrides = await overridesLoading;
   for (const problem of vpn.current().problems) log.warn({ problem }, 'feed file skipped');
-  return { geo, vpn, overrides, geoSignature };
+  return { geo, vpn, geofeeds, overrides, geoSignature };
 }
 
 /**
@@ -253,7 +257,7 @@ export function buildService(
   overrides: ServiceOverrides = {},
 ): App {
   const now = overrides.now ?? Date.now;
-  const geoip = createGeoIpLookup(data.geo, data.overrides);
+  const geoip = createGeoIpLookup(data.geo, data.overrides, data.geofeeds);
   const vpnJson = createVpnJson(geoip, data.vpn);
   // DB-IP's CC BY 4.0 asks for a visible link wherever its data answers: the
   // GeoIP record (location and network) and the VPN record (its network)
@@ -263,16 +267,17 @@ export function buildService(
   const sources: ProvenanceSources = {
     dataSets: () => data.geo.dataSets,
     feeds: () => data.vpn.current().feeds,
+    geofeeds: () => data.geofeeds.current.feeds,
     overridesVersion: () => data.overrides.status.version,
   };
   const geoipProvenance = provenance(
-    ['geoip', 'asn', 'overrides'],
+    ['geoip', 'asn', 'geofeeds', 'overrides'],
     sources,
     geoipAttribution.headers,
   );
   const vpnProvenance = provenance(['asn', 'feeds', 'overrides'], sources, vpnAttribution.headers);
   const batchProvenance = provenance(
-    ['geoip', 'asn', 'feeds', 'overrides'],
+    ['geoip', 'asn', 'feeds', 'geofeeds', 'overrides'],
     sources,
     geoipAttribution.headers,
   );
@@ -334,6 +339,7 @@ export function buildService(
         metrics,
         dependencies: overrides.dependencies ?? (() => ({})),
         feeds: () => data.vpn.current().feeds,
+        geofeeds: () => data.geofeeds.current.feeds,
         overrides: () => data.overrides.status,
         // the API's endpoints: the page's files (renamed by every release) are not
         endpoints: () =>

@@ -2,7 +2,8 @@
 // in the order its parts depend on each other: the operator's overrides, the
 // GeoIP/ASN tables, then the detection index, which is built from the ASN
 // table (the vpn-range rule reads its routed rows and the AS of each /48) as
-// much as from the feeds — so new ASN data alone rebuilds it. Reloads never
+// much as from the feeds — so new ASN data alone rebuilds it — and the
+// geofeeds, whose places are resolved against the GeoIP tables. Reloads never
 // overlap: a timer tick, SIGHUP and the end of a scheduled update that come
 // together run one after the other. A failed part keeps the data it had.
 import type { Logger } from 'pino';
@@ -56,6 +57,14 @@ export class DataReloader {
       log.debug({ reason, feeds: index.feeds.length, asnSwapped }, 'feeds checked');
     } catch (error) {
       log.error({ err: error }, 'feed reload failed; keeping the old index');
+    }
+    // the geofeeds' places are resolved against the GeoIP data: the holder
+    // rebuilds when a geofeed file or the GeoIP tables changed
+    try {
+      const index = await data.geofeeds.reload({ ifChanged });
+      log.debug({ reason, geofeeds: index.feeds.length }, 'geofeeds checked');
+    } catch (error) {
+      log.error({ err: error }, 'geofeed reload failed; keeping the old geofeeds');
     }
   }
 }

@@ -106,12 +106,19 @@ export const vpnRecordSchema = z
     isHosting: z.boolean().meta(d('Cloud, hosting or datacenter network (not an eyeball ISP).')),
     isMobile: z.boolean(),
     isTor: z.boolean(),
+    isRelay: z
+      .boolean()
+      .meta(
+        d(
+          'Inside a privacy relay’s published egress ranges (iCloud Private Relay, Cloudflare WARP): one user behind a privacy feature that keeps their approximate region, not a VPN (isVpn stays false unless another source says so). Reason `relay:<feed>`.',
+        ),
+      ),
     provider: z
       .string()
       .nullable()
       .meta(
         d(
-          'The VPN service whose published server list holds the address ("Mullvad", "NordVPN"…), or null when no list names one (or two lists disagree).',
+          'The VPN service whose published server list holds the address ("Mullvad", "NordVPN"…), else the privacy relay whose egress ranges hold it ("iCloud Private Relay", "Cloudflare WARP"); null when no list names one (or two lists disagree).',
         ),
       ),
     confidence: z

@@ -146,6 +146,31 @@ export const serviceInfoSchema = z.object({
       }),
     )
     .meta({ description: 'The VPN/hosting/Tor feeds in use (npm run update-data).' }),
+  geofeeds: z
+    .array(
+      z.object({
+        id: z.string(),
+        kind: z.enum(['relay', 'geofeed']).meta({
+          description:
+            "relay: a privacy relay's egress list (isRelay); geofeed: a network's own RFC 8805 feed",
+        }),
+        fetchedAt: z.string(),
+        publishedAt: z.string().nullable(),
+        ageDays: z.number().int().meta({
+          description:
+            'Days since the publisher’s date when the feed states one, else since the fetch.',
+        }),
+        prefixes: z.number().int(),
+        skippedRows: z.number().int().meta({
+          description:
+            'Rows skipped (a bad prefix, a country that is not ISO 3166-1); the rest answer.',
+        }),
+      }),
+    )
+    .meta({
+      description:
+        'The RFC 8805 geofeeds whose locations answer GeoIP lookups (docs/data.md, "Geofeeds").',
+    }),
   overrides: z
     .object({
       file: z.string().meta({ description: "OVERRIDES_FILE's name (without its folder)" }),

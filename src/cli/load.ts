@@ -8,6 +8,7 @@ import { loadConfiguredGeoData } from '../lookups/geoip/load.js';
 import type { DetectionIndexHolder } from '../lookups/vpn/detection-index.js';
 import { openDetection } from '../lookups/vpn/open-detection.js';
 import { OverridesHolder } from '../lookups/overrides/overrides-holder.js';
+import { openGeofeeds } from '../lookups/geofeed/geofeed-holder.js';
 import { createVpnJson, type VpnJson } from '../lookups/vpn/record-json.js';
 
 export interface LoadedGeo {
@@ -27,6 +28,7 @@ export async function loadGeo(
   // one process, one command: the IPv6 tables only when an IPv6 address comes
   const geo = await loadConfiguredGeoData(config, log);
   const holder = vpn ? await openDetection(config, geo) : null;
-  const geoip = createGeoIpLookup(geo, await overridesLoading);
+  const geofeeds = await openGeofeeds(config, geo);
+  const geoip = createGeoIpLookup(geo, await overridesLoading, geofeeds);
   return { geoip, holder, vpnJson: holder === null ? null : createVpnJson(geoip, holder) };
 }

@@ -1,5 +1,5 @@
 // Where an answer comes from: the X-Data-Version header names the versions of
-// the data sets that made it (`geoip=…; asn=…; feeds=…; overrides=…`) and the
+// the data sets that made it (`geoip=…; asn=…; feeds=…; geofeeds=…; overrides=…`) and the
 // ETag is derived from it, so a client or a CDN can revalidate with
 // If-None-Match (RFC 9110 §13.1.2) and get a 304 until the data changes.
 // Both are built when the data changes (a load, a reload), never per
@@ -7,12 +7,14 @@
 import { createHash } from 'node:crypto';
 import type { DataSetInfo } from '../lookups/geoip/load.js';
 
-export type DataPart = 'geoip' | 'asn' | 'feeds' | 'overrides';
+export type DataPart = 'geoip' | 'asn' | 'feeds' | 'geofeeds' | 'overrides';
 
 /** What the versions are read from; each is replaced (a new object) when its data reloads. */
 export interface ProvenanceSources {
   dataSets: () => readonly DataSetInfo[];
   feeds: () => readonly { feed: string; fetchedAt: string }[];
+  /** the RFC 8805 geofeeds locating GeoIP answers; absent: none */
+  geofeeds?: () => readonly { feed: string; fetchedAt: string }[];
   overridesVersion: () => string;
 }
 
@@ -47,13 +49,13 @@ function dataSetVersion(d: DataSetInfo): string {
 export function dataVersion(parts: readonly DataPart[], sources: ProvenanceSources): string {
   return parts
     .map((part) => {
-      if (part === 'feeds') {
-        const feeds = sources.feeds();
+      if (part === 'feeds' || part === 'geofeeds') {
+        const feeds = part === 'feeds' ? sources.feeds() : (sources.geofeeds?.() ?? []);
         const value =
           feeds.length === 0
             ? 'none'
             : shortHash(feeds.map((f) => `${f.feed}@${f.fetchedAt}`).join(','));
-        return `feeds=${value}`;
+        return `${part}=${value}`;
       }
       if (part === 'overrides') return `overrides=${token(sources.overridesVersion())}`;
       const sets = sources.dataSets().filter((d) => d.kind === part);
@@ -71,7 +73,7 @@ export function provenance(
   sources: ProvenanceSources,
   other: () => Headers | null,
 ): Provenance {
-  let seen: [unknown, unknown, unknown, unknown] = [null, null, null, null];
+  let seen: unknown[] = [null, null, null, null, null];
   let headers: Headers = {};
   let untagged: Headers = {};
   let tag = '';
@@ -82,12 +84,19 @@ export function provenance(
   const refresh = (): boolean => {
     const sets = sources.dataSets();
     const feeds = sources.feeds();
+    const geofeeds = sources.geofeeds?.() ?? null;
     const overrides = sources.overridesVersion();
     const extra = other();
-    if (sets === seen[0] && feeds === seen[1] && overrides === seen[2] && extra === seen[3]) {
+    if (
+      sets === seen[0] &&
+      feeds === seen[1] &&
+      overrides === seen[2] &&
+      extra === seen[3] &&
+      geofeeds === seen[4]
+    ) {
       return false;
     }
-    seen = [sets, feeds, overrides, extra];
+    seen = [sets, feeds, overrides, extra, geofeeds];
     const version = dataVersion(parts, sources);
     tag = createHash('sha256').update(version).digest('base64url').slice(0, 22);
     untagged = { ...(extra ?? {}), 'x-data-version': version };

@@ -14,7 +14,7 @@ import { requestIdFrom } from './respond.js';
 import { endWithTurn } from './write-batch.js';
 
 const EXPOSED =
-  'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, WWW-Authenticate, X-Cache, X-Request-Id, X-Data-Attribution, X-Data-Version, ETag';
+  'RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, WWW-Authenticate, X-Cache, X-Request-Id, X-Data-Attribution, X-Data-Version, X-Location-Source, ETag';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 

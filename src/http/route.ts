@@ -180,5 +180,7 @@ export class JsonBody {
     readonly bytes?: number,
     /** 'latin1': `body` is a string of UTF-8 bytes, one char a byte (written as they are) */
     readonly encoding: 'utf8' | 'latin1' = 'utf8',
+    /** this answer's own headers beyond the route's (where a GeoIP location came from) */
+    readonly headers: Readonly<Record<string, string>> | null = null,
   ) {}
 }

@@ -34,7 +34,7 @@ export function geoipHandlers(
       headers: (ctx) => callerHeaders(ctx.clientIp.text),
       handle: ({ ctx }) => {
         const body = geoip.body(ctx.clientIp);
-        return new JsonBody(body, body.length, 'latin1');
+        return new JsonBody(body, body.length, 'latin1', geoip.locationSource());
       },
       record: ({ ctx }) => geoip.lookup(ctx.clientIp),
     }),
@@ -50,7 +50,7 @@ export function geoipHandlers(
       headers: attribution,
       handle: ({ params }) => {
         const body = geoip.body(params.ip);
-        return new JsonBody(body, body.length, 'latin1');
+        return new JsonBody(body, body.length, 'latin1', geoip.locationSource());
       },
       record: ({ params }) => geoip.lookup(params.ip),
     }),

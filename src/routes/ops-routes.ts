@@ -10,6 +10,14 @@ import { defineHandler } from '../http/route.js';
 import { dataDate, type DataSetInfo } from '../lookups/geoip/load.js';
 import type { Metrics } from '../metrics.js';
 import { overrideWarnings, type OverridesStatus } from '../lookups/overrides/overrides-holder.js';
+import type { GeofeedInfo } from '../lookups/geofeed/geofeed-index.js';
+
+/** Days since the publisher's date when it is one, else since the fetch. */
+function feedAgeDays(f: GeofeedInfo, now: number): number {
+  const published = f.publishedAt === null ? NaN : Date.parse(f.publishedAt);
+  const at = Number.isNaN(published) ? Date.parse(f.fetchedAt) : published;
+  return Number.isNaN(at) ? 0 : Math.max(0, Math.floor((now - at) / 86_400_000));
+}
 
 export interface OpsOptions {
   version: string;
@@ -29,6 +37,8 @@ export interface OpsOptions {
   feeds?: () => readonly FeedInUse[];
   /** the operator's overrides file: what answers now, and a refusal of the file on disk */
   overrides?: () => Readonly<OverridesStatus>;
+  /** the RFC 8805 geofeeds answering locations, read per request */
+  geofeeds?: () => readonly GeofeedInfo[];
 }
 
 /** One loaded feed as GET / shows it. */
@@ -109,6 +119,15 @@ export function opsHandlers(options: OpsOptions) {
           kind: f.kind,
           fetchedAt: f.fetchedAt,
           publishedAt: f.publishedAt,
+          prefixes: f.prefixes,
+          skippedRows: f.skippedRows,
+        })),
+        geofeeds: (options.geofeeds?.() ?? []).map((f) => ({
+          id: f.feed,
+          kind: f.kind === 'relay' ? ('relay' as const) : ('geofeed' as const),
+          fetchedAt: f.fetchedAt,
+          publishedAt: f.publishedAt,
+          ageDays: feedAgeDays(f, options.now()),
           prefixes: f.prefixes,
           skippedRows: f.skippedRows,
         })),

@@ -16,6 +16,13 @@ import { overrideGeoRecord, overrideNetwork } from '../overrides/apply.js';
 import { EMPTY_OVERRIDES, NO_OVERRIDE, type OverrideIndex } from '../overrides/override-index.js';
 import type { OverrideFields } from '../overrides/rows.js';
 import { UNKNOWN_LOCATION, placeJson, type AsnInfo, type GeoLocation } from './record-map.js';
+import { GeofeedIndex, LOCATION_SOURCE } from '../geofeed/geofeed-index.js';
+
+/** the override row's fields that place an address */
+const PLACE_FIELDS = ['country', 'region', 'city', 'latitude', 'longitude', 'timezone'] as const;
+const OVERRIDE_SOURCE = { [LOCATION_SOURCE]: 'override' };
+/** no geofeeds: what a lookup without a geofeed holder reads */
+const NO_GEOFEEDS = { current: GeofeedIndex.empty() };
 
 export interface GeoIpRecord extends GeoLocation {
   ip: string;
@@ -88,6 +95,8 @@ export class GeoIpLookup {
     private readonly holder: { readonly tables: GeoTables },
     /** the operator's overrides (OVERRIDES_FILE), read per lookup: a reload swaps them */
     readonly overrides: { readonly current: OverrideIndex } = { current: EMPTY_OVERRIDES },
+    /** the compiled RFC 8805 geofeeds (src/lookups/geofeed/), read per lookup: a reload swaps them */
+    readonly geofeeds: { readonly current: GeofeedIndex } = NO_GEOFEEDS,
   ) {}
 
   get tables(): GeoTables {
@@ -213,7 +222,8 @@ export class GeoIpLookup {
       1 +
       Math.max(asn.records.longest, NO_NETWORK.length) +
       RECORD_BOGON_TAIL.length +
-      this.overrides.current.extraBytes
+      this.overrides.current.extraBytes +
+      this.geofeeds.current.longest
     );
   }
 
@@ -227,11 +237,29 @@ export class GeoIpLookup {
     const overrides = this.overrides.current;
     if (overrides.size !== 0) {
       const row = overrides.find(ip);
-      if (row !== NO_OVERRIDE)
-        return this.writeOverridden(ip, overrides.rows[row]!.fields, out, at);
+      if (row !== NO_OVERRIDE) {
+        const fields = overrides.rows[row]!.fields;
+        const end = this.writeOverridden(ip, fields, out, at);
+        if (PLACE_FIELDS.some((key) => fields[key] !== undefined)) {
+          this.source = OVERRIDE_SOURCE;
+        }
+        return end;
+      }
     }
     return this.writeData(ip, out, at);
   }
+
+  /**
+   * Where the location of the answer just written came from, as its
+   * X-Location-Source header: a geofeed (`geofeed=<id>`), the operator's
+   * overrides (`override`), or null for the GeoIP data set. Read right after
+   * body() or json(), before the next lookup.
+   */
+  locationSource(): Readonly<Record<string, string>> | null {
+    return this.source;
+  }
+
+  private source: Readonly<Record<string, string>> | null = null;
 
   /** An address an override covers: the data's record, parsed, the row's fields set, written. */
   private writeOverridden(ip: Ip, fields: OverrideFields, out: Buffer, at: number): number {
@@ -254,7 +282,17 @@ export class GeoIpLookup {
     out[at++] = 0x2c; // ,
     let latitude = NO_COORDINATE;
     let longitude = NO_COORDINATE;
-    if (found.location === NONE) {
+    // a geofeed covering the address places it (without one, this one check)
+    const geofeeds = this.geofeeds.current;
+    const fed = geofeeds.size === 0 || found.bogon ? NONE : geofeeds.find(ip);
+    this.source = fed === NONE ? null : geofeeds.headers(fed);
+    if (fed !== NONE) {
+      const place = geofeeds.placeBytes(fed);
+      at += place.copy(out, at);
+      const location = geofeeds.location(fed);
+      latitude = location.latitude;
+      longitude = location.longitude;
+    } else if (found.location === NONE) {
       at = writeAscii(out, at, NO_PLACE);
     } else {
       at = geoip.records.write(found.place, out, at);
@@ -280,6 +318,7 @@ export class GeoIpLookup {
 export function createGeoIpLookup(
   holder: { readonly tables: GeoTables },
   overrides?: { readonly current: OverrideIndex },
+  geofeeds?: { readonly current: GeofeedIndex },
 ): GeoIpLookup {
-  return new GeoIpLookup(holder, overrides);
+  return new GeoIpLookup(holder, overrides, geofeeds);
 }

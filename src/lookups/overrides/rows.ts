@@ -88,10 +88,15 @@ function memoised(check: Checker): Checker {
   };
 }
 
+/** An ISO 3166-1 alpha-2 country code (upper case), as ICU knows them; not EU, UN, ZZ… */
+export function isCountryCode(code: string): boolean {
+  return /^[A-Z]{2}$/.test(code) && !NOT_COUNTRIES.has(code) && isRegion(code);
+}
+
 const CHECKERS: Record<OverrideColumn, Checker> = {
   country: memoised((value) => {
     const code = value.toUpperCase();
-    return /^[A-Z]{2}$/.test(code) && !NOT_COUNTRIES.has(code) && isRegion(code)
+    return isCountryCode(code)
       ? { value: code }
       : { problem: `"${value}" is not an ISO 3166-1 alpha-2 country code` };
   }),

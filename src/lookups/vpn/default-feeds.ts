@@ -16,6 +16,7 @@ import {
   parseTorExitAddresses,
 } from './parse-text-lists.js';
 import { PROVIDER_FEEDS } from './provider-feeds.js';
+import { GEOFEED_FEEDS } from '../geofeed/geofeed-feeds.js';
 
 const X4B = 'https://raw.githubusercontent.com/X4BNet/lists_vpn/main/output/vpn';
 
@@ -108,6 +109,8 @@ export const DEFAULT_FEEDS: readonly FeedSpec[] = [
   { id: 'x4b-vpn', url: `${X4B}/ipv4.txt`, kind: 'vpn', parser: parseCidrList, minPrefixes: 1000 },
   { id: 'x4b-vpn-v6', url: `${X4B}/ipv6.txt`, kind: 'vpn', parser: parseCidrList, minPrefixes: 50 },
   ...PROVIDER_FEEDS,
+  // privacy relays' egress lists and networks' RFC 8805 geofeeds (src/lookups/geofeed/)
+  ...GEOFEED_FEEDS,
 ];
 
 export interface FeedOverrides {
@@ -137,7 +140,8 @@ export function resolveFeeds(
     const url = overrides.urls?.[feed.id];
     if (disabled.has(feed.id) || url === '') continue;
     if (url === undefined) {
-      out.push(feed);
+      // a known feed without a default source is on only when its URL is given
+      if (feed.url !== '') out.push(feed);
     } else {
       assertHttpUrl(feed.id, url);
       // an overridden Azure URL points at the JSON file itself, not at the page,

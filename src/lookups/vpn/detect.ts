@@ -17,6 +17,9 @@
 //        datacenter list → isHosting          "datacenter-list:<feed>" (medium:
 //                     those lists are built from ASNs, not from the operators)
 //        cloud feed   → isHosting             "<provider>-published-range" (high)
+//        relay egress → isRelay, provider = the relay's operator when no VPN
+//                     list names one        "relay:<feed>" (high: the operator's
+//                     own list; a relay is not a VPN, isVpn stays as the rest says)
 //   3. curated ASN class (medium), from resources/asn-classes.csv:
 //        hosting → isHosting                  "asn:<n> hosting"
 //        vpn     → isVpn, isHosting           "asn:<n> vpn" (VPN egress is datacenter space)
@@ -33,6 +36,7 @@ import type { AsnClass, AsnClassTable } from './asn-classes.js';
 import { isDatacenterList, type FeedKind } from './feed-types.js';
 import { classifyOrgName } from './org-rules.js';
 import { providerName } from './providers.js';
+import { relayOperator } from '../geofeed/geofeed-feeds.js';
 
 export type Confidence = 'high' | 'medium' | 'low';
 
@@ -43,6 +47,8 @@ export interface VpnDetection {
   isHosting: boolean;
   isMobile: boolean;
   isTor: boolean;
+  /** inside a privacy relay's published egress ranges (iCloud Private Relay, Cloudflare WARP) */
+  isRelay: boolean;
   /** the VPN service's name ("Mullvad") when a list names it, else null */
   provider: string | null;
   confidence: Confidence;
@@ -108,6 +114,7 @@ export function detect(
     isHosting: false,
     isMobile: false,
     isTor: false,
+    isRelay: false,
     provider: null,
     confidence: 'low',
     asn: asn === null ? null : `AS${asn.asn}`,
@@ -123,8 +130,13 @@ export function detect(
     return out;
   }
   const match = feedMatch ?? index.matchFeeds(ip);
-  for (const hit of match.hits) applyHit(hit, reason, out);
-  out.provider = match.provider;
+  let relay: string | null = null;
+  for (const hit of match.hits) {
+    applyHit(hit, reason, out);
+    if (hit.kind === 'relay') relay ??= relayOperator(hit.feed);
+  }
+  // a VPN list naming its service wins over the relay's operator
+  out.provider = match.provider ?? relay;
   if (asn === null) return out;
   const entry = index.asnClasses.get(asn.asn);
   if (entry !== undefined) {
@@ -154,6 +166,11 @@ function applyHit(hit: FeedHit, reason: Reason, out: VpnDetection): void {
     if (hit.source === 'range') reason(`vpn-range:${id ?? 'shared'}`, 'medium');
     else if (id === null) reason(`vpn-list:${hit.feed}`, 'high');
     else reason(`vpn-provider:${id}`, 'high');
+  } else if (hit.kind === 'relay') {
+    out.isRelay = true;
+    reason(`relay:${hit.feed}`, 'high');
+  } else if (hit.kind === 'geofeed') {
+    // a network's geofeed says where, not what: no flag
   } else if (hit.kind === 'proxy') {
     out.isProxy = true;
     reason(`proxy-list:${hit.feed}`, 'medium');

@@ -27,6 +27,9 @@ export interface LoadedFeedInfo {
   readonly skippedRows: number;
 }
 
+/** A stored network geofeed, told by its head (the updater writes `format`, `feed`, `kind` first). */
+const GEOFEED_FILE = /"kind":"geofeed"/;
+
 /** How long a proxy list's entries count after the list was fetched, unless configured. */
 export const DEFAULT_PROXY_MAX_AGE_MS = 48 * 3600_000;
 
@@ -54,11 +57,14 @@ export class FeedIndex implements DetectionIndex {
   private readonly now: () => number;
 
   constructor(
-    stored: readonly StoredFeed[],
+    allStored: readonly StoredFeed[],
     asnClasses: AsnClassTable,
     problems: string[] = [],
     options: FeedIndexOptions = {},
   ) {
+    // a network's geofeed says where its addresses are, nothing detection
+    // reads (src/lookups/geofeed/); relay lists stay: they set isRelay
+    const stored = allStored.filter((s) => s.kind !== 'geofeed');
     const ranges =
       options.routedRange === undefined
         ? []
@@ -182,7 +188,10 @@ export async function readStoredFeeds(
   const problems: string[] = [];
   for (const name of await feedFiles(dataDir)) {
     try {
-      stored.push(deserialiseFeed(await readFile(join(dataDir, name), 'utf8'), name));
+      const text = await readFile(join(dataDir, name), 'utf8');
+      // a network's geofeed is read by src/lookups/geofeed/ alone: nothing here uses it
+      if (GEOFEED_FILE.test(text.slice(0, 400))) continue;
+      stored.push(deserialiseFeed(text, name));
     } catch (error) {
       problems.push(error instanceof Error ? error.message : String(error));
     }
@@ -190,7 +199,7 @@ export async function readStoredFeeds(
   return { stored, problems };
 }
 
-async function feedFiles(dataDir: string): Promise<string[]> {
+export async function feedFiles(dataDir: string): Promise<string[]> {
   try {
     const names = await readdir(dataDir);
     return names.filter((n) => n.endsWith(FEED_FILE_SUFFIX)).sort();
@@ -201,7 +210,7 @@ async function feedFiles(dataDir: string): Promise<string[]> {
 }
 
 /** Names and file signatures of the feed files: changes whenever the updater renames one in. */
-async function feedStamp(dataDir: string): Promise<string> {
+export async function feedStamp(dataDir: string): Promise<string> {
   const parts: string[] = [];
   for (const name of await feedFiles(dataDir)) {
     const s = await stat(join(dataDir, name)).catch(() => null);

@@ -3,7 +3,7 @@
 // normalised prefix list (not the raw download) means start-up never re-parses
 // a provider's format, and a file here is known to have passed validation.
 import { join } from 'node:path';
-import { FeedFormatError, type FeedKind, type StoredFeed } from './feed-types.js';
+import { FeedFormatError, type FeedKind, type FeedPlaces, type StoredFeed } from './feed-types.js';
 import { isRecord, requirePrefix } from './feed-validate.js';
 import { normalisePublished } from './published-date.js';
 import { isProviderId } from './providers.js';
@@ -15,7 +15,7 @@ export function feedsDir(dataDir: string): string {
   return join(dataDir, 'feeds');
 }
 const FEED_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
-const KINDS: ReadonlySet<string> = new Set(['hosting', 'vpn', 'tor', 'proxy']);
+const KINDS: ReadonlySet<string> = new Set(['hosting', 'vpn', 'tor', 'proxy', 'relay', 'geofeed']);
 
 /** Feed ids become file names, so they are held to a safe alphabet. */
 export function assertFeedId(id: string): void {
@@ -62,6 +62,34 @@ export function deserialiseFeed(text: string, fileName: string): StoredFeed {
     prefixes: (prefixes as unknown[]).map((p, i) => requirePrefix(fileName, p, `prefixes[${i}]`)),
     ...(typeof skippedRows === 'number' && skippedRows > 0 ? { skippedRows } : {}),
     ...storedProviders(fileName, provider, providers, prefixes.length),
+    ...storedPlaces(fileName, doc.places, doc.placeOf, prefixes.length),
+  };
+}
+
+/** The optional locations of a relay or geofeed feed: distinct places, one index per prefix. */
+function storedPlaces(
+  fileName: string,
+  places: unknown,
+  placeOf: unknown,
+  count: number,
+): Partial<FeedPlaces> {
+  if (places === undefined && placeOf === undefined) return {};
+  const placesOk =
+    Array.isArray(places) &&
+    places.every(
+      (p) => Array.isArray(p) && p.length === 3 && p.every((part) => typeof part === 'string'),
+    );
+  const n = placesOk ? places.length : 0;
+  const indexesOk =
+    Array.isArray(placeOf) &&
+    placeOf.length === count &&
+    placeOf.every((i) => Number.isInteger(i) && (i as number) >= -1 && (i as number) < n);
+  if (!placesOk || !indexesOk) {
+    throw new FeedFormatError(fileName, 'bad places: one place index per prefix expected');
+  }
+  return {
+    places: places as [string, string, string][],
+    placeOf: placeOf as number[],
   };
 }
 

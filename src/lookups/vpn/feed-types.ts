@@ -4,9 +4,21 @@
 /**
  * What membership in a feed says about an address: a cloud or datacenter
  * range (hosting), a VPN server (vpn), a Tor exit (tor), an open proxy seen
- * recently (proxy).
+ * recently (proxy), a privacy relay's egress (relay: an RFC 8805 list, its
+ * rows' locations kept), a network's own RFC 8805 geofeed (geofeed: location
+ * only, no detection flag).
  */
-export type FeedKind = 'hosting' | 'vpn' | 'tor' | 'proxy';
+export type FeedKind = 'hosting' | 'vpn' | 'tor' | 'proxy' | 'relay' | 'geofeed';
+
+/**
+ * Where a geofeed says its prefixes are (src/lookups/geofeed/): the distinct
+ * places (country, ISO 3166-2 region code or '', city or ''), and per prefix
+ * the index of its place, parallel to `prefixes` (-1: the row gives no country).
+ */
+export interface FeedPlaces {
+  readonly places: readonly (readonly [string, string, string])[];
+  readonly placeOf: readonly number[];
+}
 
 export interface ParsedFeed {
   readonly feed: string;
@@ -21,6 +33,8 @@ export interface ParsedFeed {
    * to `prefixes`; only for lists that mix services (gluetun's).
    */
   readonly providers?: readonly string[];
+  /** the location of each prefix (relay and geofeed feeds) */
+  readonly locations?: FeedPlaces;
 }
 
 /** A parser sees the whole body; it throws FeedFormatError rather than return part of it. */
@@ -40,6 +54,9 @@ export interface StoredFeed {
   readonly provider?: string;
   /** the service of each prefix, parallel to `prefixes` (lists mixing services) */
   readonly providers?: string[];
+  /** relay and geofeed feeds: where each prefix is (see FeedPlaces) */
+  readonly places?: FeedPlaces['places'];
+  readonly placeOf?: FeedPlaces['placeOf'];
 }
 
 /**

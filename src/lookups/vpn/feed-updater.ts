@@ -131,6 +131,7 @@ async function updateOne(spec: FeedSpec, options: UpdateOptions): Promise<FeedRe
       ...(parsed.skippedRows !== undefined ? { skippedRows: parsed.skippedRows } : {}),
       ...(spec.provider !== undefined ? { provider: spec.provider } : {}),
       ...(parsed.providers !== undefined ? { providers: [...parsed.providers] } : {}),
+      ...(parsed.locations !== undefined ? parsed.locations : {}),
     });
     await writeFileAtomic(file, text);
     progress({ feed: spec.id, phase: 'done', bytes, prefixes: parsed.prefixes.length });

@@ -1,0 +1,147 @@
+// Holds the compiled geofeeds of DATA_DIR/feeds and rebuilds them off the
+// request path when a feed file changes (the updater renamed one in) or the
+// GeoIP data is replaced (the places are resolved against it). A rebuild
+// makes a whole new index beside the one answering and swaps one reference.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../../config.js';
+import type { CompiledSet } from '../../data/compiled-set.js';
+import { feedFiles, feedStamp } from '../vpn/detection-index.js';
+import { assertFeedId, feedsDir } from '../vpn/feed-store.js';
+import { FeedFormatError, type StoredFeed } from '../vpn/feed-types.js';
+import { GeofeedIndex } from './geofeed-index.js';
+import { PlaceResolver } from './place-resolve.js';
+
+/** The stored file's kind, read from its head: the updater writes `format`, `feed`, `kind` first. */
+const GEOFEED_KIND = /"kind":"(relay|geofeed)"/;
+
+export interface GeofeedSources {
+  /** folder of `<id>.feed.json` files; a missing folder means no geofeeds */
+  readonly feedsDir: string;
+  /** the GeoIP data set answering now (places are resolved against its locations) */
+  readonly geoip: () => CompiledSet | null;
+}
+
+export class GeofeedHolder {
+  current: GeofeedIndex;
+  /** stored geofeed files that could not be read (logged by the caller) */
+  problems: string[] = [];
+  private stamp = '';
+  private builtFor: CompiledSet | null = null;
+  private pending: Promise<GeofeedIndex> | null = null;
+
+  private constructor(private readonly sources: GeofeedSources) {
+    this.current = GeofeedIndex.empty();
+  }
+
+  static async open(sources: GeofeedSources): Promise<GeofeedHolder> {
+    const holder = new GeofeedHolder(sources);
+    await holder.reload();
+    return holder;
+  }
+
+  /** A holder with nothing loaded (tests, the CLI without DATA_DIR feeds). */
+  static none(): GeofeedHolder {
+    return new GeofeedHolder({ feedsDir: '', geoip: () => null });
+  }
+
+  /**
+   * Rebuilds and swaps in; with `ifChanged`, only when a feed file or the
+   * GeoIP data changed. Concurrent calls share one build; on failure the
+   * index answering stays and the error goes to the caller.
+   */
+  async reload(options: { ifChanged?: boolean } = {}): Promise<GeofeedIndex> {
+    if (this.pending !== null) return this.pending;
+    this.pending = (async () => {
+      const stamp = await feedStamp(this.sources.feedsDir);
+      const geoip = this.sources.geoip();
+      if (options.ifChanged === true && stamp === this.stamp && geoip === this.builtFor) {
+        return this.current;
+      }
+      const { stored, problems } = await readGeofeeds(this.sources.feedsDir);
+      // nothing to resolve: no reading of the GeoIP locations
+      const next =
+        stored.length === 0
+          ? GeofeedIndex.empty()
+          : GeofeedIndex.build(stored, (places) => new PlaceResolver(geoip, places));
+      this.current = next;
+      this.problems = problems;
+      this.stamp = stamp;
+      this.builtFor = geoip;
+      return next;
+    })();
+    try {
+      return await this.pending;
+    } finally {
+      this.pending = null;
+    }
+  }
+}
+
+/** The relay and geofeed files of a folder, parsed; a damaged one is a problem, not an error. */
+async function readGeofeeds(dir: string): Promise<{ stored: StoredFeed[]; problems: string[] }> {
+  const stored: StoredFeed[] = [];
+  const problems: string[] = [];
+  for (const name of await feedFiles(dir)) {
+    try {
+      const text = await readFile(join(dir, name), 'utf8');
+      if (!GEOFEED_KIND.test(text.slice(0, 400))) continue;
+      stored.push(readGeofeedFile(text, name));
+    } catch (error) {
+      problems.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  return { stored, problems };
+}
+
+/** The geofeeds the service and the CLI answer with: DATA_DIR's, resolved against the GeoIP data. */
+export function openGeofeeds(
+  config: Pick<Config, 'dataDir'>,
+  geo: { readonly tables: { readonly geoip: CompiledSet } },
+): Promise<GeofeedHolder> {
+  return GeofeedHolder.open({ feedsDir: feedsDir(config.dataDir), geoip: () => geo.tables.geoip });
+}
+
+/**
+ * A stored relay or geofeed file, its shape checked. Its prefixes are not
+ * parsed here: the index parses each once as it compiles it (and drops one
+ * that does not parse), where feed-store's reader would parse every IPv6
+ * prefix twice more (Apple's list holds ~250,000).
+ */
+function readGeofeedFile(text: string, name: string): StoredFeed {
+  let doc: Partial<Record<keyof StoredFeed, unknown>>;
+  try {
+    doc = JSON.parse(text) as typeof doc;
+  } catch (error) {
+    throw new FeedFormatError(name, 'stored feed is not valid JSON', { cause: error });
+  }
+  const { feed, kind, prefixes, places, placeOf } = doc;
+  const strings = (v: unknown): v is string[] =>
+    Array.isArray(v) && v.every((x) => typeof x === 'string');
+  const ok =
+    doc.format === 'ipintel-feed/1' &&
+    typeof feed === 'string' &&
+    (kind === 'relay' || kind === 'geofeed') &&
+    strings(prefixes) &&
+    Array.isArray(places) &&
+    places.every((p) => strings(p) && p.length === 3) &&
+    Array.isArray(placeOf) &&
+    placeOf.length === prefixes.length &&
+    placeOf.every(
+      (i) => Number.isInteger(i) && (i as number) >= -1 && (i as number) < places.length,
+    );
+  if (!ok) throw new FeedFormatError(name, 'not a stored relay or geofeed feed');
+  assertFeedId(feed);
+  return {
+    format: 'ipintel-feed/1',
+    feed,
+    kind,
+    url: typeof doc.url === 'string' ? doc.url : '',
+    fetchedAt: typeof doc.fetchedAt === 'string' ? doc.fetchedAt : '',
+    publishedAt: typeof doc.publishedAt === 'string' ? doc.publishedAt : null,
+    prefixes,
+    ...(typeof doc.skippedRows === 'number' ? { skippedRows: doc.skippedRows } : {}),
+    places: places as [string, string, string][],
+    placeOf: placeOf as number[],
+  };
+}

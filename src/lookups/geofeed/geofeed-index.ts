@@ -1,0 +1,248 @@
+// Every loaded geofeed (relay egress lists and networks' own feeds) compiled
+// into one RangeTable, the structure the GeoIP data is searched in: sorted
+// range starts in typed arrays with a jump table on the first 16 bits, each
+// range naming the answer of the most specific geofeed prefix covering it
+// (NONE where none does). A lookup is one table search, as for the GeoIP
+// set, and allocates nothing; without geofeeds it is one size check.
+//
+// Most specific wins: prefixes nest or are disjoint, so a sweep in address
+// order with a stack of open prefixes gives every elementary range its
+// longest covering prefix. The same prefix in two feeds: the feed first in
+// id order; twice in one feed: its first row (the parser keeps that one).
+import { Buffer } from 'node:buffer';
+import { NONE, RangeTable } from '../../data/range-table.js';
+import { V4Builder, V6Builder } from '../../data/range-table-builder.js';
+import { parseCidr } from '../../net/cidr-match.js';
+import type { Ip } from '../../net/ip.js';
+import { packCanonicalV4 } from '../vpn/prefix-events.js';
+import type { FeedKind, StoredFeed } from '../vpn/feed-types.js';
+import { placeJson } from '../geoip/record-map.js';
+import type { PlaceResolver, ResolvedPlace } from './place-resolve.js';
+
+/** What a geofeed says of an address: the feed, and the place its row names, resolved. */
+export interface GeofeedLocation extends ResolvedPlace {
+  readonly feed: string;
+  readonly kind: FeedKind;
+}
+
+/** One answer of the table: a feed's place, with its JSON written once. */
+interface Answer {
+  readonly location: GeofeedLocation;
+  /** `"country":…,"city":…,"region":…,"timezone":…` as UTF-8 */
+  readonly place: Buffer;
+  /** `X-Location-Source: geofeed=<id>`, one object per feed */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** The header naming where a GeoIP answer's location came from (docs/data.md, "Geofeeds"). */
+export const LOCATION_SOURCE = 'x-location-source';
+
+/** A loaded geofeed, for GET / (its age) and the readiness report. */
+export interface GeofeedInfo {
+  readonly feed: string;
+  readonly kind: FeedKind;
+  readonly fetchedAt: string;
+  readonly publishedAt: string | null;
+  readonly prefixes: number;
+  /** rows the reader skipped (a bad prefix, a country that is not ISO) */
+  readonly skippedRows: number;
+}
+
+interface Entry {
+  readonly start: bigint;
+  /** inclusive */
+  readonly end: bigint;
+  readonly length: number;
+  readonly answer: number;
+}
+
+export class GeofeedIndex {
+  /** address → answer index (NONE: no geofeed covers it) */
+  readonly table: RangeTable;
+  readonly feeds: readonly GeofeedInfo[];
+  /** the number of answers: 0 means no geofeed, and lookups stop at that check */
+  readonly size: number;
+  /** the longest place text in bytes (for the GeoIP answer's buffer) */
+  readonly longest: number;
+  private readonly answers: readonly Answer[];
+
+  private constructor(table: RangeTable, answers: Answer[], feeds: GeofeedInfo[]) {
+    this.table = table;
+    this.answers = answers;
+    this.feeds = feeds;
+    this.size = answers.length;
+    this.longest = answers.reduce((n, a) => Math.max(n, a.place.length), 0);
+  }
+
+  static empty(): GeofeedIndex {
+    return new GeofeedIndex(
+      new RangeTable(new V4Builder().finish(), new V6Builder().finish()),
+      [],
+      [],
+    );
+  }
+
+  /** Compiles the relay and geofeed feeds among `stored` (others are ignored). */
+  static build(
+    stored: readonly StoredFeed[],
+    resolverFor: (places: readonly (readonly [string, string, string])[]) => PlaceResolver,
+  ): GeofeedIndex {
+    const feeds = stored
+      .filter((s) => (s.kind === 'relay' || s.kind === 'geofeed') && s.places !== undefined)
+      .sort((a, b) => (a.feed < b.feed ? -1 : a.feed > b.feed ? 1 : 0));
+    const places = feeds.flatMap((s) => s.places ?? []);
+    const resolver = resolverFor(places);
+    resolver.learnRegions(places);
+    const answers: Answer[] = [];
+    const v4: Entry[] = [];
+    const v6: Entry[] = [];
+    for (const s of feeds) {
+      const answerOf = new Map<number, number>();
+      const headers = { [LOCATION_SOURCE]: `geofeed=${s.feed}` };
+      s.prefixes.forEach((text, i) => {
+        const placeIndex = s.placeOf?.[i] ?? -1;
+        const place = s.places?.[placeIndex];
+        if (place === undefined) return;
+        let answer = answerOf.get(placeIndex);
+        if (answer === undefined) {
+          answer = answers.length;
+          answers.push(answerFor(s, resolver.resolve(place[0], place[1], place[2]), headers));
+          answerOf.set(placeIndex, answer);
+        }
+        // the canonical IPv4 form the updater stores is read without parsing
+        const packed = packCanonicalV4(text);
+        if (packed >= 0) {
+          v4.push(v4Entry(Math.floor(packed / 64), packed % 64, answer));
+          return;
+        }
+        const cidr = parseCidr(text);
+        if (cidr === null) return; // an edited file: the prefix is dropped, the rest answers
+        if (cidr.version === 4) v4.push(v4Entry(cidr.network[0]!, cidr.prefixLength, answer));
+        else v6.push(v6Entry(cidr.network, cidr.prefixLength, answer));
+      });
+    }
+    const table = new RangeTable(v4Table(v4), v6Table(v6));
+    const info = feeds.map((s) => ({
+      feed: s.feed,
+      kind: s.kind,
+      fetchedAt: s.fetchedAt,
+      publishedAt: s.publishedAt,
+      prefixes: s.prefixes.length,
+      skippedRows: s.skippedRows ?? 0,
+    }));
+    return new GeofeedIndex(table, answers, info);
+  }
+
+  /** The answer index of the most specific geofeed prefix holding ip, or NONE. */
+  find(ip: Ip): number {
+    return ip.version === 4 ? this.table.findV4(ip.value) : this.table.findV6(ip.groups);
+  }
+
+  /** The place text of an answer find() gave, as UTF-8 bytes. */
+  placeBytes(answer: number): Buffer {
+    return this.answers[answer]!.place;
+  }
+
+  /** The X-Location-Source header of an answer find() gave. */
+  headers(answer: number): Readonly<Record<string, string>> {
+    return this.answers[answer]!.headers;
+  }
+
+  location(answer: number): GeofeedLocation {
+    return this.answers[answer]!.location;
+  }
+
+  /** Where the geofeeds say ip is, or null: the one function every reader asks (API, export). */
+  locate(ip: Ip): GeofeedLocation | null {
+    if (this.size === 0) return null;
+    const answer = this.find(ip);
+    return answer === NONE ? null : this.answers[answer]!.location;
+  }
+}
+
+function answerFor(
+  s: StoredFeed,
+  place: ResolvedPlace,
+  headers: Readonly<Record<string, string>>,
+): Answer {
+  const json = placeJson({
+    country: place.country,
+    city: place.city,
+    region: place.region,
+    timezone: place.timezone,
+    latitude: null,
+    longitude: null,
+  });
+  const location = { ...place, feed: s.feed, kind: s.kind };
+  return { location, place: Buffer.from(json, 'utf8'), headers };
+}
+
+function v4Entry(start: number, length: number, answer: number): Entry {
+  const first = BigInt(start);
+  return { start: first, end: first + (1n << BigInt(32 - length)) - 1n, length, answer };
+}
+
+function v6Entry(groups: readonly number[], length: number, answer: number): Entry {
+  let start = 0n;
+  for (const group of groups) start = (start << 16n) | BigInt(group);
+  return { start, end: start + (1n << BigInt(128 - length)) - 1n, length, answer };
+}
+
+/**
+ * The elementary ranges in address order, each with the answer of its
+ * longest covering prefix (NONE: none), from position 0; `emit` is called
+ * with strictly increasing starts.
+ */
+function sweep(entries: Entry[], max: bigint, emit: (start: bigint, answer: number) => void): void {
+  entries.sort((a, b) =>
+    a.start !== b.start ? (a.start < b.start ? -1 : 1) : a.length - b.length || a.answer - b.answer,
+  );
+  let pendingAt = 0n;
+  let pending = NONE;
+  const set = (at: bigint, answer: number): void => {
+    if (at !== pendingAt) {
+      emit(pendingAt, pending);
+      pendingAt = at;
+    }
+    pending = answer;
+  };
+  const open: Entry[] = [];
+  const closeUntil = (limit: bigint): void => {
+    while (open.length > 0 && open[open.length - 1]!.end < limit) {
+      const done = open.pop()!;
+      if (done.end === max) continue;
+      set(done.end + 1n, open.length > 0 ? open[open.length - 1]!.answer : NONE);
+    }
+  };
+  for (const e of entries) {
+    closeUntil(e.start);
+    const top = open[open.length - 1];
+    // the same prefix again (another feed, later in id order): the first stays
+    if (top !== undefined && top.start === e.start && top.length === e.length) continue;
+    open.push(e);
+    set(e.start, e.answer);
+  }
+  closeUntil(max + 1n);
+  emit(pendingAt, pending);
+}
+
+function v4Table(entries: Entry[]) {
+  const builder = new V4Builder();
+  sweep(entries, 0xffffffffn, (start, answer) => builder.add(Number(start), answer));
+  return builder.finish();
+}
+
+function v6Table(entries: Entry[]) {
+  const builder = new V6Builder();
+  const mask = 0xffffffffn;
+  sweep(entries, (1n << 128n) - 1n, (start, answer) =>
+    builder.add(
+      Number((start >> 96n) & mask),
+      Number((start >> 64n) & mask),
+      Number((start >> 32n) & mask),
+      Number(start & mask),
+      answer,
+    ),
+  );
+  return builder.finish();
+}

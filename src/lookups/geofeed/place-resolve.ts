@@ -1,0 +1,232 @@
+// Where a geofeed's place is, from the location data the service already
+// has: the GeoIP set's locations (DB-IP Lite City: city, region name,
+// coordinates) and the time zones compiled into them (geo-tz's boundaries,
+// tables/timezones.bin). No gazetteer of its own: the same names and points
+// the rest of the answers use, and nothing more to ship or keep current.
+//
+// What a place becomes (docs/data.md, "Geofeeds"):
+// - country: the feed's.
+// - city: the feed's text as written.
+// - region: the subdivision's name as the GeoIP data writes it (learned from
+//   the feeds' own rows, below); the feed's ISO 3166-2 code when no name is
+//   known for it; null when the feed gives none.
+// - latitude/longitude: the GeoIP data's point for that city (its most used
+//   point) when the city is found in that country (and in that region, when
+//   the region is known); null otherwise — never a point of another place.
+// - timezone: the found city's; without a found city, the one zone every
+//   location of the region (else of the country) has, else null.
+//
+// Region codes → names: a row whose city the data knows in exactly one
+// region of its country names its code; a code takes the name most of its
+// rows name. Built per load, off the request path.
+import type { CompiledSet } from '../../data/compiled-set.js';
+import { NO_COORDINATE } from '../../data/compiled-set.js';
+import { ALIAS, NONE, SPLIT } from '../../data/range-table.js';
+
+export interface ResolvedPlace {
+  readonly country: string;
+  readonly region: string | null;
+  readonly city: string | null;
+  readonly timezone: string | null;
+  /** × 10^4, or NO_COORDINATE */
+  readonly latitude: number;
+  readonly longitude: number;
+}
+
+interface Point {
+  readonly region: string | null;
+  readonly timezone: string | null;
+  readonly latitude: number;
+  readonly longitude: number;
+  weight: number;
+}
+
+/** A place of the GeoIP data as its record text says it. */
+interface DataPlace {
+  country: string | null;
+  city: string | null;
+  region: string | null;
+  timezone: string | null;
+}
+
+/** Case, accents and spacing apart, two city names are one (`CHICOPEE`, `Chicopee`). */
+export function cityKey(country: string, city: string): string {
+  // most names are ASCII: no decomposition for them
+  const plain = /^[\x20-\x7e]*$/.test(city) ? city : city.normalize('NFD').replace(/\p{M}/gu, '');
+  const folded = plain
+    .toLowerCase()
+    .replace(/[\s.'’-]+/g, ' ')
+    .trim();
+  return `${country}|${folded}`;
+}
+
+/** The one value of a set, or null when it holds none or several. */
+function only<T>(values: ReadonlySet<T> | undefined): T | null {
+  if (values === undefined || values.size !== 1) return null;
+  return values.values().next().value as T;
+}
+
+export class PlaceResolver {
+  /** country|city → region name (or '') → its most used point; only the cities the feeds name */
+  private readonly cities = new Map<string, Map<string, Point>>();
+  /** country|region name → the time zones of its locations */
+  private readonly regionZones = new Map<string, Set<string | null>>();
+  private readonly countryZones = new Map<string, Set<string | null>>();
+  private regionNames = new Map<string, string>();
+
+  /**
+   * From the GeoIP set's locations, for the places the feeds name (country,
+   * region code, city); an ASN-only set or none: nothing is found. One pass
+   * over the distinct place texts (~200,000 for DB-IP) and one over the
+   * location arrays; points are kept only for the cities asked about.
+   */
+  constructor(geoip: CompiledSet | null, asked: Iterable<readonly [string, string, string]>) {
+    const locations = geoip?.locations ?? null;
+    if (geoip === null || locations === null) return;
+    const wanted = new Set<string>();
+    for (const [country, , city] of asked) if (city !== '') wanted.add(cityKey(country, city));
+    // place text → the city it names, when asked about (else null); the
+    // texts are read without JSON.parse (200,000 objects of garbage at every
+    // load): their members come in a fixed order, values JSON-escaped
+    const texts = geoip.records.count;
+    const cityOf: (DataPlace | null)[] = new Array<DataPlace | null>(texts).fill(null);
+    for (let t = 0; t < texts; t++) {
+      const place = readPlace(geoip.records.text(t), wanted);
+      if (place === null) continue;
+      add(this.countryZones, place.country!, place.timezone);
+      if (place.region !== null) {
+        add(this.regionZones, `${place.country}|${place.region}`, place.timezone);
+      }
+      if (place.city !== null) cityOf[t] = place;
+    }
+    const { placeOf, coordinates } = locations;
+    geoip.pager.need(placeOf, 0, placeOf.length);
+    geoip.pager.need(coordinates, 0, coordinates.length);
+    const weight = usage(geoip, locations.count);
+    for (let l = 0; l < placeOf.length; l++) {
+      const place = cityOf[placeOf[l]!];
+      if (place === null || place === undefined) continue;
+      const key = cityKey(place.country!, place.city!);
+      let byRegion = this.cities.get(key);
+      if (byRegion === undefined) this.cities.set(key, (byRegion = new Map<string, Point>()));
+      const region = place.region ?? '';
+      const found = byRegion.get(region);
+      const w = weight[l]! + 1;
+      if (found === undefined || w > found.weight) {
+        byRegion.set(region, {
+          region: place.region,
+          timezone: place.timezone,
+          latitude: coordinates[2 * l]!,
+          longitude: coordinates[2 * l + 1]!,
+          weight: w,
+        });
+      }
+    }
+  }
+
+  /**
+   * Learns region names from the feeds' rows (country, ISO 3166-2 code,
+   * city): see the module comment. Call once with every row of the load.
+   */
+  learnRegions(rows: Iterable<readonly [string, string, string]>): void {
+    const votes = new Map<string, Map<string, number>>();
+    for (const [country, code, city] of rows) {
+      if (code === '' || city === '') continue;
+      const byRegion = this.cities.get(cityKey(country, city));
+      if (byRegion === undefined || byRegion.size !== 1) continue;
+      const name = byRegion.values().next().value!.region;
+      if (name === null) continue;
+      let tally = votes.get(code);
+      if (tally === undefined) votes.set(code, (tally = new Map<string, number>()));
+      tally.set(name, (tally.get(name) ?? 0) + 1);
+    }
+    this.regionNames = new Map();
+    for (const [code, tally] of votes) {
+      const [name] = [...tally].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]!;
+      this.regionNames.set(code, name);
+    }
+  }
+
+  resolve(country: string, code: string, city: string): ResolvedPlace {
+    const regionName = code === '' ? null : (this.regionNames.get(code) ?? null);
+    const region = regionName ?? (code === '' ? null : code);
+    const point = city === '' ? null : this.cityPoint(country, regionName, city);
+    if (point !== null) {
+      return {
+        country,
+        region: regionName ?? point.region,
+        city,
+        timezone: point.timezone,
+        latitude: point.latitude,
+        longitude: point.longitude,
+      };
+    }
+    const zones =
+      regionName === null
+        ? this.countryZones.get(country)
+        : this.regionZones.get(`${country}|${regionName}`);
+    return {
+      country,
+      region,
+      city: city === '' ? null : city,
+      timezone: only(zones),
+      latitude: NO_COORDINATE,
+      longitude: NO_COORDINATE,
+    };
+  }
+
+  /** The city's point: in the named region, or the only region the city is in. */
+  private cityPoint(country: string, regionName: string | null, city: string): Point | null {
+    const byRegion = this.cities.get(cityKey(country, city));
+    if (byRegion === undefined) return null;
+    if (regionName !== null) return byRegion.get(regionName) ?? null;
+    return byRegion.size === 1 ? byRegion.values().next().value! : null;
+  }
+}
+
+const COUNTRY_AT = '"country":"'.length;
+
+/**
+ * A place text (`"country":"US","city":"Chicopee","region":"Massachusetts",
+ * "timezone":"America/New_York"`, record-map.ts placeJson) read as far as
+ * needed: null without a country; `city` set only when `wanted` holds it.
+ */
+function readPlace(text: string, wanted: ReadonlySet<string>): DataPlace | null {
+  if (!text.startsWith('"country":"')) return null;
+  const country = text.slice(COUNTRY_AT, COUNTRY_AT + 2);
+  const cityAt = text.indexOf(',"city":');
+  const regionAt = text.indexOf(',"region":', cityAt);
+  const zoneAt = text.indexOf(',"timezone":', regionAt);
+  if (cityAt < 0 || regionAt < 0 || zoneAt < 0) return null;
+  const value = (from: number, to: number): string | null =>
+    text.startsWith('null', from) ? null : (JSON.parse(text.slice(from, to)) as string);
+  const cityText = text.slice(cityAt + 8, regionAt);
+  const city = cityText === 'null' ? null : (JSON.parse(cityText) as string);
+  return {
+    country,
+    city: city !== null && wanted.has(cityKey(country, city)) ? city : null,
+    region: value(regionAt + 10, zoneAt),
+    timezone: value(zoneAt + 12, text.length),
+  };
+}
+
+function add<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
+  let set = map.get(key);
+  if (set === undefined) map.set(key, (set = new Set()));
+  set.add(value);
+}
+
+/** How many ranges of the table answer each location (its "most used point" weight). */
+function usage(geoip: CompiledSet, count: number): Uint32Array {
+  const weight = new Uint32Array(count);
+  const { v4, v6 } = geoip.table;
+  for (const values of [v4.values, v6.values, v6.subValues]) {
+    geoip.table.need(values, 0, values.length);
+    for (const value of values) {
+      if (value !== NONE && (value & (SPLIT | ALIAS)) === 0 && value < count) {
+        weight[value] = weight[value]! + 1;
+      }
+    }
+  }
+  return weight;
+}
