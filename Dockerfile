@@ -69,7 +69,7 @@ COPY web/ ./web/
 ENV NODE_ENV=production \
   PORT=8080 \
   DATA_DIR=/data \
-  GLIBC_TUNABLES=glibc.malloc.hugetlb=1
+  GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=131072
 USER ipintel
 VOLUME ["/data"]
 EXPOSE 8080

@@ -386,6 +386,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> =>
     serve(req, res);
   configureServer(server);
+  metrics?.fastPath(() => server.stats);
   if (config.maxConnections > 0) server.maxConnections = config.maxConnections;
   server.on('connect', (req: IncomingMessage, socket: Socket) =>
     answerConnect(req, socket, serveOne),

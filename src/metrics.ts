@@ -2,7 +2,7 @@
 // status, cache hits and misses per endpoint, upstream latency and errors per
 // kind, rate-limit rejections and the age of every data set. The per-request
 // series are counted by src/request-stats.ts and rendered by prom-client.
-import type { Aggregator, Gauge, Registry } from 'prom-client';
+import type { Aggregator, Counter, Gauge, Registry } from 'prom-client';
 import {
   FastCounter,
   FastHistogram,
@@ -20,6 +20,12 @@ export interface DataUpdateSample {
 
 export type UpstreamKind = 'dns' | 'dnsbl' | 'rdap' | 'whois';
 
+/** What src/http/fast-path.ts counts (its FastPathStats). */
+export interface FastPathCounts {
+  plainRequests: number;
+  handOffReasons: Readonly<Record<string, number>>;
+}
+
 export interface Metrics {
   readonly contentType: string;
   observeRequest(route: string, method: string, status: number, seconds: number): void;
@@ -34,6 +40,8 @@ export interface Metrics {
   dataSetAges(read: () => readonly { name: string; kind: string; at: number | null }[]): void;
   /** the last GeoIP/ASN update per kind (outcome, when it ran), read at scrape time */
   dataUpdates(read: () => readonly DataUpdateSample[]): void;
+  /** the fast path's counts (requests it served, connections it handed to node:http and why), read at scrape time */
+  fastPath(read: () => FastPathCounts): void;
   render(): Promise<string>;
   /** this process's metrics in prom-client's JSON form (for the cluster's sum: cluster-metrics.ts) */
   snapshot(): Promise<unknown[]>;
@@ -90,6 +98,7 @@ export function createMetrics(
   let readAges: () => readonly { name: string; kind: string; at: number | null }[] = () => [];
   let readUpdates: () => readonly DataUpdateSample[] = () => [];
   let readDependencies: () => Readonly<Record<string, string>> = () => ({});
+  let readFastPath: () => FastPathCounts = () => ({ plainRequests: 0, handOffReasons: {} });
   let workerCount = 1;
 
   /** The registry: Node's default metrics, the families above and the gauges read at scrape time. */
@@ -166,6 +175,42 @@ export function createMetrics(
       function* () {
         for (const [name, state] of Object.entries(readDependencies())) {
           yield [{ name }, state === 'up' ? 1 : 0];
+        }
+      },
+    );
+    /** A counter whose value is read at each scrape (a count kept elsewhere, as a plain number). */
+    function countedElsewhere<L extends string>(
+      name: string,
+      help: string,
+      labelNames: readonly L[],
+      read: () => Iterable<readonly [Record<L, string>, number]>,
+    ): void {
+      const counter: Counter<L> = new prom.Counter({
+        name,
+        help,
+        labelNames,
+        registers: [registry],
+        collect() {
+          counter.reset();
+          for (const [labels, value] of read()) counter.inc(labels, value);
+        },
+      });
+    }
+    countedElsewhere(
+      'ipintel_fast_path_requests_total',
+      'Requests the fast path read and answered without node:http (plain GET and HEAD)',
+      [],
+      function* () {
+        yield [{}, readFastPath().plainRequests];
+      },
+    );
+    countedElsewhere(
+      'ipintel_fast_path_handoffs_total',
+      "Connections the fast path handed to node:http, by reason: not-plain (a request it does not read), partial (a head not whole when it came), traced (a tracer wraps the server's events)",
+      ['reason'],
+      function* () {
+        for (const [reason, count] of Object.entries(readFastPath().handOffReasons)) {
+          yield [{ reason }, count];
         }
       },
     );
@@ -257,6 +302,9 @@ export function createMetrics(
     },
     dataUpdates(read) {
       readUpdates = read;
+    },
+    fastPath(read) {
+      readFastPath = read;
     },
     render: async () => (await registryNow()).metrics(),
     snapshot: async () => (await registryNow()).getMetricsAsJSON(),

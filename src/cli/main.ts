@@ -1,4 +1,4 @@
-#!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=2
+#!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=131072 node --max-semi-space-size=2
 // The composition root of the `ipintel` command (package.json `bin`): hands
 // argv, the environment and the standard streams to ./run.ts, then exits with
 // its status — or starts the service (`serve`: src/main.ts, in a process of

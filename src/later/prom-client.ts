@@ -5,4 +5,4 @@
 // import of a CommonJS package reads the same under Node, tsx and the
 // service's bundle (scripts/bundle.ts), while an import() of the package
 // itself does not (the bundle's chunk exports only `default`).
-export { AggregatorRegistry, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+export { AggregatorRegistry, Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';

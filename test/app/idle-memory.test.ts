@@ -36,7 +36,10 @@ async function heapFigures(port: number): Promise<string> {
 let service: SpawnedService;
 before(async () => {
   service = await spawnService(
-    { RATE_LIMIT_MAX: '1000000000', GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' },
+    {
+      RATE_LIMIT_MAX: '1000000000',
+      GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=131072',
+    },
     [...SERVICE_FLAGS, 'src/main.ts'],
   );
   // the start-up's own work (the rest of the tables) is over before the baseline

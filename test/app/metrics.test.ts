@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { startDnsServer } from '../helpers/dns-server.js';
 import { get, startService } from '../helpers/service.js';
 import { createMetrics } from '../../src/metrics.js';
+import type { FastPathServer } from '../../src/http/fast-path.js';
 
 function sample(text: string, series: string): number | null {
   const line = text.split('\n').find((l) => l.startsWith(series));
@@ -13,6 +14,29 @@ function sample(text: string, series: string): number | null {
 }
 
 describe('GET /metrics', () => {
+  it("counts the fast path's requests and its hand-offs to node:http by reason", async (t) => {
+    const service = await startService({ env: { RATE_LIMIT_MAX: '1000' } });
+    t.after(() => service.close());
+    await get(service.baseUrl, '/ip/8.8.8.8'); // plain: the fast path's
+    await get(service.baseUrl, '/ip/8.8.8.8');
+    await get(service.baseUrl, '/batch', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '["8.8.8.8"]',
+    }); // a body: node:http's
+    const stats = (service.app.server as FastPathServer).stats;
+    const text = (await get(service.baseUrl, '/metrics')).text;
+    // the scrape itself is a plain request, counted before it is answered
+    assert.equal(sample(text, 'ipintel_fast_path_requests_total'), stats.plainRequests);
+    assert.ok(stats.plainRequests >= 3, `${stats.plainRequests} plain requests`);
+    assert.equal(
+      sample(text, 'ipintel_fast_path_handoffs_total{reason="not-plain"}'),
+      stats.handOffReasons['not-plain'],
+    );
+    assert.ok(stats.handOffReasons['not-plain'] >= 1);
+    assert.equal(sample(text, 'ipintel_fast_path_handoffs_total{reason="traced"}'), 0);
+  });
+
   it('counts requests per route and status, cache hits and misses, and rate-limit refusals', async (t) => {
     const dns = await startDnsServer({
       'example.test': { records: [{ type: 'A', data: '192.0.2.10', ttl: 300 }] },

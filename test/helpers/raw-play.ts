@@ -56,14 +56,19 @@ export interface PlayOptions {
   halfClose?: boolean;
   /** answers to wait for (or the close) before a quiet spell ends the stream */
   expect?: number;
+  /** how long the connection must be quiet, once all is sent and the answers waited for are in, for the outcome to be read */
+  quietMs?: number;
 }
-
-/** How long the connection must be quiet, after all is sent and any slow answer is due, for the outcome to be read. */
-const QUIET_MS = 120;
 
 /** Writes `parts` to the server at `port` and reads what comes back until the close or a quiet spell. */
 export function play(port: number, parts: string[], options: PlayOptions = {}): Promise<Outcome> {
-  const { slowFirst = false, gapMs = 15, halfClose = false, expect = slowFirst ? 1 : 0 } = options;
+  const {
+    slowFirst = false,
+    gapMs = 15,
+    halfClose = false,
+    expect = slowFirst ? 1 : 0,
+    quietMs = 150,
+  } = options;
   return new Promise((resolve) => {
     let raw = '';
     let done = false;
@@ -107,8 +112,8 @@ export function play(port: number, parts: string[], options: PlayOptions = {}): 
     const watch = setInterval(() => {
       const now = performance.now();
       due ||= splitAnswers(raw).length >= expect;
-      if (sentAll && due && now - lastByte >= QUIET_MS) finish(false);
-      if (now - started > 5_000) finish(false);
+      if (sentAll && due && now - lastByte >= quietMs) finish(false);
+      if (now - started > 5_000 + quietMs) finish(false);
     }, 20);
   });
 }

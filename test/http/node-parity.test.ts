@@ -223,17 +223,28 @@ describe('the service against node:http, stream by stream', () => {
       }
       const referencePort = (reference.address() as AddressInfo).port;
       const differences: string[] = [];
+      /** node:http's outcome and each way of the service's, played side by side */
+      const both = async (parts: string[], options: PlayOptions): Promise<Outcome[]> =>
+        Promise.all([
+          play(referencePort, parts, options),
+          ...Object.values(services).map((service) => play(service.port, parts, options)),
+        ]);
       await inPool(
         variants.map(({ name, parts, options }) => async () => {
-          const [expected, ...got] = await Promise.all([
-            play(referencePort, parts, options),
-            ...Object.values(services).map((service) => play(service.port, parts, options)),
-          ]);
+          let [expected, ...got] = await both(parts, options);
+          const differs = (): boolean =>
+            got.some(
+              (outcome) => JSON.stringify(seen(outcome)) !== JSON.stringify(seen(expected!)),
+            );
+          // an outcome is read after a quiet spell: on a loaded machine an
+          // answer can come later than that, so a difference is played again
+          // with a long one before it counts
+          if (differs()) [expected, ...got] = await both(parts, { ...options, quietMs: 1500 });
           Object.keys(services).forEach((path, i) => {
             const outcome = got[i]!;
-            if (JSON.stringify(seen(outcome)) !== JSON.stringify(seen(expected))) {
+            if (JSON.stringify(seen(outcome)) !== JSON.stringify(seen(expected!))) {
               differences.push(
-                `${name} (${path}): ${described(outcome)} where node:http gives ${described(expected)}`,
+                `${name} (${path}): ${described(outcome)} where node:http gives ${described(expected!)}`,
               );
             }
           });

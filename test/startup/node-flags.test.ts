@@ -18,7 +18,10 @@ describe("the service's node flags", () => {
       start.flags.some((f) => f.startsWith('--max-semi-space-size=')),
       start.flags.join(' '),
     );
-    assert.equal(start.env['GLIBC_TUNABLES'], 'glibc.malloc.hugetlb=1');
+    assert.equal(
+      start.env['GLIBC_TUNABLES'],
+      'glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=131072',
+    );
   });
 
   it('ipintel serve starts the service with the same flags', () => {
