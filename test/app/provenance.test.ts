@@ -42,7 +42,10 @@ describe('X-Data-Version and ETag', () => {
     const cors = await get(service.baseUrl, '/ip/8.8.8.8', {
       headers: { origin: 'https://a.test' },
     });
-    assert.match(cors.headers.get('access-control-expose-headers') ?? '', /X-Data-Version, ETag/);
+    assert.match(
+      cors.headers.get('access-control-expose-headers') ?? '',
+      /X-Data-Version, X-Location-Source, ETag/,
+    );
   });
 
   it('the caller’s own record has a tag of its own per caller', async () => {
