@@ -38,6 +38,7 @@ import { BOOTSTRAP_FILE, createWhoisClient, readBootstrapFile } from './lookups/
 import type { DetectionIndexHolder } from './lookups/vpn/index.js';
 import { openDetection } from './lookups/vpn/open-detection.js';
 import { GeofeedHolder, openGeofeeds } from './lookups/geofeed/geofeed-holder.js';
+import { fullCollection } from './idle-memory.js';
 import { createVpnJson } from './lookups/vpn/record-json.js';
 import { networkHandlers, type NetworkLookups } from './routes/network-routes.js';
 import { mcpHandlers } from './mcp/mcp-route.js';
@@ -72,8 +73,13 @@ export async function loadServiceData(config: Readonly<Config>, log: Logger): Pr
   const geo = await loadConfiguredGeoData(config, log);
   const vpn = await openDetection(config, geo);
   const geofeeds = await openGeofeeds(config, geo);
+  // compiling the relay lists and geofeeds (Apple's: ~250,000 prefixes read
+  // twice) leaves tens of MB of garbage in the old generation, which V8 would
+  // otherwise keep committed: collected once before the service listens
+  if (geofeeds.current.size > 0) fullCollection()();
   const overrides = await overridesLoading;
   for (const problem of vpn.current().problems) log.warn({ problem }, 'feed file skipped');
+  for (const problem of geofeeds.problems) log.warn({ problem }, 'geofeed file skipped');
   return { geo, vpn, geofeeds, overrides, geoSignature };
 }
 

@@ -123,7 +123,7 @@ export function idleStep(
  * V8 install `gc` in contexts created after it is set, so one small context
  * is made to fetch it (kept for the process), and the flag is set back.
  */
-function fullCollection(): () => void {
+export function fullCollection(): () => void {
   const existing = (globalThis as { gc?: unknown }).gc;
   if (typeof existing === 'function') return existing as () => void;
   setFlagsFromString('--expose-gc');

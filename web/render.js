@@ -73,6 +73,7 @@ const FLAGS = /** @type {const} */ ([
   ['isVpn', 'VPN'],
   ['isProxy', 'proxy'],
   ['isTor', 'Tor exit'],
+  ['isRelay', 'privacy relay'],
   ['isHosting', 'hosting'],
   ['isMobile', 'mobile network'],
 ]);

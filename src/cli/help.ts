@@ -43,7 +43,7 @@ coordinates, time zone, AS number and organisation. --json prints the record
 of GET /ip/:ip, one per line.`,
   vpn: `Usage: ipintel vpn [--json] <ip>...
 
-VPN, proxy, Tor, hosting and mobile flags with confidence and evidence, from
+VPN, proxy, Tor, relay, hosting and mobile flags with confidence and evidence, from
 the ASN classification and the feeds in DATA_DIR (ipintel update-data).
 --json prints the record of GET /ip/:ip/vpn.`,
   whois: `Usage: ipintel whois [--json] <ip>...
@@ -79,7 +79,7 @@ per input line to standard output, in input order:
   csv              a header, then ip,country,…,bogon,line (RFC 4180 quoting)
 
   --vpn            add the VPN record ("vpn":{…} in JSONL; isVpn, isProxy,
-                   isHosting, isMobile, isTor, vpnProvider, vpnConfidence
+                   isHosting, isMobile, isTor, isRelay, vpnProvider, vpnConfidence
                    columns in CSV)
 
 Streams with bounded memory; shows a progress line on standard error when it

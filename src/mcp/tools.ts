@@ -158,6 +158,11 @@ function renderGeoIp(r: GeoIpRecord): string {
 
 const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
 
+/** The provider names the relay, not a VPN service: the record is a relay's and no VPN list's. */
+function relayNamed(r: { isRelay: boolean; isVpn: boolean; provider: string | null }): boolean {
+  return r.isRelay && !r.isVpn && r.provider !== null;
+}
+
 export const TOOLS: readonly McpTool[] = [
   defineTool({
     name: 'geoip_lookup',
@@ -174,13 +179,13 @@ export const TOOLS: readonly McpTool[] = [
     name: 'vpn_detect',
     title: 'VPN / proxy / hosting detection',
     description:
-      'Tell whether an IP address belongs to a VPN provider (and which one, in `provider`, when a provider’s server list names it), an open proxy, a Tor exit, a hosting/cloud/datacenter network or a mobile carrier, with the confidence (high: inside a published range or a VPN provider’s list; medium: an open-proxy or datacenter list, or the operator’s ASN is classified; low: an organisation-name rule only, or no signal) and the evidence in `reasons`. Offline, from data shipped with the service. A false flag means "no evidence", not proof of a residential user.',
+      'Tell whether an IP address belongs to a VPN provider (and which one, in `provider`, when a provider’s server list names it), an open proxy, a Tor exit, a privacy relay’s egress (`isRelay`: iCloud Private Relay, Cloudflare WARP, named in `provider`; a relay is not a VPN), a hosting/cloud/datacenter network or a mobile carrier, with the confidence (high: inside a published range or a VPN provider’s list; medium: an open-proxy or datacenter list, or the operator’s ASN is classified; low: an organisation-name rule only, or no signal) and the evidence in `reasons`. Offline, from data shipped with the service. A false flag means "no evidence", not proof of a residential user.',
     input: ipInput('The address to check:'),
     output: vpnRecordSchema,
     network: false,
     lookup: ({ ip }) => ({ route: '/ip/:ip/vpn', params: { ip } }),
     render: (r) =>
-      `${r.ip}: VPN ${yesNo(r.isVpn)}${r.provider === null ? '' : ` (${r.provider})`}, proxy ${yesNo(r.isProxy)}, Tor ${yesNo(r.isTor)}, hosting ${yesNo(r.isHosting)}, mobile ${yesNo(r.isMobile)} (confidence ${r.confidence}${r.asn === null ? '' : `; ${r.asn} ${r.org ?? ''}`.trimEnd()})${r.reasons.length > 0 ? `; evidence: ${r.reasons.join(', ')}` : ''}`,
+      `${r.ip}: VPN ${yesNo(r.isVpn)}${r.provider === null || relayNamed(r) ? '' : ` (${r.provider})`}, proxy ${yesNo(r.isProxy)}, Tor ${yesNo(r.isTor)}, relay ${yesNo(r.isRelay)}${relayNamed(r) ? ` (${r.provider})` : ''}, hosting ${yesNo(r.isHosting)}, mobile ${yesNo(r.isMobile)} (confidence ${r.confidence}${r.asn === null ? '' : `; ${r.asn} ${r.org ?? ''}`.trimEnd()})${r.reasons.length > 0 ? `; evidence: ${r.reasons.join(', ')}` : ''}`,
   }),
   defineTool({
     name: 'whois_lookup',

@@ -56,6 +56,7 @@ const FLAGS = [
   ['isVpn', 'VPN'],
   ['isProxy', 'proxy'],
   ['isTor', 'Tor exit'],
+  ['isRelay', 'privacy relay'],
   ['isHosting', 'hosting'],
   ['isMobile', 'mobile network'],
 ] as const;

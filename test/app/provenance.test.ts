@@ -22,12 +22,13 @@ describe('X-Data-Version and ETag', () => {
     const sources = {
       dataSets: () => data.geo.dataSets,
       feeds: () => data.vpn.current().feeds,
+      geofeeds: () => data.geofeeds.current.feeds,
       overridesVersion: () => data.overrides.status.version,
     };
     const geo = await get(service.baseUrl, '/ip/8.8.8.8');
     const version = geo.headers.get('x-data-version') ?? '';
-    assert.equal(version, dataVersion(['geoip', 'asn', 'overrides'], sources));
-    assert.match(version, /^geoip=[\w.:@+-]+; asn=[\w.:@+-]+; overrides=none$/);
+    assert.equal(version, dataVersion(['geoip', 'asn', 'geofeeds', 'overrides'], sources));
+    assert.match(version, /^geoip=[\w.:@+-]+; asn=[\w.:@+-]+; geofeeds=none; overrides=none$/);
     assert.match(geo.headers.get('etag') ?? '', /^"[\w-]{22}"$/);
     const detection = await get(service.baseUrl, '/ip/8.8.8.8/vpn');
     assert.match(
@@ -41,7 +42,10 @@ describe('X-Data-Version and ETag', () => {
     const cors = await get(service.baseUrl, '/ip/8.8.8.8', {
       headers: { origin: 'https://a.test' },
     });
-    assert.match(cors.headers.get('access-control-expose-headers') ?? '', /X-Data-Version, ETag/);
+    assert.match(
+      cors.headers.get('access-control-expose-headers') ?? '',
+      /X-Data-Version, X-Location-Source, ETag/,
+    );
   });
 
   it('the caller’s own record has a tag of its own per caller', async () => {
@@ -66,7 +70,7 @@ describe('X-Data-Version and ETag', () => {
     });
     assert.match(
       res.headers.get('x-data-version') ?? '',
-      /^geoip=.+; asn=.+; feeds=\w+; overrides=none$/,
+      /^geoip=.+; asn=.+; feeds=\w+; geofeeds=none; overrides=none$/,
     );
     assert.equal(res.headers.get('etag'), null);
     // an error names no data version

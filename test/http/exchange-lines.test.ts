@@ -37,7 +37,7 @@ describe('Exchange header lines', () => {
         status: 200,
         lines:
           'access-control-allow-origin: *\r\nx-request-id: r-1\r\ncache-control: public, max-age=60\r\n' +
-          'access-control-expose-headers: RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, WWW-Authenticate, X-Cache, X-Request-Id, X-Data-Attribution, X-Data-Version, ETag\r\n' +
+          'access-control-expose-headers: RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, WWW-Authenticate, X-Cache, X-Request-Id, X-Data-Attribution, X-Data-Version, X-Location-Source, ETag\r\n' +
           'allow: GET, HEAD\r\nx-data-version: asn=1\r\netag: "e"\r\n' +
           'content-type: application/json; charset=utf-8\r\ncontent-length: 10\r\n',
       },

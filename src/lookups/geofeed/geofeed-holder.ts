@@ -79,7 +79,9 @@ export class GeofeedHolder {
 }
 
 /** The relay and geofeed files of a folder, parsed; a damaged one is a problem, not an error. */
-async function readGeofeeds(dir: string): Promise<{ stored: StoredFeed[]; problems: string[] }> {
+export async function readGeofeeds(
+  dir: string,
+): Promise<{ stored: StoredFeed[]; problems: string[] }> {
   const stored: StoredFeed[] = [];
   const problems: string[] = [];
   for (const name of await feedFiles(dir)) {

@@ -117,7 +117,7 @@ function clip(value: string): string {
  * `# Last modified: …`.
  */
 function lastUpdated(body: string): string | null {
-  const head = body.slice(0, 4096);
+  const head = body.slice(0, 4096).replace(/^\uFEFF/, '');
   return (
     /^#.*?last\s*(?:updated|modified)(?:\s*\(rfc3339\))?:?\s+(\d{4}-\d{2}-\d{2}[^\s,]*)/im.exec(
       head,

@@ -13,8 +13,8 @@
 // - latitude/longitude: the GeoIP data's point for that city (its most used
 //   point) when the city is found in that country (and in that region, when
 //   the region is known); null otherwise — never a point of another place.
-// - timezone: the found city's; without a found city, the one zone every
-//   location of the region (else of the country) has, else null.
+// - timezone: the found city's; without a found city, the zone of all but
+//   stray places (≥ 99 %) of the region (else of the country), else null.
 //
 // Region codes → names: a row whose city the data knows in exactly one
 // region of its country names its code; a code takes the name most of its
@@ -60,18 +60,30 @@ export function cityKey(country: string, city: string): string {
   return `${country}|${folded}`;
 }
 
-/** The one value of a set, or null when it holds none or several. */
-function only<T>(values: ReadonlySet<T> | undefined): T | null {
-  if (values === undefined || values.size !== 1) return null;
-  return values.values().next().value as T;
+/**
+ * The time zone of all but stray places (at most 1 % elsewhere: DB-IP has a
+ * few points across a border, e.g. 1 of Japan's 3,642 in Asia/Hong_Kong), or
+ * null where a region or country spans several (the US, Nova Scotia with
+ * America/Glace_Bay) or none is known.
+ */
+function commonZone(zones: ReadonlyMap<string | null, number> | undefined): string | null {
+  if (zones === undefined) return null;
+  let total = 0;
+  let top: string | null = null;
+  let most = 0;
+  for (const [zone, count] of zones) {
+    total += count;
+    if (count > most) [top, most] = [zone, count];
+  }
+  return most >= 0.99 * total ? top : null;
 }
 
 export class PlaceResolver {
   /** country|city → region name (or '') → its most used point; only the cities the feeds name */
   private readonly cities = new Map<string, Map<string, Point>>();
-  /** country|region name → the time zones of its locations */
-  private readonly regionZones = new Map<string, Set<string | null>>();
-  private readonly countryZones = new Map<string, Set<string | null>>();
+  /** country|region name → how many of its places each time zone has */
+  private readonly regionZones = new Map<string, Map<string | null, number>>();
+  private readonly countryZones = new Map<string, Map<string | null, number>>();
   private regionNames = new Map<string, string>();
 
   /**
@@ -169,7 +181,7 @@ export class PlaceResolver {
       country,
       region,
       city: city === '' ? null : city,
-      timezone: only(zones),
+      timezone: commonZone(zones),
       latitude: NO_COORDINATE,
       longitude: NO_COORDINATE,
     };
@@ -210,10 +222,10 @@ function readPlace(text: string, wanted: ReadonlySet<string>): DataPlace | null 
   };
 }
 
-function add<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
-  let set = map.get(key);
-  if (set === undefined) map.set(key, (set = new Set()));
-  set.add(value);
+function add(map: Map<string, Map<string | null, number>>, key: string, zone: string | null): void {
+  let tally = map.get(key);
+  if (tally === undefined) map.set(key, (tally = new Map<string | null, number>()));
+  tally.set(zone, (tally.get(zone) ?? 0) + 1);
 }
 
 /** How many ranges of the table answer each location (its "most used point" weight). */
