@@ -21,6 +21,11 @@ export interface ParsedFeed {
    * to `prefixes`; only for lists that mix services (gluetun's).
    */
   readonly providers?: readonly string[];
+  /**
+   * The autonomous systems a list of operators names (ASN lists carry no
+   * prefixes; the index maps an address to its AS instead)
+   */
+  readonly asns?: readonly number[];
 }
 
 /** A parser sees the whole body; it throws FeedFormatError rather than return part of it. */
@@ -40,6 +45,8 @@ export interface StoredFeed {
   readonly provider?: string;
   /** the service of each prefix, parallel to `prefixes` (lists mixing services) */
   readonly providers?: string[];
+  /** the AS numbers of an ASN list (then `prefixes` is empty) */
+  readonly asns?: number[];
 }
 
 /**

@@ -115,11 +115,10 @@ async function updateOne(spec: FeedSpec, options: UpdateOptions): Promise<FeedRe
     bytes = Buffer.byteLength(body);
     const parsed = spec.parser(body, spec.id);
     const min = spec.minPrefixes ?? 1;
-    if (parsed.prefixes.length < min) {
-      throw new FeedFormatError(
-        spec.id,
-        `only ${parsed.prefixes.length} prefixes, expected ≥ ${min}`,
-      );
+    // an ASN list's entries are AS numbers, not prefixes
+    const entries = parsed.prefixes.length + (parsed.asns?.length ?? 0);
+    if (entries < min) {
+      throw new FeedFormatError(spec.id, `only ${entries} prefixes, expected ≥ ${min}`);
     }
     const fetchedAt = (options.now ?? (() => new Date()))().toISOString();
     const stored = { format: 'ipintel-feed/1' as const, feed: spec.id, kind: spec.kind, url };
@@ -131,10 +130,11 @@ async function updateOne(spec: FeedSpec, options: UpdateOptions): Promise<FeedRe
       ...(parsed.skippedRows !== undefined ? { skippedRows: parsed.skippedRows } : {}),
       ...(spec.provider !== undefined ? { provider: spec.provider } : {}),
       ...(parsed.providers !== undefined ? { providers: [...parsed.providers] } : {}),
+      ...(parsed.asns !== undefined ? { asns: [...parsed.asns] } : {}),
     });
     await writeAtomically(file, text);
-    progress({ feed: spec.id, phase: 'done', bytes, prefixes: parsed.prefixes.length });
-    return { feed: spec.id, ok: true, bytes, prefixes: parsed.prefixes.length, error: null, file };
+    progress({ feed: spec.id, phase: 'done', bytes, prefixes: entries });
+    return { feed: spec.id, ok: true, bytes, prefixes: entries, error: null, file };
   } catch (error) {
     if (error instanceof DownloadError) bytes = error.bytes;
     const message = error instanceof Error ? error.message : String(error);

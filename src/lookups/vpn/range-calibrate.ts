@@ -50,8 +50,8 @@ export function calibrate(
     return (ip: Ip) => detect(ip, (a) => asn.network(a), index);
   };
   const expandedV4 = (rule: VpnRangeRule): number => {
-    const { byProvider, shared } = expandVpnRanges(stored, routedRange, classes, rule);
-    const cidrs = [...shared, ...[...byProvider.values()].flat()];
+    const { byProvider, ownNetwork, shared } = expandVpnRanges(stored, routedRange, classes, rule);
+    const cidrs = [...shared, ...[...byProvider.values(), ...ownNetwork.values()].flat()];
     return cidrs.reduce((n, c) => n + 2 ** (32 - Number(c.slice(c.indexOf('/') + 1))), 0);
   };
   const splits = Array.from({ length: SPLITS }, (_, i) => holdOutSplit(stored, HELD_OUT, i + 1));

@@ -7,6 +7,7 @@
 import type { Ip } from '../../net/ip.js';
 import type { VpnDetection } from './detect.js';
 import type { HeldOutExit, NegativeGroup } from './range-calibration.js';
+import { providerName } from './providers.js';
 import type { VpnRangeRule } from './vpn-ranges.js';
 
 export const MAX_CLAIMED_SHARE = 0.01;
@@ -47,19 +48,20 @@ export function scoreHeldOut(heldOut: readonly HeldOutExit[], detect: Detector):
   for (const { ip, provider } of heldOut) {
     const d = detect(ip);
     if (d.isVpn) caught++;
-    const byRule = ruleProvider(d.reasons);
+    const byRule = ruleProvider(d);
     if (byRule === null) continue;
     namedByRule++;
-    if (byRule === provider) namedByRuleRight++;
+    if (byRule === providerName(provider)) namedByRuleRight++;
   }
   return { exits: heldOut.length, caught, namedByRule, namedByRuleRight };
 }
 
-/** The provider id a `vpn-range:<id>` reason names when no list names one; else null. */
-function ruleProvider(reasons: readonly string[]): string | null {
-  if (reasons.some((r) => r.startsWith('vpn-provider:'))) return null;
-  const range = reasons.find((r) => r.startsWith('vpn-range:') && r !== 'vpn-range:shared');
-  return range === undefined ? null : range.slice('vpn-range:'.length);
+/** The provider a range or a learned network names when no list names one; else null. */
+function ruleProvider(d: VpnDetection): string | null {
+  if (d.provider === null || d.reasons.some((r) => r.startsWith('vpn-provider:'))) return null;
+  return d.reasons.some((r) => r.startsWith('vpn-range:') || r.startsWith('vpn-asn:'))
+    ? d.provider
+    : null;
 }
 
 export function claimedIn(groups: readonly NegativeGroup[], detect: Detector): Claimed[] {

@@ -125,9 +125,11 @@ const ROWS: [number, number][] = [
   [(45 << 24) | (20 << 16), (45 << 24) | (20 << 16) | 1023],
   [(45 << 24) | (30 << 16), (45 << 24) | (30 << 16) | 2047],
 ];
+/** the /22 is Surfshark's own network (its organisation in the ASN table), the /21 a hoster's */
 const rangeOf = (value: number): RoutedRange | null => {
   const row = ROWS.find(([s, e]) => s <= value && value <= e);
-  return row === undefined ? null : { start: row[0], end: row[1], asn: { asn: 9009, org: null } };
+  const org = row === ROWS[0] ? 'Surfshark Ltd' : 'M247 Europe SRL';
+  return row === undefined ? null : { start: row[0], end: row[1], asn: { asn: 9009, org } };
 };
 const classes = parseAsnClasses('asn,name,class,source\n9009,M247 Europe SRL,vpn,x4bnet-vpn');
 
