@@ -26,6 +26,12 @@ export interface ParsedFeed {
    * prefixes; the index maps an address to its AS instead)
    */
   readonly asns?: readonly number[];
+  /**
+   * Server host names to resolve at update time (gluetun's), each with the
+   * provider its addresses belong to (parallel arrays)
+   */
+  readonly hostNames?: readonly string[];
+  readonly hostProviders?: readonly string[];
 }
 
 /** A parser sees the whole body; it throws FeedFormatError rather than return part of it. */

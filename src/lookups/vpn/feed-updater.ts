@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { download, DownloadError, type FetchLike } from './feed-download.js';
 import { feedFileName, serialiseFeed } from './feed-store.js';
 import { FeedFormatError, type FeedKind, type FeedParser } from './feed-types.js';
+import { withResolved, type Resolution } from './resolve-hosts.js';
 
 export interface FeedSpec {
   readonly id: string;
@@ -59,6 +60,11 @@ export interface UpdateOptions {
   readonly maxBytes?: number;
   readonly onProgress?: (event: FeedProgress) => void;
   readonly now?: () => Date;
+  /**
+   * Resolves a feed's server host names (gluetun's) to today's addresses, which
+   * are added to it; without it names stay unresolved
+   */
+  readonly resolveHosts?: (names: readonly string[]) => Promise<Resolution>;
 }
 
 export interface FeedResult {
@@ -113,7 +119,10 @@ async function updateOne(spec: FeedSpec, options: UpdateOptions): Promise<FeedRe
     let body = await next(url);
     for (const more of spec.moreUrls ?? []) body += `\n${await next(more)}`;
     bytes = Buffer.byteLength(body);
-    const parsed = spec.parser(body, spec.id);
+    let parsed = spec.parser(body, spec.id);
+    if (options.resolveHosts !== undefined && (parsed.hostNames?.length ?? 0) > 0) {
+      parsed = withResolved(parsed, await options.resolveHosts(parsed.hostNames ?? []));
+    }
     const min = spec.minPrefixes ?? 1;
     // an ASN list's entries are AS numbers, not prefixes
     const entries = parsed.prefixes.length + (parsed.asns?.length ?? 0);

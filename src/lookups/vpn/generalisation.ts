@@ -4,7 +4,7 @@
 // returned and asks the detector.
 import type { Ip } from '../../net/ip.js';
 import type { StoredFeed } from './feed-types.js';
-import { hostsOf, isOwnList } from './range-calibration.js';
+import { hostsOf, isOwnList, type HeldOutExit, type Split } from './range-calibration.js';
 
 export interface LeftOut {
   readonly provider: string;
@@ -56,4 +56,38 @@ export function leaveProviderOut(stored: readonly StoredFeed[], provider: string
 export function feedsAsOf(stored: readonly StoredFeed[], later: readonly string[]): StoredFeed[] {
   const drop = new Set(later);
   return stored.filter((f) => !drop.has(f.feed));
+}
+
+/** One split per provider with its own list: the index without it, its exits held out. */
+export function leaveOneOutSplits(stored: readonly StoredFeed[]): Split[] {
+  return [...providersWithLists(stored).keys()].map((provider) => {
+    const left = leaveProviderOut(stored, provider);
+    return { feeds: left.feeds, heldOut: left.exits.map((ip) => ({ ip, provider })) };
+  });
+}
+
+/** The watcher feeds are the older copies of their providers' lists in the fixtures. */
+const WATCHER = /watch$/;
+
+/**
+ * The time split inside the feeds: each provider with a watcher feed keeps
+ * only that copy; its other own lists go, and their exits that no remaining
+ * feed holds are held out.
+ */
+export function watcherTimeSplit(stored: readonly StoredFeed[]): Split {
+  const watched = new Set(
+    stored.filter((f) => isOwnList(f) && WATCHER.test(f.feed)).map((f) => f.provider!),
+  );
+  const later = (f: StoredFeed) =>
+    isOwnList(f) && watched.has(f.provider!) && !WATCHER.test(f.feed);
+  const feeds = stored.filter((f) => !later(f));
+  const held = new Set(feeds.flatMap((f) => f.prefixes));
+  const heldOut = new Map<string, HeldOutExit>();
+  for (const feed of stored.filter(later)) {
+    for (const ip of hostsOf(feed)) {
+      if (held.has(`${ip.text}/${ip.version === 4 ? 32 : 128}`)) continue;
+      heldOut.set(ip.text, { ip, provider: feed.provider! });
+    }
+  }
+  return { feeds, heldOut: [...heldOut.values()] };
 }
