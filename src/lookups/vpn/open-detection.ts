@@ -6,7 +6,7 @@
 import type { Config } from '../../config.js';
 import { createGeoIpLookup } from '../geoip/geoip.js';
 import type { GeoData } from '../geoip/load.js';
-import { routedSizesV4, type RoutedSizes } from './asn-evidence.js';
+import type { RoutedSizes } from './asn-evidence.js';
 import { DetectionIndexHolder, type DetectionIndexOptions } from './detection-index.js';
 import { feedsDir } from './feed-store.js';
 
@@ -33,7 +33,7 @@ export function detectionOptions(
     vpnRangeRule: config.vpnRangeRule,
     routedSizes: () => {
       const of = geo.tables.asn;
-      if (sizes?.of !== of) sizes = { of, sizes: routedSizesV4((v) => asn.routedV4(v)) };
+      if (sizes?.of !== of) sizes = { of, sizes: asn.routedSizesV4() };
       return sizes.sizes;
     },
   };

@@ -20,7 +20,6 @@ import {
 } from './range-calibration.js';
 import { chooseRule, claimedIn, pooled, scoreHeldOut, type RuleResult } from './range-choice.js';
 import { leaveOneOutSplits, watcherTimeSplit } from './generalisation.js';
-import { routedSizesV4 } from './asn-evidence.js';
 import { expandVpnRanges, type VpnRangeRule } from './vpn-ranges.js';
 
 export const SPLITS = 10;
@@ -45,7 +44,7 @@ export function calibrate(
 ): Calibration {
   const routedRange = (value: number) => asn.routedV4(value);
   const networkOfV6 = (ip: Ip) => asn.networkAt(asn.networkIndex(ip));
-  const sizes = routedSizesV4(routedRange);
+  const sizes = asn.routedSizesV4();
   const detectorFor = (feeds: readonly StoredFeed[], rule: VpnRangeRule) => {
     const index = new FeedIndex(feeds, classes, [], {
       routedRange,
