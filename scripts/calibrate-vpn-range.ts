@@ -16,6 +16,7 @@ import {
   meanAndError,
   namedRightShare,
   recallOf,
+  scoreOf,
 } from '../src/lookups/vpn/range-choice.js';
 import type { VpnRangeRule } from '../src/lookups/vpn/vpn-ranges.js';
 
@@ -34,7 +35,7 @@ if (!stored.some((f) => f.kind === 'vpn' && f.provider !== undefined)) {
   process.exit(1);
 }
 
-const { splits, older, groups, results, chosen } = calibrate(
+const { splits, older, lopo, time, groups, results, chosen } = calibrate(
   stored,
   asn,
   await loadAsnClasses(),
@@ -47,13 +48,21 @@ out(
 );
 out(`Not VPN exits: ${groups.map((g) => `${g.name} ${g.addresses.length}`).join(', ')}`);
 out(`Older snapshot: ${older.heldOut.length} own-list exits not in gluetun's list`);
+out(
+  `Leave-one-provider-out: ${lopo.length} providers, ${lopo.reduce((n, s) => n + s.heldOut.length, 0)} exits`,
+);
+out(`Time split in the feeds (watcher copies as the lists): ${time.heldOut.length} exits`);
 out();
 
 const cols = [
   'exits',
   'block',
+  'score',
   'held-out',
   '± se',
+  'lopo',
+  'other',
+  'time',
   'named ok',
   'worst claim',
   'expanded',
@@ -68,8 +77,12 @@ for (const r of results) {
     [
       r.rule.minExits,
       prefixOf(r.rule),
+      pct(scoreOf(r).mean),
       pct(mean),
       pct(error),
+      r.lopo === undefined ? '-' : pct(recallOf(r.lopo)),
+      r.lopo === undefined ? '-' : pct((r.lopo.namedOther ?? 0) / Math.max(1, r.lopo.exits)),
+      r.time === undefined ? '-' : pct(recallOf(r.time)),
       pct(namedRightShare(r.splits)),
       pct(worst),
       r.expandedV4,

@@ -21,9 +21,12 @@ import {
   type Evaluation,
   type Flags,
 } from '../src/lookups/vpn/evaluation.js';
-import { openDetection } from '../src/lookups/vpn/open-detection.js';
+import { detectionOptions, openDetection } from '../src/lookups/vpn/open-detection.js';
+import { FeedIndex, readStoredFeeds } from '../src/lookups/vpn/detection-index.js';
+import { loadAsnClasses } from '../src/lookups/vpn/asn-classes.js';
+import type { StoredFeed } from '../src/lookups/vpn/feed-types.js';
 import { feedsDir } from '../src/lookups/vpn/feed-store.js';
-import { reportExits } from './eval-exits.js';
+import { reportExits, reportGeneralisation } from './eval-exits.js';
 
 const out = (line = ''): boolean => process.stdout.write(`${line}\n`);
 
@@ -116,6 +119,21 @@ if (index.feeds.length === 0) {
 }
 for (const problem of index.problems) out(`  skipped: ${problem}`);
 out();
+for (const n of index.learned) {
+  out(
+    `learned VPN network AS${n.asn} ${n.org ?? '?'}: ${n.exitBlocks} of ${n.blocks} /24s hold exits (${n.providers.join(', ')})${n.own === null ? '' : `; own network of ${n.own}`}`,
+  );
+}
 const detector = routeDetector((ip) => asn.network(ip), index);
 report(evaluate(labels, detector));
 reportExits(detector, labels, out);
+// the generalisation protocols rebuild the index from subsets of the same feeds
+const options = detectionOptions(config, { tables: asn.tables });
+const classes = await loadAsnClasses();
+const { stored } = await readStoredFeeds(feedDir);
+reportGeneralisation(
+  stored,
+  (feeds: readonly StoredFeed[]) =>
+    routeDetector((ip) => asn.network(ip), new FeedIndex(feeds, classes, [], options)),
+  out,
+);

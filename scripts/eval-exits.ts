@@ -24,6 +24,13 @@ import {
 } from '../src/lookups/vpn/parse-cloud-json.js';
 import { parseMonosansJson } from '../src/lookups/vpn/parse-proxy-lists.js';
 import { parseCidrList } from '../src/lookups/vpn/parse-text-lists.js';
+import type { StoredFeed } from '../src/lookups/vpn/feed-types.js';
+import {
+  feedsAsOf,
+  leaveProviderOut,
+  providersWithLists,
+} from '../src/lookups/vpn/generalisation.js';
+import { providerName } from '../src/lookups/vpn/providers.js';
 
 const SHARED = resolve(PROJECT_ROOT, '..', 'shared', 'fixtures');
 /** the providers whose exits are as current as their lists (issue 23) */
@@ -55,8 +62,8 @@ function row(s: ExitScore): string {
   ].join('  ');
 }
 
-function exits(detect: Detector, out: Out): void {
-  const dir = join(SHARED, 'vpn-exits');
+function exits(detect: Detector, out: Out, set = 'vpn-exits'): void {
+  const dir = join(SHARED, set);
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.txt'))
     .sort();
@@ -69,13 +76,86 @@ function exits(detect: Detector, out: Out): void {
     );
   }
   out(`VPN exits (${dir}; evaluation only, never loaded as a feed)`);
-  out(
-    `${'provider'.padEnd(24)}  ${'n'.padStart(5)}  ${'isVpn'.padStart(7)}  ${'range'.padStart(7)}  ${'any'.padStart(7)}  ${'named ok'.padStart(9)}  ${'right'.padStart(7)}`,
-  );
+  out(HEADER);
   for (const s of scores.values()) out(row(s));
-  const current = CURRENT.map((id) => scores.get(id)).filter((s): s is ExitScore => !!s);
-  out(row(totalOf('= 8 with current lists', current)));
+  if (set === 'vpn-exits') {
+    const current = CURRENT.map((id) => scores.get(id)).filter((s): s is ExitScore => !!s);
+    out(row(totalOf('= 8 with current lists', current)));
+  }
   out(row(totalOf(`= all ${scores.size}`, [...scores.values()])));
+}
+
+const HEADER = `${'provider'.padEnd(24)}  ${'n'.padStart(5)}  ${'isVpn'.padStart(7)}  ${'range'.padStart(7)}  ${'any'.padStart(7)}  ${'named ok'.padStart(9)}  ${'right'.padStart(7)}`;
+
+/**
+ * The feeds whose fixture copies postdate 2026-06-01 (../shared/fixtures/feeds
+ * SOURCES.md): left out for the strict time split of vpn-exits-dev.
+ */
+const LATER_THAN_SPLIT = [
+  'protonvpn',
+  'windscribe',
+  'tunnelbear',
+  'pia',
+  'mullvad',
+  'airvpn',
+  'x4b-vpn',
+  'x4b-vpn-v6',
+];
+
+/** Builds a detector over a set of feeds, as the service would. */
+export type DetectorOf = (feeds: readonly StoredFeed[]) => Detector;
+
+/**
+ * Leave-one-provider-out on the feeds: for each provider with its own list,
+ * its lists and its gluetun entries dropped, its lists' exits scored.
+ */
+function leaveOneOut(stored: readonly StoredFeed[], detectorOf: DetectorOf, out: Out): void {
+  out('Leave-one-provider-out on the feeds (its lists and its gluetun entries dropped)');
+  out(`${HEADER}  ${'other'.padStart(7)}  lists`);
+  const scores: ExitScore[] = [];
+  let others = 0;
+  for (const provider of providersWithLists(stored).keys()) {
+    const left = leaveProviderOut(stored, provider);
+    const detect = detectorOf(left.feeds);
+    const score = scoreExits(provider, left.exits, detect);
+    const other = otherNamed(provider, left.exits, detect);
+    scores.push(score);
+    others += other;
+    out(`${row(score)}  ${pct(other, score.addresses).padStart(7)}  ${left.lists.join(' ')}`);
+  }
+  const pooled = totalOf('= pooled', scores);
+  out(`${row(pooled)}  ${pct(others, pooled.addresses).padStart(7)}`);
+}
+
+/** Exits answered with a provider that is not theirs. */
+function otherNamed(provider: string, ips: readonly Ip[], detect: Detector): number {
+  const want = providerName(provider);
+  return ips.filter((ip) => {
+    const named = detect(ip).provider;
+    return named !== null && named !== want;
+  }).length;
+}
+
+/** The time split of vpn-exits-dev: every feed (above), then only the copies of ≤ 2026-06-01. */
+function timeSplit(stored: readonly StoredFeed[], detectorOf: DetectorOf, out: Out): void {
+  const asOf = feedsAsOf(stored, LATER_THAN_SPLIT);
+  out(
+    `Time split, strict: provider lists of ≤ 2026-06-01 only (left out: ${LATER_THAN_SPLIT.join(', ')})`,
+  );
+  exits(detectorOf(asOf), out, 'vpn-exits-dev');
+}
+
+/** The generalisation protocols; each rebuilds the index from a subset of the feeds. */
+export function reportGeneralisation(
+  stored: readonly StoredFeed[],
+  detectorOf: DetectorOf,
+  out: Out,
+): void {
+  if (!existsSync(join(SHARED, 'vpn-exits-dev'))) return;
+  out();
+  leaveOneOut(stored, detectorOf, out);
+  out();
+  timeSplit(stored, detectorOf, out);
 }
 
 function proxies(detect: Detector, out: Out): void {
@@ -144,6 +224,11 @@ export function reportExits(detect: Detector, labels: readonly LabelledAddress[]
     out(`(${SHARED}/vpn-exits not present: exit recall not measured)`);
   } else {
     exits(detect, out);
+    if (existsSync(join(SHARED, 'vpn-exits-dev'))) {
+      out();
+      out('Time split, every feed loaded');
+      exits(detect, out, 'vpn-exits-dev');
+    }
   }
   out();
   proxies(detect, out);

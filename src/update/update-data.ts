@@ -19,6 +19,8 @@ import { BOOTSTRAP_FILE, refreshBootstrap, writeBootstrapFile } from '../lookups
 import { updateFeeds, type FeedProgress, type FeedSpec } from '../lookups/vpn/feed-updater.js';
 import { feedsDir } from '../lookups/vpn/feed-store.js';
 import { geoReporter, size, type Output } from './progress.js';
+import { createDnsClient } from '../lookups/dns/index.js';
+import { DEFAULT_RESOLVE_LIMITS, resolveHostNames } from '../lookups/vpn/resolve-hosts.js';
 
 export interface UpdateDataOptions {
   config: Readonly<Config>;
@@ -37,6 +39,22 @@ export interface UpdateDataOptions {
 }
 
 export class UsageError extends Error {}
+
+/**
+ * Server host names (gluetun's) resolved through the service's DNS client
+ * (DNS_SERVERS, DNS_TIMEOUT_MS per name), 16 at a time, within 2 minutes a feed.
+ */
+function hostResolver(config: Readonly<Config>, out: Output) {
+  const dns = createDnsClient({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs });
+  const limits = { ...DEFAULT_RESOLVE_LIMITS, perNameTimeoutMs: config.dnsTimeoutMs };
+  return async (names: readonly string[]) => {
+    const resolution = await resolveHostNames(names, dns.query, limits);
+    out.write(
+      `  resolved ${resolution.addresses.size} of ${names.length} server names (${resolution.failed} gave nothing, ${resolution.skipped} past the deadline)\n`,
+    );
+    return resolution;
+  };
+}
 
 function feedReporter(out: Output, width: number) {
   return (event: FeedProgress): void => {
@@ -97,6 +115,7 @@ export async function runUpdateData(options: UpdateDataOptions): Promise<number>
       timeoutMs: config.feedTimeoutMs,
       maxBytes: config.feedMaxBytes,
       onProgress: feedReporter(out, width),
+      resolveHosts: hostResolver(config, out),
     });
     current += results.filter((r) => r.ok).length;
     attempted += results.length;

@@ -128,6 +128,16 @@ export class GeoIpLookup {
     return { start: row.start, end: row.end, asn: this.networkAt(row.record) };
   }
 
+  /** Each AS's routed IPv4 addresses in the ASN table (off the request path). */
+  routedSizesV4(): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const [record, size] of this.tables.asn.table.v4SizesByRecord()) {
+      const asn = this.networkAt(record)?.asn;
+      if (asn !== undefined) out.set(asn, (out.get(asn) ?? 0) + size);
+    }
+    return out;
+  }
+
   networkAt(index: number): AsnInfo | null {
     if (index === NONE) return null;
     if (this.networksOf !== this.tables.asn) {

@@ -72,6 +72,12 @@ export interface FeedHit {
    * (gluetun), or a range expanded from its exits (vpn-ranges.ts)
    */
   readonly source: 'own' | 'aggregate' | 'range';
+  /**
+   * For a range: its network is verifiably the provider's own (its ASN-table
+   * organisation is the provider), so the range may name it. A range in
+   * anyone else's network names nobody (docs/detection.md).
+   */
+  readonly ownNetwork?: boolean;
 }
 
 /** The feeds holding an address, and the service they name (nameProvider of the hits). */
@@ -80,11 +86,25 @@ export interface FeedMatch {
   readonly provider: string | null;
 }
 
+/**
+ * What the feeds say of a whole AS, built with the index: the ASN lists
+ * (`asn-list:<feed>`, hosting only) and the learned VPN networks
+ * (`vpn-asn:<n>`, isVpn; the provider when the AS is its own).
+ */
+export interface AsnEvidence {
+  readonly isVpn: boolean;
+  readonly reasons: readonly string[];
+  /** display name, only for an AS verifiably the provider's own network */
+  readonly provider: string | null;
+}
+
 /** What detect() needs: feed membership and the ASN classes, taken as one snapshot. */
 export interface DetectionIndex {
   /** one search; the answer is built with the index (a lookup allocates nothing) */
   matchFeeds(ip: Ip): FeedMatch;
   readonly asnClasses: AsnClassTable;
+  /** per AS, what the ASN lists and the learned VPN networks say (none: nothing) */
+  readonly asnEvidence?: ReadonlyMap<number, AsnEvidence>;
 }
 
 const RANK: Record<Confidence, number> = { low: 0, medium: 1, high: 2 };
@@ -139,9 +159,14 @@ export function detect(
   out.provider = match.provider ?? relay;
   if (asn === null) return out;
   const entry = index.asnClasses.get(asn.asn);
+  const evidence = index.asnEvidence?.get(asn.asn);
   if (entry !== undefined) {
     applyClass(out, entry.class);
     reason(`asn:${asn.asn} ${entry.class}`, entry.class === 'isp' ? 'low' : 'medium');
+    // an access network is never flagged by what lists say of its AS
+    if (evidence !== undefined && entry.class !== 'isp' && entry.class !== 'mobile') {
+      applyEvidence(out, evidence, match, reason);
+    }
     return out;
   }
   const byName = classifyOrgName(asn.org);
@@ -149,7 +174,32 @@ export function detect(
     applyClass(out, byName.class);
     reason(`org-name:${byName.class}`, 'low');
   }
+  if (evidence !== undefined && byName?.class !== 'mobile') {
+    applyEvidence(out, evidence, match, reason);
+  }
   return out;
+}
+
+function applyEvidence(
+  out: VpnDetection,
+  evidence: AsnEvidence,
+  match: FeedMatch,
+  reason: Reason,
+): void {
+  out.isHosting = true;
+  if (evidence.isVpn) out.isVpn = true;
+  for (const text of evidence.reasons) reason(text, 'medium');
+  // the own network names its provider unless a list already spoke (or two disagreed)
+  if (evidence.provider !== null && out.provider === null && !namedByList(match)) {
+    out.provider = evidence.provider;
+  }
+}
+
+function namedByList(match: FeedMatch): boolean {
+  for (const hit of match.hits) {
+    if (hit.kind === 'vpn' && hit.source !== 'range' && hit.provider !== null) return true;
+  }
+  return false;
 }
 
 const SOURCES = ['own', 'aggregate', 'range'] as const;
@@ -196,7 +246,8 @@ export function nameProvider(hits: readonly FeedHit[]): string | null {
     for (const hit of hits) {
       if (hit.kind !== 'vpn' || hit.source !== source) continue;
       const id = hit.provider;
-      if (id === null) continue;
+      // a range names its provider only in that provider's own network
+      if (id === null || (source === 'range' && hit.ownNetwork !== true)) continue;
       if (found !== null && found !== id) return null;
       found = id;
     }

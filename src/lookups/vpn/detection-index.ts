@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import { fileSignature } from '../../data/file-signature.js';
 import type { Ip } from '../../net/ip.js';
 import { loadAsnClasses, type AsnClassTable } from './asn-classes.js';
-import { nameProvider, type DetectionIndex, type FeedMatch } from './detect.js';
+import { nameProvider, type AsnEvidence, type DetectionIndex, type FeedMatch } from './detect.js';
+import {
+  asnEvidence,
+  learnVpnNetworks,
+  type LearnedNetwork,
+  type RoutedSizes,
+} from './asn-evidence.js';
 import { deserialiseFeed, FEED_FILE_SUFFIX } from './feed-store.js';
 import type { FeedKind, StoredFeed } from './feed-types.js';
 import { PrefixIndex } from './prefix-index.js';
@@ -42,10 +48,15 @@ export interface FeedIndexOptions {
   /** the ASN table's AS of an IPv6 address; without it no IPv6 /48 is expanded */
   readonly networkOfV6?: NetworkOfV6;
   readonly vpnRangeRule?: VpnRangeRule;
+  /** each AS's routed IPv4 space; without it no AS is learned to be a VPN network */
+  readonly routedSizes?: () => RoutedSizes;
 }
 
 export class FeedIndex implements DetectionIndex {
   readonly asnClasses: AsnClassTable;
+  readonly asnEvidence: ReadonlyMap<number, AsnEvidence>;
+  /** the ASes the feeds show to be mostly VPN servers (vpn-asn:<n>) */
+  readonly learned: readonly LearnedNetwork[];
   readonly feeds: readonly LoadedFeedInfo[];
   /** stored files that were present but unreadable; the server should log them */
   readonly problems: readonly string[];
@@ -76,6 +87,11 @@ export class FeedIndex implements DetectionIndex {
             options.networkOfV6,
           );
     const labels = [...feedLabels(stored), ...ranges];
+    this.learned =
+      options.routedRange === undefined || options.routedSizes === undefined
+        ? []
+        : learnVpnNetworks(stored, options.routedRange, options.routedSizes(), asnClasses);
+    this.asnEvidence = asnEvidence(stored, this.learned, asnClasses);
     this.prefixes = PrefixIndex.build(labels.map((l) => ({ label: l.key, prefixes: l.prefixes })));
     const maxAge = options.proxyMaxAgeMs ?? DEFAULT_PROXY_MAX_AGE_MS;
     this.proxyExpiry = new Map(
@@ -163,6 +179,7 @@ export interface DetectionIndexOptions {
   /** the ASN table's AS of an IPv6 address, for the IPv6 /48s of the expansion */
   readonly networkOfV6?: NetworkOfV6;
   readonly vpnRangeRule?: VpnRangeRule;
+  readonly routedSizes?: () => RoutedSizes;
 }
 
 /** Reads what is there. A damaged feed file is reported and skipped, never fatal. */
@@ -171,9 +188,10 @@ export async function loadDetectionIndex(options: DetectionIndexOptions): Promis
     ? loadAsnClasses()
     : loadAsnClasses(options.asnClassesPath));
   const { stored, problems } = await readStoredFeeds(options.dataDir);
-  const { proxyMaxAgeMs, routedRange, networkOfV6, vpnRangeRule } = options;
+  const { proxyMaxAgeMs, routedRange, networkOfV6, vpnRangeRule, routedSizes } = options;
   return new FeedIndex(stored, asnClasses, problems, {
     ...(proxyMaxAgeMs === undefined ? {} : { proxyMaxAgeMs }),
+    ...(routedSizes === undefined ? {} : { routedSizes }),
     ...(routedRange === undefined ? {} : { routedRange }),
     ...(networkOfV6 === undefined ? {} : { networkOfV6 }),
     ...(vpnRangeRule === undefined ? {} : { vpnRangeRule }),

@@ -23,12 +23,20 @@ export function rangeLabels(
   rule?: VpnRangeRule,
   networkOfV6?: NetworkOfV6,
 ): FeedLabel[] {
-  const { byProvider, shared } = expandVpnRanges(stored, routedRange, classes, rule, networkOfV6);
+  const expanded = expandVpnRanges(stored, routedRange, classes, rule, networkOfV6);
+  const { byProvider, ownNetwork, shared } = expanded;
   const out: FeedLabel[] = [...byProvider].map(([provider, prefixes]) => ({
     key: `${VPN_RANGE_FEED}|${provider}`,
     hit: { feed: VPN_RANGE_FEED, kind: 'vpn', provider, source: 'range' },
     prefixes,
   }));
+  for (const [provider, prefixes] of ownNetwork) {
+    out.push({
+      key: `${VPN_RANGE_FEED}|${provider}|own`,
+      hit: { feed: VPN_RANGE_FEED, kind: 'vpn', provider, source: 'range', ownNetwork: true },
+      prefixes,
+    });
+  }
   if (shared.length > 0) {
     out.push({
       key: `${VPN_RANGE_FEED}|`,
@@ -52,6 +60,8 @@ export interface FeedLabel {
 export function feedLabels(stored: readonly StoredFeed[]): FeedLabel[] {
   const out: FeedLabel[] = [];
   for (const s of stored) {
+    // an ASN list has no prefixes: the index reads it per AS (asn-evidence.ts)
+    if (s.prefixes.length === 0) continue;
     if (s.providers === undefined) {
       const provider = s.provider ?? null;
       out.push({

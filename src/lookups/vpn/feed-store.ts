@@ -44,11 +44,13 @@ export function deserialiseFeed(text: string, fileName: string): StoredFeed {
   }
   const { feed, kind, url, fetchedAt, publishedAt, prefixes, skippedRows, provider, providers } =
     doc;
+  const asns = storedAsns(fileName, doc.asns);
   if (typeof feed !== 'string' || !FEED_ID.test(feed)) {
     throw new FeedFormatError(fileName, 'bad feed id');
   }
   if (typeof kind !== 'string' || !KINDS.has(kind)) throw new FeedFormatError(fileName, 'bad kind');
-  if (!Array.isArray(prefixes) || prefixes.length === 0) {
+  // an ASN list has AS numbers and no prefixes; every other feed has prefixes
+  if (!Array.isArray(prefixes) || (prefixes.length === 0 && asns === undefined)) {
     throw new FeedFormatError(fileName, 'no prefixes');
   }
   return {
@@ -62,6 +64,7 @@ export function deserialiseFeed(text: string, fileName: string): StoredFeed {
     prefixes: (prefixes as unknown[]).map((p, i) => requirePrefix(fileName, p, `prefixes[${i}]`)),
     ...(typeof skippedRows === 'number' && skippedRows > 0 ? { skippedRows } : {}),
     ...storedProviders(fileName, provider, providers, prefixes.length),
+    ...(asns === undefined ? {} : { asns }),
     ...storedPlaces(fileName, doc.places, doc.placeOf, prefixes.length),
   };
 }
@@ -91,6 +94,17 @@ function storedPlaces(
     places: places as [string, string, string][],
     placeOf: placeOf as number[],
   };
+}
+
+/** An ASN list's numbers: absent, or a non-empty array of AS numbers. */
+function storedAsns(fileName: string, asns: unknown): number[] | undefined {
+  if (asns === undefined) return undefined;
+  const ok =
+    Array.isArray(asns) &&
+    asns.length > 0 &&
+    asns.every((a) => Number.isInteger(a) && (a as number) >= 1 && (a as number) <= 4_294_967_295);
+  if (!ok) throw new FeedFormatError(fileName, 'bad asns: AS numbers expected');
+  return asns as number[];
 }
 
 /** The optional provider fields: one id for the whole list, or one per prefix. */

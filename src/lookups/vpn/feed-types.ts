@@ -35,6 +35,17 @@ export interface ParsedFeed {
   readonly providers?: readonly string[];
   /** the location of each prefix (relay and geofeed feeds) */
   readonly locations?: FeedPlaces;
+  /**
+   * The autonomous systems a list of operators names (ASN lists carry no
+   * prefixes; the index maps an address to its AS instead)
+   */
+  readonly asns?: readonly number[];
+  /**
+   * Server host names to resolve at update time (gluetun's), each with the
+   * provider its addresses belong to (parallel arrays)
+   */
+  readonly hostNames?: readonly string[];
+  readonly hostProviders?: readonly string[];
 }
 
 /** A parser sees the whole body; it throws FeedFormatError rather than return part of it. */
@@ -57,6 +68,8 @@ export interface StoredFeed {
   /** relay and geofeed feeds: where each prefix is (see FeedPlaces) */
   readonly places?: FeedPlaces['places'];
   readonly placeOf?: FeedPlaces['placeOf'];
+  /** the AS numbers of an ASN list (then `prefixes` is empty) */
+  readonly asns?: number[];
 }
 
 /**

@@ -10,6 +10,7 @@ import { writeFileAtomic } from '../../atomic-file.js';
 import { download, DownloadError, type FetchLike } from './feed-download.js';
 import { feedFileName, serialiseFeed } from './feed-store.js';
 import { FeedFormatError, type FeedKind, type FeedParser } from './feed-types.js';
+import { withResolved, type Resolution } from './resolve-hosts.js';
 
 export interface FeedSpec {
   readonly id: string;
@@ -59,6 +60,11 @@ export interface UpdateOptions {
   readonly maxBytes?: number;
   readonly onProgress?: (event: FeedProgress) => void;
   readonly now?: () => Date;
+  /**
+   * Resolves a feed's server host names (gluetun's) to today's addresses, which
+   * are added to it; without it names stay unresolved
+   */
+  readonly resolveHosts?: (names: readonly string[]) => Promise<Resolution>;
 }
 
 export interface FeedResult {
@@ -113,13 +119,15 @@ async function updateOne(spec: FeedSpec, options: UpdateOptions): Promise<FeedRe
     let body = await next(url);
     for (const more of spec.moreUrls ?? []) body += `\n${await next(more)}`;
     bytes = Buffer.byteLength(body);
-    const parsed = spec.parser(body, spec.id);
+    let parsed = spec.parser(body, spec.id);
+    if (options.resolveHosts !== undefined && (parsed.hostNames?.length ?? 0) > 0) {
+      parsed = withResolved(parsed, await options.resolveHosts(parsed.hostNames ?? []));
+    }
     const min = spec.minPrefixes ?? 1;
-    if (parsed.prefixes.length < min) {
-      throw new FeedFormatError(
-        spec.id,
-        `only ${parsed.prefixes.length} prefixes, expected ≥ ${min}`,
-      );
+    // an ASN list's entries are AS numbers, not prefixes
+    const entries = parsed.prefixes.length + (parsed.asns?.length ?? 0);
+    if (entries < min) {
+      throw new FeedFormatError(spec.id, `only ${entries} prefixes, expected ≥ ${min}`);
     }
     const fetchedAt = (options.now ?? (() => new Date()))().toISOString();
     const stored = { format: 'ipintel-feed/1' as const, feed: spec.id, kind: spec.kind, url };
@@ -132,10 +140,11 @@ async function updateOne(spec: FeedSpec, options: UpdateOptions): Promise<FeedRe
       ...(spec.provider !== undefined ? { provider: spec.provider } : {}),
       ...(parsed.providers !== undefined ? { providers: [...parsed.providers] } : {}),
       ...(parsed.locations !== undefined ? parsed.locations : {}),
+      ...(parsed.asns !== undefined ? { asns: [...parsed.asns] } : {}),
     });
     await writeFileAtomic(file, text);
-    progress({ feed: spec.id, phase: 'done', bytes, prefixes: parsed.prefixes.length });
-    return { feed: spec.id, ok: true, bytes, prefixes: parsed.prefixes.length, error: null, file };
+    progress({ feed: spec.id, phase: 'done', bytes, prefixes: entries });
+    return { feed: spec.id, ok: true, bytes, prefixes: entries, error: null, file };
   } catch (error) {
     if (error instanceof DownloadError) bytes = error.bytes;
     const message = error instanceof Error ? error.message : String(error);

@@ -6,19 +6,35 @@
 import type { Config } from '../../config.js';
 import { createGeoIpLookup } from '../geoip/geoip.js';
 import type { GeoData } from '../geoip/load.js';
-import { DetectionIndexHolder } from './detection-index.js';
+import type { RoutedSizes } from './asn-evidence.js';
+import { DetectionIndexHolder, type DetectionIndexOptions } from './detection-index.js';
 import { feedsDir } from './feed-store.js';
 
 export function openDetection(
   config: Readonly<Config>,
   geo: Pick<GeoData, 'tables'>,
 ): Promise<DetectionIndexHolder> {
+  return DetectionIndexHolder.open(detectionOptions(config, geo));
+}
+
+/** The options the service builds its index with (the evaluation rebuilds indexes with them). */
+export function detectionOptions(
+  config: Readonly<Config>,
+  geo: Pick<GeoData, 'tables'>,
+): DetectionIndexOptions {
   const asn = createGeoIpLookup(geo);
-  return DetectionIndexHolder.open({
+  // each AS's routed space: one walk of the ASN table per table loaded
+  let sizes: { of: object; sizes: RoutedSizes } | null = null;
+  return {
     dataDir: feedsDir(config.dataDir),
     proxyMaxAgeMs: config.proxyListMaxAgeMs,
     routedRange: (value) => asn.routedV4(value),
     networkOfV6: (ip) => asn.networkAt(asn.networkIndex(ip)),
     vpnRangeRule: config.vpnRangeRule,
-  });
+    routedSizes: () => {
+      const of = geo.tables.asn;
+      if (sizes?.of !== of) sizes = { of, sizes: asn.routedSizesV4() };
+      return sizes.sizes;
+    },
+  };
 }

@@ -86,10 +86,16 @@ export const parseAddressList: FeedParser = (body, feed) => {
  * timestamp, servers[{ips[]…}]}}`. Every address keeps its provider; the
  * newest provider timestamp is the publication time.
  */
+/** A DNS name of at least two labels (gluetun's `hostname`; some hold an address instead). */
+const HOST_NAME =
+  /^(?=.{1,253}$)(?!\d+(\.\d+){3}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
+
 export const parseGluetun: FeedParser = (body, feed) => {
   const doc = parseJsonObject(feed, body);
   const hosts = new HostList(feed);
   let newest = 0;
+  // the servers' names, resolved at update time to today's addresses
+  const names = new Map<string, string>();
   for (const [key, value] of Object.entries(doc)) {
     if (key === 'version') continue;
     const block = requireRecord(feed, value, key);
@@ -97,8 +103,11 @@ export const parseGluetun: FeedParser = (body, feed) => {
     if (typeof block.timestamp === 'number') newest = Math.max(newest, block.timestamp);
     eachRecord(feed, block.servers, `${key}.servers`, (server, where) => {
       hosts.addAll(server.ips, `${where}.ips`, provider);
+      const name = typeof server.hostname === 'string' ? server.hostname.trim().toLowerCase() : '';
+      if (HOST_NAME.test(name) && !names.has(name)) names.set(name, provider);
     });
   }
   if (hosts.size === 0) throw new FeedFormatError(feed, 'no provider with servers');
-  return hosts.finish(newest === 0 ? null : new Date(newest * 1000).toISOString(), true);
+  const parsed = hosts.finish(newest === 0 ? null : new Date(newest * 1000).toISOString(), true);
+  return { ...parsed, hostNames: [...names.keys()], hostProviders: [...names.values()] };
 };

@@ -8,6 +8,14 @@
 // public daily copy a community project commits to GitHub, not the endpoint.
 import type { FeedSpec } from './feed-updater.js';
 import { parseCidrList } from './parse-text-lists.js';
+import { parseAsnList } from './parse-asn-lists.js';
+import {
+  parseAirVpnWatch,
+  parseAzireVpnWatch,
+  parseMullvadWatch,
+  parsePiaWatch,
+  parseWindscribeWatch,
+} from './parse-watchers.js';
 import { parseMonosansJson } from './parse-proxy-lists.js';
 import {
   parseAddressList,
@@ -26,6 +34,9 @@ import {
 
 const GITHUB = 'https://raw.githubusercontent.com';
 const LORD_ALFRED = `${GITHUB}/lord-alfred/ipranges/main`;
+/** scriptzteam's watchers: the README of each repository's default branch */
+const WATCH = `${GITHUB}/scriptzteam`;
+const NULLIFIED = `${GITHUB}/NullifiedCode/ASN-Lists/HEAD`;
 /** lord-alfred's per-provider folders that are hosting (not crawlers, relays or VPNs) */
 const LORD_ALFRED_HOSTS_V4 = ['amazon', 'google', 'microsoft', 'oracle', 'digitalocean', 'linode'];
 const LORD_ALFRED_HOSTS_V6 = ['amazon', 'google', 'microsoft', 'digitalocean', 'linode'];
@@ -37,6 +48,33 @@ function lordAlfred(
   const [first = '', ...rest] = providers.map((p) => `${LORD_ALFRED}/${p}/${file}`);
   return { url: first, moreUrls: rest };
 }
+
+/**
+ * Community lists of hosting and VPN-hosting autonomous systems. They mark
+ * an AS as hosting only (reason `asn-list:<id>`), never as VPN: the VPN
+ * lists name the hosting companies VPN services rent from (M247, Datacamp,
+ * Vultr), whose space is mostly other customers' (docs/detection.md).
+ * minPrefixes counts AS numbers: about a third of each list today.
+ */
+const ASN_LISTS: readonly FeedSpec[] = (
+  [
+    ['asn-x4b-vpn', `${GITHUB}/X4BNet/lists_vpn/main/input/vpn/ASN.txt`, 5],
+    ['asn-x4b-datacenter', `${GITHUB}/X4BNet/lists_vpn/main/input/datacenter/ASN.txt`, 300],
+    ['asn-brianhama', `${GITHUB}/brianhama/bad-asn-list/HEAD/bad-asn-list.csv`, 200],
+    ['asn-nullified-vpn', `${NULLIFIED}/VPN%20Providers/ASN.txt`, 30],
+    ['asn-nullified-vps', `${NULLIFIED}/VPS%20Providers/ASN.txt`, 50],
+    ['asn-nullified-all', `${NULLIFIED}/all.txt`, 300],
+    ['asn-nullified-mullvad', `${NULLIFIED}/VPN%20Providers/mullvad/mullvad.txt`, 10],
+    ['asn-nullified-nordvpn', `${NULLIFIED}/VPN%20Providers/nord/nord.txt`, 15],
+    ['asn-nullified-protonvpn', `${NULLIFIED}/VPN%20Providers/proton/proton.txt`, 10],
+  ] as const
+).map(([id, url, minPrefixes]) => ({
+  id,
+  url,
+  kind: 'hosting' as const,
+  parser: parseAsnList,
+  minPrefixes,
+}));
 
 /**
  * minPrefixes: under the smallest real publication seen (some copies are
@@ -124,6 +162,49 @@ export const PROVIDER_FEEDS: readonly FeedSpec[] = [
     parser: parseGluetun,
     minPrefixes: 1000,
   },
+  // provider-list watchers: each provider's own API rendered hourly or more
+  // often as a Markdown table (docs/detection.md)
+  {
+    id: 'airvpnwatch',
+    url: `${WATCH}/AirVPNWatch/HEAD/Readme.md`,
+    kind: 'vpn',
+    provider: 'airvpn',
+    parser: parseAirVpnWatch,
+    minPrefixes: 200,
+  },
+  {
+    id: 'azirevpnwatch',
+    url: `${WATCH}/AzireVPNWatch/HEAD/README.md`,
+    kind: 'vpn',
+    provider: 'azirevpn',
+    parser: parseAzireVpnWatch,
+    minPrefixes: 20,
+  },
+  {
+    id: 'mullvadwatch',
+    url: `${WATCH}/MullvadWatch/HEAD/Readme.md`,
+    kind: 'vpn',
+    provider: 'mullvad',
+    parser: parseMullvadWatch,
+    minPrefixes: 200,
+  },
+  {
+    id: 'piawatch',
+    url: `${WATCH}/PrivateInternetAccessWatch/HEAD/Readme.md`,
+    kind: 'vpn',
+    provider: 'pia',
+    parser: parsePiaWatch,
+    minPrefixes: 200,
+  },
+  {
+    id: 'windscribewatch',
+    url: `${WATCH}/WindscribeWatch/HEAD/Readme.md`,
+    kind: 'vpn',
+    provider: 'windscribe',
+    parser: parseWindscribeWatch,
+    minPrefixes: 200,
+  },
+  ...ASN_LISTS,
   {
     id: 'proxies-monosans',
     url: `${GITHUB}/monosans/proxy-list/main/proxies.json`,

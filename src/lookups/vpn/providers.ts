@@ -6,6 +6,7 @@
 
 export const PROVIDER_NAMES: Readonly<Record<string, string>> = {
   airvpn: 'AirVPN',
+  azirevpn: 'AzireVPN',
   cyberghost: 'CyberGhost',
   expressvpn: 'ExpressVPN',
   fastestvpn: 'FastestVPN',
@@ -56,4 +57,40 @@ export function isProviderId(id: string): boolean {
 /** Display name of a provider id; an id this table does not know shows as itself. */
 export function providerName(id: string): string {
   return PROVIDER_NAMES[id] ?? id;
+}
+
+function words(text: string): string[] {
+  return text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
+}
+
+/**
+ * The words an organisation must contain to be the provider itself: its
+ * display name's words without a separate "vpn", and without a trailing "vpn"
+ * when at least four letters remain ("NordVPN" → nord, "AirVPN" stays airvpn,
+ * "Proton VPN" → proton, "Private Internet Access" as is).
+ */
+function ownNameWords(id: string): string[] {
+  return words(providerName(id))
+    .filter((w) => w !== 'vpn')
+    .map((w) => (w.endsWith('vpn') && w.length >= 7 ? w.slice(0, -3) : w));
+}
+
+/**
+ * Whether an AS whose ASN-table organisation is `org` is verifiably the
+ * provider's own network: the organisation's words hold the provider's name
+ * words in a row ("Mullvad VPN AB" for mullvad, "Proton AG" for protonvpn).
+ * Derived from the registry's names, never from a hand-kept list.
+ */
+export function isOwnNetwork(org: string | null, id: string): boolean {
+  if (org === null) return false;
+  const name = ownNameWords(id);
+  const have = words(org);
+  if (name.length === 0) return false;
+  for (let i = 0; i + name.length <= have.length; i++) {
+    if (name.every((w, k) => have[i + k] === w)) return true;
+  }
+  return false;
 }

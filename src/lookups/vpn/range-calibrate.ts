@@ -18,7 +18,8 @@ import {
   type NegativeGroup,
   type Split,
 } from './range-calibration.js';
-import { chooseRule, claimedIn, scoreHeldOut, type RuleResult } from './range-choice.js';
+import { chooseRule, claimedIn, pooled, scoreHeldOut, type RuleResult } from './range-choice.js';
+import { leaveOneOutSplits, watcherTimeSplit } from './generalisation.js';
 import { expandVpnRanges, type VpnRangeRule } from './vpn-ranges.js';
 
 export const SPLITS = 10;
@@ -27,6 +28,8 @@ export const HELD_OUT = 0.1;
 export interface Calibration {
   readonly splits: readonly Split[];
   readonly older: Split;
+  readonly lopo: readonly Split[];
+  readonly time: Split;
   readonly groups: readonly NegativeGroup[];
   readonly results: readonly RuleResult[];
   /** null: no candidate is admissible */
@@ -41,22 +44,26 @@ export function calibrate(
 ): Calibration {
   const routedRange = (value: number) => asn.routedV4(value);
   const networkOfV6 = (ip: Ip) => asn.networkAt(asn.networkIndex(ip));
+  const sizes = asn.routedSizesV4();
   const detectorFor = (feeds: readonly StoredFeed[], rule: VpnRangeRule) => {
     const index = new FeedIndex(feeds, classes, [], {
       routedRange,
       networkOfV6,
       vpnRangeRule: rule,
+      routedSizes: () => sizes,
     });
     return (ip: Ip) => detect(ip, (a) => asn.network(a), index);
   };
   const expandedV4 = (rule: VpnRangeRule): number => {
-    const { byProvider, shared } = expandVpnRanges(stored, routedRange, classes, rule);
-    const cidrs = [...shared, ...[...byProvider.values()].flat()];
+    const { byProvider, ownNetwork, shared } = expandVpnRanges(stored, routedRange, classes, rule);
+    const cidrs = [...shared, ...[...byProvider.values(), ...ownNetwork.values()].flat()];
     return cidrs.reduce((n, c) => n + 2 ** (32 - Number(c.slice(c.indexOf('/') + 1))), 0);
   };
   const splits = Array.from({ length: SPLITS }, (_, i) => holdOutSplit(stored, HELD_OUT, i + 1));
   const older = olderSnapshot(stored);
   const groups = negativeGroups(stored);
+  const lopo = leaveOneOutSplits(stored);
+  const time = watcherTimeSplit(stored);
   const results = candidateRules().map((rule): RuleResult => {
     const result = {
       rule,
@@ -64,9 +71,11 @@ export function calibrate(
       claimed: claimedIn(groups, detectorFor(stored, rule)),
       expandedV4: expandedV4(rule),
       older: scoreHeldOut(older.heldOut, detectorFor(older.feeds, rule)),
+      lopo: pooled(lopo.map((s) => scoreHeldOut(s.heldOut, detectorFor(s.feeds, rule)))),
+      time: scoreHeldOut(time.heldOut, detectorFor(time.feeds, rule)),
     };
     onRule();
     return result;
   });
-  return { splits, older, groups, results, chosen: chooseRule(results) };
+  return { splits, older, lopo, time, groups, results, chosen: chooseRule(results) };
 }

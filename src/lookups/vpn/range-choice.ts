@@ -7,6 +7,7 @@
 import type { Ip } from '../../net/ip.js';
 import type { VpnDetection } from './detect.js';
 import type { HeldOutExit, NegativeGroup } from './range-calibration.js';
+import { providerName } from './providers.js';
 import type { VpnRangeRule } from './vpn-ranges.js';
 
 export const MAX_CLAIMED_SHARE = 0.01;
@@ -20,6 +21,8 @@ export interface HeldOutScore {
   /** held-out exits whose provider only the rule named, and of those the right one */
   readonly namedByRule: number;
   readonly namedByRuleRight: number;
+  /** held-out exits answered with another provider, by any evidence (LOPO's bound) */
+  readonly namedOther?: number;
 }
 
 export interface Claimed {
@@ -38,28 +41,50 @@ export interface RuleResult {
   readonly expandedV4: number;
   /** the older-snapshot check (reported, not scored) */
   readonly older: HeldOutScore;
+  /** leave-one-provider-out on the feeds, pooled over the providers (issue 33) */
+  readonly lopo?: HeldOutScore;
+  /** the time split inside the feeds: watcher copies as the lists (issue 33) */
+  readonly time?: HeldOutScore;
 }
+
+/** The LOPO bound: another provider named on at most 2 % of its exits. */
+export const MAX_OTHER_NAMED = 0.02;
 
 export function scoreHeldOut(heldOut: readonly HeldOutExit[], detect: Detector): HeldOutScore {
   let caught = 0;
   let namedByRule = 0;
   let namedByRuleRight = 0;
+  let namedOther = 0;
   for (const { ip, provider } of heldOut) {
     const d = detect(ip);
     if (d.isVpn) caught++;
-    const byRule = ruleProvider(d.reasons);
+    if (d.provider !== null && d.provider !== providerName(provider)) namedOther++;
+    const byRule = ruleProvider(d);
     if (byRule === null) continue;
     namedByRule++;
-    if (byRule === provider) namedByRuleRight++;
+    if (byRule === providerName(provider)) namedByRuleRight++;
   }
-  return { exits: heldOut.length, caught, namedByRule, namedByRuleRight };
+  return { exits: heldOut.length, caught, namedByRule, namedByRuleRight, namedOther };
 }
 
-/** The provider id a `vpn-range:<id>` reason names when no list names one; else null. */
-function ruleProvider(reasons: readonly string[]): string | null {
-  if (reasons.some((r) => r.startsWith('vpn-provider:'))) return null;
-  const range = reasons.find((r) => r.startsWith('vpn-range:') && r !== 'vpn-range:shared');
-  return range === undefined ? null : range.slice('vpn-range:'.length);
+/** Sums of scores (LOPO pooled over its providers). */
+export function pooled(scores: readonly HeldOutScore[]): HeldOutScore {
+  const sum = (f: (s: HeldOutScore) => number) => scores.reduce((n, s) => n + f(s), 0);
+  return {
+    exits: sum((s) => s.exits),
+    caught: sum((s) => s.caught),
+    namedByRule: sum((s) => s.namedByRule),
+    namedByRuleRight: sum((s) => s.namedByRuleRight),
+    namedOther: sum((s) => s.namedOther ?? 0),
+  };
+}
+
+/** The provider a range or a learned network names when no list names one; else null. */
+function ruleProvider(d: VpnDetection): string | null {
+  if (d.provider === null || d.reasons.some((r) => r.startsWith('vpn-provider:'))) return null;
+  return d.reasons.some((r) => r.startsWith('vpn-range:') || r.startsWith('vpn-asn:'))
+    ? d.provider
+    : null;
 }
 
 export function claimedIn(groups: readonly NegativeGroup[], detect: Detector): Claimed[] {
@@ -97,7 +122,21 @@ export function namedRightShare(splits: readonly HeldOutScore[]): number {
 
 export function admissible(result: RuleResult): boolean {
   const withinBound = result.claimed.every((c) => c.claimed <= MAX_CLAIMED_SHARE * c.addresses);
-  return withinBound && namedRightShare(result.splits) >= MIN_NAMED_RIGHT;
+  const { lopo, time } = result;
+  const named = [...result.splits, ...(lopo ? [lopo] : []), ...(time ? [time] : [])];
+  const others = lopo === undefined || (lopo.namedOther ?? 0) <= MAX_OTHER_NAMED * lopo.exits;
+  return withinBound && others && namedRightShare(named) >= MIN_NAMED_RIGHT;
+}
+
+/**
+ * The score: the held-out mean, or with LOPO and the time split (issue 33)
+ * the mean of the three recalls; the error is the held-out splits' alone.
+ */
+export function scoreOf(result: RuleResult): { mean: number; error: number } {
+  const held = meanAndError(result.splits);
+  const { lopo, time } = result;
+  if (lopo === undefined || time === undefined) return held;
+  return { mean: (held.mean + recallOf(lopo) + recallOf(time)) / 3, error: held.error };
 }
 
 /**
@@ -106,7 +145,7 @@ export function admissible(result: RuleResult): boolean {
  * space (on a tie, the stricter rule). null: no rule is admissible.
  */
 export function chooseRule(results: readonly RuleResult[]): RuleResult | null {
-  const scored = results.filter(admissible).map((r) => ({ r, ...meanAndError(r.splits) }));
+  const scored = results.filter(admissible).map((r) => ({ r, ...scoreOf(r) }));
   if (scored.length === 0) return null;
   const best = scored.reduce((a, b) => (b.mean > a.mean ? b : a));
   const near = scored.filter((s) => s.mean >= best.mean - best.error).map((s) => s.r);

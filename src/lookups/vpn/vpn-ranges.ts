@@ -16,6 +16,7 @@ import type { StoredFeed } from './feed-types.js';
 import { classifyOrgName } from './org-rules.js';
 import { packCanonicalV4 } from './prefix-events.js';
 import { collectV6Blocks, type NetworkOfV6 } from './vpn-ranges-v6.js';
+import { isOwnNetwork } from './providers.js';
 
 export interface RoutedRange {
   readonly start: number;
@@ -45,8 +46,13 @@ const DEFAULT_MAX_UNCLASSIFIED = 256;
 
 /** The ranges the rule expands, as CIDR texts. */
 export interface ExpandedRanges {
-  /** provider id → the ranges holding only that provider's exits */
+  /** provider id → the ranges holding only that provider's exits (naming nobody) */
   readonly byProvider: Map<string, string[]>;
+  /**
+   * provider id → those of its ranges in a network verifiably its own (the
+   * ASN table's organisation is the provider): these name it
+   */
+  readonly ownNetwork: Map<string, string[]>;
   /** ranges holding exits of several providers: VPN space, no provider named */
   readonly shared: string[];
 }
@@ -63,18 +69,21 @@ export function expandVpnRanges(
   rule: VpnRangeRule = DEFAULT_VPN_RANGE_RULE,
   networkOfV6?: NetworkOfV6,
 ): ExpandedRanges {
-  const out: ExpandedRanges = { byProvider: new Map(), shared: [] };
+  const out: ExpandedRanges = { byProvider: new Map(), ownNetwork: new Map(), shared: [] };
   if (rule.minExits <= 0) return out;
   for (const { range, exits } of collectCandidates(stored, rangeOf, rule).values()) {
     if (distinctExits(exits) < rule.minExits || !expandable(range, classes, rule)) continue;
-    place(out, exits, rangeToCidrs(range.start, range.end));
+    place(out, exits, rangeToCidrs(range.start, range.end), range.asn?.org ?? null);
   }
   if (networkOfV6 === undefined) return out;
   for (const block of collectV6Blocks(stored).values()) {
     if (distinctExits(block.exits) < rule.minExits) continue;
-    const cls = classOf(networkOfV6(block.sample), classes);
+    const network = networkOfV6(block.sample);
+    const cls = classOf(network, classes);
     // a /48 is judged as the smallest routed IPv4 block: anything but an access network
-    if (cls !== 'isp' && cls !== 'mobile') place(out, block.exits, [block.cidr]);
+    if (cls !== 'isp' && cls !== 'mobile') {
+      place(out, block.exits, [block.cidr], network?.org ?? null);
+    }
   }
   return out;
 }
@@ -83,15 +92,24 @@ function distinctExits(exits: Map<string, Set<number | string>>): number {
   return new Set([...exits.values()].flatMap((set) => [...set])).size;
 }
 
-/** One provider's exits → its ranges; several providers' → shared, naming none. */
-function place(out: ExpandedRanges, exits: Map<string, unknown>, cidrs: string[]): void {
+/**
+ * One provider's exits → its ranges (its own network's apart); several
+ * providers' → shared, naming none.
+ */
+function place(
+  out: ExpandedRanges,
+  exits: Map<string, unknown>,
+  cidrs: string[],
+  org: string | null,
+): void {
   const [only, ...others] = exits.keys();
   if (only === undefined || others.length > 0) {
     out.shared.push(...cidrs);
     return;
   }
-  const list = out.byProvider.get(only) ?? [];
-  out.byProvider.set(only, list);
+  const into = isOwnNetwork(org, only) ? out.ownNetwork : out.byProvider;
+  const list = into.get(only) ?? [];
+  into.set(only, list);
   list.push(...cidrs);
 }
 

@@ -43,6 +43,21 @@ const PROVIDER_FILES: Record<string, string> = {
   'datacenter-x4b-v6': 'datacenter-x4b-v6.txt',
   'datacenter-lordalfred-v4': 'datacenter-lordalfred-v4.txt',
   'datacenter-lordalfred-v6': 'datacenter-lordalfred-v6.txt',
+  // the watchers' Markdown tables (as of 2026-06-01) and the ASN lists (AS numbers, not prefixes)
+  airvpnwatch: 'airvpnwatch.md',
+  azirevpnwatch: 'azirevpnwatch.md',
+  mullvadwatch: 'mullvadwatch.md',
+  piawatch: 'piawatch.md',
+  windscribewatch: 'windscribewatch.md',
+  'asn-x4b-vpn': 'asn-x4b-vpn.txt',
+  'asn-x4b-datacenter': 'asn-x4b-datacenter.txt',
+  'asn-brianhama': 'asn-brianhama.csv',
+  'asn-nullified-vpn': 'asn-nullified-vpn.txt',
+  'asn-nullified-vps': 'asn-nullified-vps.txt',
+  'asn-nullified-all': 'asn-nullified-all.txt',
+  'asn-nullified-mullvad': 'asn-nullified-mullvad.txt',
+  'asn-nullified-nordvpn': 'asn-nullified-nordvpn.txt',
+  'asn-nullified-protonvpn': 'asn-nullified-protonvpn.txt',
 };
 const PROVIDER_COUNTS: Record<string, number> = {
   'mullvad-app': 5021,
@@ -61,6 +76,20 @@ const PROVIDER_COUNTS: Record<string, number> = {
   'datacenter-x4b-v6': 5000,
   'datacenter-lordalfred-v4': 5000,
   'datacenter-lordalfred-v6': 5000,
+  airvpnwatch: 2040,
+  azirevpnwatch: 63,
+  mullvadwatch: 1128,
+  piawatch: 1071,
+  windscribewatch: 1026,
+  'asn-x4b-vpn': 15,
+  'asn-x4b-datacenter': 892,
+  'asn-brianhama': 723,
+  'asn-nullified-vpn': 92,
+  'asn-nullified-vps': 139,
+  'asn-nullified-all': 866,
+  'asn-nullified-mullvad': 28,
+  'asn-nullified-nordvpn': 48,
+  'asn-nullified-protonvpn': 33,
 };
 
 /** Each default feed's published copy, and the time it states (SOURCES.md), normalised. */

@@ -125,9 +125,11 @@ const ROWS: [number, number][] = [
   [(45 << 24) | (20 << 16), (45 << 24) | (20 << 16) | 1023],
   [(45 << 24) | (30 << 16), (45 << 24) | (30 << 16) | 2047],
 ];
+/** the /22 is Surfshark's own network (its organisation in the ASN table), the /21 a hoster's */
 const rangeOf = (value: number): RoutedRange | null => {
   const row = ROWS.find(([s, e]) => s <= value && value <= e);
-  return row === undefined ? null : { start: row[0], end: row[1], asn: { asn: 9009, org: null } };
+  const org = row === ROWS[0] ? 'Surfshark Ltd' : 'M247 Europe SRL';
+  return row === undefined ? null : { start: row[0], end: row[1], asn: { asn: 9009, org } };
 };
 const classes = parseAsnClasses('asn,name,class,source\n9009,M247 Europe SRL,vpn,x4bnet-vpn');
 
@@ -153,6 +155,7 @@ void describe('vpn-range calibration: scoring through the index', () => {
       caught: 2,
       namedByRule: 2,
       namedByRuleRight: 1,
+      namedOther: 1,
     });
     assert.equal(scoreHeldOut(heldOut, detector({ minExits: 4, maxAddresses: 1024 })).caught, 0);
   });
@@ -213,5 +216,28 @@ void describe('vpn-range calibration: the choice', () => {
     assert.equal(chooseRule([overClaim, misnames]), null);
     const atBound = result(2, 20, [0.9, 0.9, 0.9], { splits: splitsOf([0.9, 0.9], 100, 98) });
     assert.equal(chooseRule([atBound, fine]), atBound);
+  });
+
+  void it('with LOPO and the time split: the mean of three recalls, and the 2 % bound on another provider', () => {
+    const score = (exits: number, caught: number, namedOther = 0) => ({
+      exits,
+      caught,
+      namedByRule: 0,
+      namedByRuleRight: 0,
+      namedOther,
+    });
+    // held-out alone would choose the /22; LOPO and time split lift the /21 over it
+    const narrow = result(3, 22, [0.72, 0.72, 0.72], {
+      lopo: score(100, 40),
+      time: score(100, 50),
+    });
+    const wide = result(3, 21, [0.7, 0.7, 0.7], { lopo: score(100, 60), time: score(100, 70) });
+    assert.equal(chooseRule([narrow, wide]), wide);
+    // another provider named on 3 % of the LOPO exits: not admissible
+    const misnames = result(3, 21, [0.7, 0.7, 0.7], {
+      lopo: score(100, 60, 3),
+      time: score(100, 70),
+    });
+    assert.equal(chooseRule([narrow, misnames]), narrow);
   });
 });

@@ -177,7 +177,7 @@ void describe('vpn-range expansion', () => {
     );
   });
 
-  void it('through the index: a listed exit stays high, the rest of its range is medium', () => {
+  void it('through the index: a listed exit stays high, the rest of its range is medium and names nobody', () => {
     const index = new FeedIndex(
       [feed('mullvad', 'mullvad', ['185.65.134.10', '185.65.134.11', '185.65.135.7'])],
       classes,
@@ -190,9 +190,32 @@ void describe('vpn-range expansion', () => {
     const neighbour = detect(parseIp('185.65.135.200')!, () => null, index);
     assert.deepEqual(
       [neighbour.isVpn, neighbour.provider, neighbour.confidence, neighbour.reasons],
-      [true, 'Mullvad', 'medium', ['vpn-range:mullvad']],
+      [true, null, 'medium', ['vpn-range:mullvad']],
     );
     assert.equal(detect(parseIp('185.65.136.1')!, () => null, index).isVpn, false);
+  });
+
+  void it("a range in the provider's own network (its ASN-table organisation) names it", () => {
+    const own = (value: number): RoutedRange | null => {
+      const row = rangeOf(value);
+      return row?.asn?.asn === 9009 ? { ...row, asn: { asn: 39351, org: 'Mullvad VPN AB' } } : row;
+    };
+    const stored = [feed('mullvad', 'mullvad', ['185.65.134.10', '185.65.134.11', '185.65.135.7'])];
+    const got = expandVpnRanges(stored, own, classes);
+    assert.deepEqual(
+      [[...got.ownNetwork], got.byProvider.size],
+      [[['mullvad', ['185.65.134.0/23']]], 0],
+    );
+    const index = new FeedIndex(stored, classes, [], { routedRange: own });
+    const neighbour = detect(parseIp('185.65.135.200')!, () => null, index);
+    assert.deepEqual(
+      [neighbour.isVpn, neighbour.provider, neighbour.reasons],
+      [true, 'Mullvad', ['vpn-range:mullvad']],
+    );
+    // another provider's exits in the same own network: shared, nobody named
+    const mixed = [...stored, feed('pia', 'pia', ['185.65.135.9'])];
+    const shared = expandVpnRanges(mixed, own, classes);
+    assert.deepEqual([shared.ownNetwork.size, shared.shared], [0, ['185.65.134.0/23']]);
   });
 
   void it('rangeToCidrs covers a range exactly with the fewest blocks', () => {
