@@ -49,8 +49,11 @@ function hostResolver(config: Readonly<Config>, out: Output) {
   const limits = { ...DEFAULT_RESOLVE_LIMITS, perNameTimeoutMs: config.dnsTimeoutMs };
   return async (names: readonly string[]) => {
     const resolution = await resolveHostNames(names, dns.query, limits);
+    const notAsked = resolution.unreachable
+      ? `${resolution.skipped} not asked: the first ${2 * limits.concurrency} got no answer at all, so the resolver was given up on`
+      : `${resolution.skipped} past the deadline`;
     out.write(
-      `  resolved ${resolution.addresses.size} of ${names.length} server names (${resolution.failed} gave nothing, ${resolution.skipped} past the deadline)\n`,
+      `  resolved ${resolution.addresses.size} of ${names.length} server names (${resolution.failed} gave nothing, ${notAsked})\n`,
     );
     return resolution;
   };

@@ -3,7 +3,11 @@
 // addresses, and gluetun's stored list carries each server's name, so a list
 // years old still yields today's addresses. Bounded: at most `concurrency`
 // names in flight, each name given `perNameTimeoutMs`, the whole run
-// `deadlineMs`; a name that does not resolve in time keeps nothing.
+// `deadlineMs`; a name that does not resolve in time keeps nothing. A
+// resolver that answers nothing at all (a closed network, a wrong
+// DNS_SERVERS) is given up on after the first names rather than waited for
+// until the deadline: when none of the first `2 × concurrency` names got any
+// answer (not even NXDOMAIN), the rest are not asked.
 import type { QueryFn } from '../dns/resolver.js';
 import { relevantAnswers } from '../dns/present.js';
 import { parseIp } from '../../net/ip.js';
@@ -27,8 +31,10 @@ export interface Resolution {
   readonly addresses: Map<string, string[]>;
   /** names asked that gave nothing (NXDOMAIN, no record, timeout, error) */
   readonly failed: number;
-  /** names not asked before the whole run's deadline */
+  /** names not asked (the whole run's deadline, or a resolver that answers nothing) */
   readonly skipped: number;
+  /** the first names asked got no answer at all: the resolver was given up on */
+  readonly unreachable: boolean;
 }
 
 export async function resolveHostNames(
@@ -42,6 +48,10 @@ export async function resolveHostNames(
   const timer = setTimeout(() => run.abort(), limits.deadlineMs);
   let next = 0;
   let failed = 0;
+  // names whose queries all went unanswered (timeouts, unreachable), and all names settled
+  let silent = 0;
+  let settled = 0;
+  const probe = 2 * Math.max(1, limits.concurrency);
   const one = async (name: string): Promise<void> => {
     const signal = AbortSignal.any([run.signal, AbortSignal.timeout(limits.perNameTimeoutMs)]);
     const ask = async (type: 'A' | 'AAAA') => {
@@ -53,6 +63,9 @@ export async function resolveHostNames(
       return out;
     };
     const got = await Promise.allSettled([ask('A'), ask('AAAA')]);
+    settled++;
+    if (got.every((r) => r.status === 'rejected')) silent++;
+    if (settled >= probe && silent === settled) run.abort();
     const found = got.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
     // an answer that came after the deadline is not taken
     if (found.length === 0 || run.signal.aborted) failed++;
@@ -67,7 +80,8 @@ export async function resolveHostNames(
   } finally {
     clearTimeout(timer);
   }
-  return { addresses, failed, skipped: unique.length - next };
+  const unreachable = settled >= probe && silent === settled;
+  return { addresses, failed, skipped: unique.length - next, unreachable };
 }
 
 /** Resolves a feed's host names (when it has any) and adds what they gave, with their provider. */

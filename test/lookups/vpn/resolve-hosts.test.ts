@@ -87,6 +87,29 @@ void describe('resolving server names at update time', () => {
     assert.equal(got.failed + got.skipped, 40);
   });
 
+  void it('a resolver that answers nothing is given up on after the first names, not waited for until the deadline', async () => {
+    // nothing listens there: every query goes unanswered (refused or timed out)
+    const closed = createDnsClient({ servers: [{ host: '127.0.0.1', port: 9 }], timeoutMs: 200 });
+    const names = Array.from({ length: 400 }, (_, i) => `host-${i}.example.net`);
+    const started = Date.now();
+    const got = await resolveHostNames(names, closed.query, {
+      concurrency: 4,
+      perNameTimeoutMs: 200,
+      deadlineMs: 60_000,
+    });
+    const took = Date.now() - started;
+    assert.equal(got.unreachable, true);
+    assert.equal(got.addresses.size, 0);
+    assert.ok(got.skipped >= 380, `skipped ${got.skipped}`);
+    assert.ok(took < 5_000, `${took} ms`);
+  });
+
+  void it('a resolver that answers NXDOMAIN is not given up on: every name is asked', async () => {
+    const names = Array.from({ length: 20 }, (_, i) => `gone-${i}.prod.surfshark.com`);
+    const got = await resolveHostNames(names, query, limits);
+    assert.deepEqual([got.unreachable, got.failed, got.skipped], [false, 20, 0]);
+  });
+
   void it("gluetun's names resolved are added with their provider; special-purpose answers dropped", async () => {
     const body = JSON.stringify({
       version: 1,
