@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { VERSION } from '../deps.js';
 import { createGeoIpLookup } from '../lookups/geoip/geoip.js';
-import { loadGeoData, type GeoData } from '../lookups/geoip/load.js';
+import { loadGeoData, readRest, type GeoData } from '../lookups/geoip/load.js';
 import type { DetectionIndexHolder } from '../lookups/vpn/detection-index.js';
 import { OverridesHolder } from '../lookups/overrides/overrides-holder.js';
 import { openDetection } from '../lookups/vpn/open-detection.js';
@@ -35,12 +35,17 @@ export async function exportData(
   return exportLoaded({ geo, vpn, overrides }, outDir, now);
 }
 
-/** The export of data already loaded (the service's ServiceData has these three). */
-export function exportLoaded(
+/**
+ * The export of data already loaded (the service's ServiceData has these
+ * three). Paged tables are read whole first: the boundaries are read from the
+ * arrays themselves, not through the lookups that page them in.
+ */
+export async function exportLoaded(
   data: { geo: GeoData; vpn: DetectionIndexHolder; overrides: OverridesHolder },
   outDir: string,
   now: number = Date.now(),
-): ExportResult {
+): Promise<ExportResult> {
+  await readRest(data.geo.tables);
   const geoip = createGeoIpLookup(data.geo, data.overrides);
   const feeds = data.vpn.current();
   return writeExport(

@@ -71,7 +71,7 @@ before(async () => {
   await writeFile(join(dir, 'overrides.csv'), OVERRIDES);
   const env = { DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000' };
   const data = await serviceData(loadConfig(env));
-  exportLoaded(data, join(dir, 'out'));
+  await exportLoaded(data, join(dir, 'out'));
   readers = openExport(join(dir, 'out'));
   const geoip = createGeoIpLookup(data.geo, data.overrides);
   const vpn = createVpnJson(geoip, data.vpn);
