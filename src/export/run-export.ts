@@ -10,13 +10,14 @@ import type { DetectionIndexHolder } from '../lookups/vpn/detection-index.js';
 import { OverridesHolder } from '../lookups/overrides/overrides-holder.js';
 import { openDetection } from '../lookups/vpn/open-detection.js';
 import { createVpnJson } from '../lookups/vpn/record-json.js';
-import { writeExport, type ExportResult } from './write-export.js';
+import { EXPORT_PARTS, writeExport, type ExportPart, type ExportResult } from './write-export.js';
 
 export async function exportData(
   config: Readonly<Config>,
   log: Logger,
   outDir: string,
   now: number = Date.now(),
+  parts: readonly ExportPart[] = EXPORT_PARTS,
 ): Promise<ExportResult> {
   const overrides = await OverridesHolder.open(config.overridesFile, log);
   const refused = overrides.status.refused;
@@ -32,7 +33,7 @@ export async function exportData(
     log,
   );
   const vpn = await openDetection(config, geo);
-  return exportLoaded({ geo, vpn, overrides }, outDir, now);
+  return exportLoaded({ geo, vpn, overrides }, outDir, now, parts);
 }
 
 /**
@@ -44,6 +45,7 @@ export async function exportLoaded(
   data: { geo: GeoData; vpn: DetectionIndexHolder; overrides: OverridesHolder },
   outDir: string,
   now: number = Date.now(),
+  parts: readonly ExportPart[] = EXPORT_PARTS,
 ): Promise<ExportResult> {
   await readRest(data.geo.tables);
   const geoip = createGeoIpLookup(data.geo, data.overrides);
@@ -58,5 +60,6 @@ export async function exportLoaded(
       overridesVersion: data.overrides.status.version,
       now,
     },
+    parts,
   );
 }

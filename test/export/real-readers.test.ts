@@ -22,6 +22,13 @@ import { feedFileName, serialiseFeed } from '../../src/lookups/vpn/feed-store.js
 import { buildMmdb, cityRecord, MmdbUint } from '../helpers/mmdb-writer.js';
 import { freePort } from '../helpers/ports.js';
 import { storedFeed, vpnHostFeed } from '../helpers/vpn-feeds.js';
+import { serviceData } from '../helpers/service.js';
+import { loadConfig } from '../../src/config.js';
+import { createGeoIpLookup } from '../../src/lookups/geoip/geoip.js';
+import { createVpnJson } from '../../src/lookups/vpn/record-json.js';
+import { cidrRanges } from '../../src/export/boundaries.js';
+import { parseIp } from '../../src/net/ip.js';
+import { readFile } from 'node:fs/promises';
 
 const ENSURE = fileURLToPath(new URL('../../scripts/ensure-mmdb-readers.sh', import.meta.url));
 const PYTHON = '/usr/bin/python3';
@@ -29,6 +36,7 @@ const NGINX_MODULE = '/usr/lib/nginx/modules/ngx_http_geoip2_module.so';
 
 let dir: string;
 let out: string;
+let env: Record<string, string>;
 const file = (kind: 'city' | 'asn' | 'anonymous') => join(out, EXPORT_FILES[kind]);
 
 before(async () => {
@@ -92,8 +100,9 @@ before(async () => {
   const stderr = new PassThrough();
   let errors = '';
   stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  env = { GEOIP_DB: city, ASN_DB: asn, DATA_DIR: dir, LOG_LEVEL: 'silent' };
   const outcome = await runCli(['export', '--out', out], {
-    env: { GEOIP_DB: city, ASN_DB: asn, DATA_DIR: dir, LOG_LEVEL: 'silent' },
+    env,
     stdin: new PassThrough(),
     stdout,
     stderr,
@@ -257,5 +266,91 @@ http {
       vpn: '1',
     });
     assert.deepEqual(await headers('2a02:d0c0::1'), { country: 'DE', asn: null, vpn: '0' });
+  });
+});
+
+/** RFC 4180 fields of one line (no line breaks inside the export's fields). */
+function csvFields(line: string): string[] {
+  const fields: string[] = [];
+  let at = 0;
+  while (at <= line.length) {
+    if (line[at] === '"') {
+      let text = '';
+      let i = at + 1;
+      for (;;) {
+        const quote = line.indexOf('"', i);
+        text += line.slice(i, quote);
+        if (line[quote + 1] === '"') {
+          text += '"';
+          i = quote + 2;
+        } else {
+          at = quote + 2;
+          break;
+        }
+      }
+      fields.push(text);
+    } else {
+      const comma = line.indexOf(',', at);
+      const end = comma < 0 ? line.length : comma;
+      fields.push(line.slice(at, end));
+      at = end + 1;
+    }
+  }
+  return fields;
+}
+
+describe('ipintel-ranges.csv', () => {
+  it('each row: its CIDRs cover exactly start–end, and both ends answer its columns as the API', async () => {
+    const data = await serviceData(loadConfig(env));
+    const geoip = createGeoIpLookup(data.geo, data.overrides);
+    const vpn = createVpnJson(geoip, data.vpn);
+    const columns = (address: string): string[] => {
+      const ip = parseIp(address)!;
+      const g = geoip.lookup(ip);
+      const d = vpn.detection(ip);
+      const values: (string | number | boolean | null)[] = [g.country, g.region, g.city];
+      values.push(g.latitude, g.longitude, g.timezone);
+      values.push(g.asn, g.org, g.isp, d.isVpn, d.isProxy, d.isHosting, d.isMobile, d.isTor);
+      values.push(d.provider, d.confidence, d.reasons.join(' '));
+      return values.map((v) => (v === null ? '' : String(v)));
+    };
+    const lines = (await readFile(join(out, EXPORT_FILES.csv), 'utf8')).split('\n');
+    assert.equal(lines.pop(), '', 'the file ends with a line break');
+    assert.match(lines[0]!, /^start,end,cidr,country,/);
+    const rows = lines.slice(1).map(csvFields);
+    assert.ok(rows.length > 5, `${rows.length} rows`);
+    let previousEnd: { v4: number; v6: bigint } = { v4: -1, v6: -1n };
+    for (const [start, end, cidrs, ...rest] of rows) {
+      assert.equal(rest.length, 17, start);
+      const { v4, v6 } = cidrRanges(cidrs!.split(' '));
+      if (v4.length > 0) {
+        assert.equal(v6.length, 0);
+        assert.equal(cidrRanges([`${start}/32`]).v4[0]!.start, v4[0]!.start, start);
+        assert.equal(cidrRanges([`${end}/32`]).v4[0]!.start, v4.at(-1)!.end, end);
+        v4.forEach((r, i) => i === 0 || assert.equal(r.start, v4[i - 1]!.end + 1, cidrs));
+        assert.ok(v4[0]!.start > previousEnd.v4, `${start}: rows in order, apart`);
+        previousEnd = { ...previousEnd, v4: v4.at(-1)!.end };
+      } else {
+        assert.equal(cidrRanges([`${start}/128`]).v6[0]!.start, v6[0]!.start, start);
+        assert.equal(cidrRanges([`${end}/128`]).v6[0]!.start, v6.at(-1)!.end, end);
+        v6.forEach((r, i) => i === 0 || assert.equal(r.start, v6[i - 1]!.end + 1n, cidrs));
+        assert.ok(v6[0]!.start > previousEnd.v6, `${start}: rows in order, apart`);
+        previousEnd = { ...previousEnd, v6: v6.at(-1)!.end };
+      }
+      assert.deepEqual(rest, columns(start!), start);
+      assert.deepEqual(rest, columns(end!), end);
+    }
+    const london = rows.find((r) => r[5] === 'London' && r[16] === 'true');
+    assert.ok(london, 'the Tor exit in the London /24 has a row of its own');
+    assert.equal(london[0], '81.2.69.66');
+    assert.equal(london[1], '81.2.69.66');
+    const exits = rows.find((r) => r[0] === '185.65.134.10');
+    assert.deepEqual(exits?.slice(1, 3), ['185.65.134.11', '185.65.134.10/31']);
+    assert.equal(exits[17], 'Mullvad');
+    const rest = rows.find((r) => r[0] === '185.65.134.12');
+    assert.equal(
+      rest?.[2],
+      '185.65.134.12/30 185.65.134.16/28 185.65.134.32/27 185.65.134.64/26 185.65.134.128/25',
+    );
   });
 });
