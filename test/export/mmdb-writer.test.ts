@@ -152,17 +152,34 @@ describe('the search tree', () => {
 });
 
 describe('ipintel export', () => {
-  it('without --out: usage, exit 2', async () => {
+  const usage = async (args: string[]) => {
     let errors = '';
     const stderr = new PassThrough();
     stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
-    const outcome = await runCli(['export'], {
+    const outcome = await runCli(args, {
       env: {},
       stdin: new PassThrough(),
       stdout: new PassThrough(),
       stderr,
     });
+    return { outcome, errors };
+  };
+
+  it('without --out: usage, exit 2', async () => {
+    const { outcome, errors } = await usage(['export']);
     assert.deepEqual(outcome, { code: 2 });
     assert.match(errors, /export needs --out DIR/);
+  });
+
+  it('--only with a file it does not write: usage, exit 2', async () => {
+    const { outcome, errors } = await usage([
+      'export',
+      '--out',
+      '/nonexistent',
+      '--only',
+      'city,geo',
+    ]);
+    assert.deepEqual(outcome, { code: 2 });
+    assert.match(errors, /--only takes city,asn,anonymous-ip,csv/);
   });
 });
