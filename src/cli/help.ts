@@ -88,7 +88,7 @@ is a terminal. An address stands alone as a word: "x1.2.3.4" is not one,
 
 ${EXIT}`;
 
-export const EXPORT_HELP = `Usage: ipintel export --out DIR
+export const EXPORT_HELP = `Usage: ipintel export --out DIR [--only city,asn,anonymous-ip,csv]
 
 Writes what the service answers, for every address, into DIR:
   ipintel-city.mmdb          GeoIP2/GeoLite2-City layout (country, city, subdivisions, location)
@@ -99,6 +99,7 @@ Writes what the service answers, for every address, into DIR:
   ipintel-export.json        what was written, from which data, with SHA-256s
 Each file is renamed into place whole. The data is the service's: GEOIP_DB,
 ASN_DB, DATA_DIR (updates and feeds) and OVERRIDES_FILE (see docs/export.md).
+--only writes only the files named (the CSV is the largest and slowest part).
 
 ${ENVIRONMENT}
 

@@ -16,6 +16,7 @@ import {
   SERVE_HELP,
   UPDATE_HELP,
 } from './help.js';
+import type { ExportPart } from '../export/write-export.js';
 import { handlersFor, LOOKUP_COMMANDS, runHandler, type LookupCommand } from './lookups.js';
 
 export interface CliIo {
@@ -159,7 +160,10 @@ async function lookup(command: LookupCommand, args: string[], io: CliIo): Promis
 }
 
 async function exportFiles(args: string[], io: CliIo): Promise<CliOutcome> {
-  const { values, positionals } = parse(args, { out: { type: 'string' } });
+  const { values, positionals } = parse(args, {
+    out: { type: 'string' },
+    only: { type: 'string' },
+  });
   if (values['help'] === true) {
     io.stdout.write(EXPORT_HELP);
     return { code: EXIT_OK };
@@ -167,10 +171,21 @@ async function exportFiles(args: string[], io: CliIo): Promise<CliOutcome> {
   if (positionals.length > 0) throw new UsageError('export takes no arguments but --out DIR');
   const out = values['out'];
   if (typeof out !== 'string' || out === '') throw new UsageError('export needs --out DIR');
+  const [{ exportData }, { EXPORT_PARTS }] = await Promise.all([
+    import('../export/run-export.js'),
+    import('../export/write-export.js'),
+  ]);
+  const only = values['only'];
+  const parts = typeof only === 'string' ? only.split(',') : EXPORT_PARTS;
+  const unknown = parts.filter((p) => !(EXPORT_PARTS as readonly string[]).includes(p));
+  if (unknown.length > 0 || parts.length === 0) {
+    throw new UsageError(
+      `--only takes ${EXPORT_PARTS.join(',')} (any of them), not ${String(only)}`,
+    );
+  }
   const { config, log } = configOf(io);
   const started = performance.now();
-  const { exportData } = await import('../export/run-export.js');
-  const result = await exportData(config, log, out);
+  const result = await exportData(config, log, out, Date.now(), parts as ExportPart[]);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   for (const f of result.files)
     io.stdout.write(`${f.name}\t${f.bytes} bytes\tsha256 ${f.sha256}\n`);

@@ -147,9 +147,14 @@ export function bogonBoundaries(): BoundarySource {
  * alias, so both begin and end an interval.
  */
 export function layoutBoundaries(): BoundarySource {
+  // as numbers: parseCidr reads ::ffff:0:0/96 as the IPv4 space it wraps
+  const mapped = 0xffffn << 32n;
   return {
     name: 'layout',
-    boundaries: () => rangeBoundaries([], cidrRanges(['::/96', '::ffff:0:0/96']).v6),
+    boundaries: () => ({
+      v4: new Uint32Array(0),
+      v6: wordsOf([0n, 1n << 32n, mapped, mapped + (1n << 32n)]),
+    }),
   };
 }
 

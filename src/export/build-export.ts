@@ -29,6 +29,11 @@ import {
   detectionCsv,
 } from './records.js';
 import { addressText, rangeCidrs } from './cidrs.js';
+import { isBogon } from '../lookups/geoip/bogons.js';
+import { NO_OVERRIDE } from '../lookups/overrides/override-index.js';
+
+/** the network key of a bogon (its record's tail differs from an unrouted address's) */
+const BOGON_KEY = -2;
 
 /** What the export reads: the lookups the API answers with, and the data under them. */
 export interface ExportSources {
@@ -119,7 +124,7 @@ function splitGeo(json: string): [string, string] {
 class Parts {
   private readonly byKey = new Map<string, Part>();
 
-  constructor(private readonly make: (key: string) => Part) {}
+  constructor(readonly make: (key: string) => Part) {}
 
   of(key: string): Part {
     let found = this.byKey.get(key);
@@ -131,7 +136,60 @@ class Parts {
   }
 }
 
-export function collectExport(s: ExportSources, csv: CsvSink): CollectedExport {
+/** Parts by a memoised text that stands for their JSON text. */
+class PartsBy<K> {
+  private readonly byKey = new Map<K, Part>();
+
+  get(key: K): Part | undefined {
+    return this.byKey.get(key);
+  }
+
+  set(key: K, part: Part): Part {
+    this.byKey.set(key, part);
+    return part;
+  }
+}
+
+/** Parts by a table index (dense: an array; NONE and other marks below 0 in a map). */
+class PartsByIndex {
+  private readonly byIndex: (Part | undefined)[] = [];
+  private readonly others = new PartsBy<number>();
+
+  get(index: number): Part | undefined {
+    return index >= 0 && index < 0x7fffffff ? this.byIndex[index] : this.others.get(index);
+  }
+
+  set(index: number, part: Part): Part {
+    if (index >= 0 && index < 0x7fffffff) {
+      // grown without holes: a sparse array would fall back to a dictionary
+      while (this.byIndex.length <= index) this.byIndex.push(undefined);
+      this.byIndex[index] = part;
+    } else this.others.set(index, part);
+    return part;
+  }
+}
+
+/**
+ * An interval's first address as the lookups take it, its text made only
+ * when a JSON text is asked for (most intervals are answered from their
+ * table indexes: formatting 8 million IPv6 texts was a large part of the cost).
+ */
+function addressOf(version: 4 | 6, w0: number, w1: number, w2: number, w3: number): Ip {
+  if (version === 4) return { version: 4, text: '', value: w3 };
+  const groups = [w0 >>> 16, w0 & 0xffff, w1 >>> 16, w1 & 0xffff, w2 >>> 16, w2 & 0xffff];
+  groups.push(w3 >>> 16, w3 & 0xffff);
+  return { version: 6, text: '', groups };
+}
+
+function withText(ip: Ip): Ip {
+  if (ip.text !== '') return ip;
+  return ip.version === 4
+    ? { ...ip, text: formatIpv4(ip.value) }
+    : { ...ip, text: formatIpv6(ip.groups) };
+}
+
+/** `csv` null: no CSV rows are made (an export of the MMDB files only). */
+export function collectExport(s: ExportSources, csv: CsvSink | null): CollectedExport {
   const files = {
     city: { data: new MmdbDataWriter(), list: new IntervalList() },
     asn: { data: new MmdbDataWriter(), list: new IntervalList() },
@@ -151,25 +209,60 @@ export function collectExport(s: ExportSources, csv: CsvSink): CollectedExport {
     const d = JSON.parse(`{"ip":"",${key}`) as VpnDetection;
     return { offset: offset(files.anonymous.data, anonymousRecord(d)), csv: detectionCsv(d) };
   });
-  const rows = new CsvRows(csv);
+  const rows = csv === null ? null : new CsvRows(csv);
+  const overrides = s.geoip.overrides.current;
+  /** the parts of an address no override covers, by its table indexes: nothing parsed */
+  const placeByLocation = new PartsByIndex();
+  const networkByRecord = new PartsByIndex();
+  const detectionByMembers = new PartsBy<string>();
+  const geoParts = (ip: Ip): [Part, Part] => {
+    const [placeKey, networkKey] = splitGeo(s.geoip.json(withText(ip)));
+    return [places.of(placeKey), networks.of(networkKey)];
+  };
+  const detectionPart = (ip: Ip): Part => detections.of(afterAddress(s.vpn.record(withText(ip))));
   /** Looks the address up as the API does, and adds the interval it starts. */
   const answer = (ip: Ip, w0: number, w1: number, w2: number, w3: number): void => {
-    const [placeKey, networkKey] = splitGeo(s.geoip.json(ip));
-    const place = places.of(placeKey);
-    const network = networks.of(networkKey);
-    const detection = detections.of(afterAddress(s.vpn.record(ip)));
+    let place: Part;
+    let network: Part;
+    let detection: Part;
+    if (overrides.size !== 0 && overrides.find(ip) !== NO_OVERRIDE) {
+      [place, network] = geoParts(ip);
+      detection = detectionPart(ip);
+    } else {
+      // the place part is its location's, the network part its AS record's and bogon flag's
+      const location = s.geoip.locationIndex(ip);
+      const record = isBogon(ip) ? BOGON_KEY : s.geoip.networkIndex(ip);
+      let knownPlace = placeByLocation.get(location);
+      let knownNetwork = networkByRecord.get(record);
+      if (knownPlace === undefined || knownNetwork === undefined) {
+        // made from the texts but not kept by them: millions of place texts cost a gigabyte
+        const [placeKey, networkKey] = splitGeo(s.geoip.json(withText(ip)));
+        knownPlace ??= placeByLocation.set(location, places.make(placeKey));
+        knownNetwork ??= networkByRecord.set(record, networks.make(networkKey));
+      }
+      place = knownPlace;
+      network = knownNetwork;
+      const members = s.vpn.members(ip);
+      if (members === null) {
+        detection = detectionPart(ip);
+      } else {
+        detection =
+          detectionByMembers.get(members) ??
+          detectionByMembers.set(members, detections.make(`${members}}`));
+      }
+    }
     files.city.list.push(w0, w1, w2, w3, place.offset);
     files.asn.list.push(w0, w1, w2, w3, network.offset);
     files.anonymous.list.push(w0, w1, w2, w3, detection.offset);
-    rows.add(ip.version, w0, w1, w2, w3, place, network, detection);
+    rows?.add(ip.version, w0, w1, w2, w3, place, network, detection);
   };
   const sources = boundarySources(s).map((source) => source.boundaries());
   const v4 = mergeV4(sources.map((b) => b.v4));
   for (let i = 0; i < v4.length; i++) {
     const start = v4[i]!;
-    answer({ version: 4, text: formatIpv4(start), value: start }, 0, 0, 0, start);
+    answer(addressOf(4, 0, 0, 0, start), 0, 0, 0, start);
   }
-  rows.end(4);
+  rows?.end(4);
   const v6 = mergeV6(sources.map((b) => b.v6));
   const count6 = v6.length / 4;
   for (let i = 0; i < count6; i++) {
@@ -181,14 +274,12 @@ export function collectExport(s: ExportSources, csv: CsvSink): CollectedExport {
     if (w0 === 0 && w1 === 0 && w2 === 0xffff) {
       // ::ffff:0:0/96 (layoutBoundaries): the alias of the IPv4 subtree; its CSV rows are IPv4's
       for (const f of Object.values(files)) f.list.push(w0, w1, w2, w3, ALIAS_TO_IPV4);
-      rows.gap(w0, w1, w2, w3);
+      rows?.gap(w0, w1, w2, w3);
       continue;
     }
-    const groups = [w0 >>> 16, w0 & 0xffff, w1 >>> 16, w1 & 0xffff, w2 >>> 16, w2 & 0xffff];
-    groups.push(w3 >>> 16, w3 & 0xffff);
-    answer({ version: 6, text: formatIpv6(groups), groups }, w0, w1, w2, w3);
+    answer(addressOf(6, w0, w1, w2, w3), w0, w1, w2, w3);
   }
-  rows.end(6);
+  rows?.end(6);
   const done = (f: (typeof files)['city']): ExportFile => ({
     data: f.data,
     intervals: f.list.finish(),
@@ -198,7 +289,7 @@ export function collectExport(s: ExportSources, csv: CsvSink): CollectedExport {
     asn: done(files.asn),
     anonymous: done(files.anonymous),
     intervals: v4.length + count6,
-    rows: rows.count,
+    rows: rows?.count ?? 0,
   };
 }
 
@@ -222,7 +313,7 @@ class CsvRows {
     detection: Part,
   ): void {
     const p = this.parts;
-    if (p !== null && p[0] === place && p[1] === network && p[2] === detection) return;
+    if (p !== null && same(p[0], place) && same(p[1], network) && same(p[2], detection)) return;
     const at = family === 4 ? BigInt(w3) : toBig(w0, w1, w2, w3);
     this.flush(at - 1n);
     this.family = family;
@@ -252,6 +343,11 @@ class CsvRows {
     this.sink(`${first},${last},${cidrs},${parts[0].csv},${parts[1].csv},${parts[2].csv}\n`);
     this.count++;
   }
+}
+
+/** Two parts write the same (the part of an override and the data's can be equal). */
+function same(a: Part, b: Part): boolean {
+  return a === b || (a.offset === b.offset && a.csv === b.csv);
 }
 
 function toBig(w0: number, w1: number, w2: number, w3: number): bigint {

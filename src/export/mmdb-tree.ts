@@ -127,13 +127,22 @@ export interface MmdbTree {
   bytes: Buffer;
 }
 
-/** The search tree section for intervals whose data section is `dataBytes` long. */
-export function buildTree(intervals: MmdbIntervals, dataBytes: number): MmdbTree {
+/**
+ * The search tree section for intervals whose data section is `dataBytes`
+ * long, in the smallest record size that holds its pointers (or a larger one
+ * asked for: the tests read every size).
+ */
+export function buildTree(
+  intervals: MmdbIntervals,
+  dataBytes: number,
+  atLeast: 24 | 28 | 32 = 24,
+): MmdbTree {
   const builder = new TreeBuilder(intervals);
   builder.visit(0, 0, 0, 0, 0);
   const nodeCount = builder.left.length;
   const largest = nodeCount + 16 + dataBytes;
-  const recordSize = largest < 2 ** 24 ? 24 : largest < 2 ** 28 ? 28 : 32;
+  const recordSize = Math.max(atLeast, largest < 2 ** 24 ? 24 : largest < 2 ** 28 ? 28 : 32) as
+    24 | 28 | 32;
   if (largest >= 2 ** 32) throw new Error('the database is too large for 32-bit records');
   const nodeBytes = recordSize / 4;
   const bytes = Buffer.alloc(nodeCount * nodeBytes);

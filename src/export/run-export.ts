@@ -5,18 +5,19 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { VERSION } from '../deps.js';
 import { createGeoIpLookup } from '../lookups/geoip/geoip.js';
-import { loadGeoData, type GeoData } from '../lookups/geoip/load.js';
+import { loadGeoData, readRest, type GeoData } from '../lookups/geoip/load.js';
 import type { DetectionIndexHolder } from '../lookups/vpn/detection-index.js';
 import { OverridesHolder } from '../lookups/overrides/overrides-holder.js';
 import { openDetection } from '../lookups/vpn/open-detection.js';
 import { createVpnJson } from '../lookups/vpn/record-json.js';
-import { writeExport, type ExportResult } from './write-export.js';
+import { EXPORT_PARTS, writeExport, type ExportPart, type ExportResult } from './write-export.js';
 
 export async function exportData(
   config: Readonly<Config>,
   log: Logger,
   outDir: string,
   now: number = Date.now(),
+  parts: readonly ExportPart[] = EXPORT_PARTS,
 ): Promise<ExportResult> {
   const overrides = await OverridesHolder.open(config.overridesFile, log);
   const refused = overrides.status.refused;
@@ -32,15 +33,21 @@ export async function exportData(
     log,
   );
   const vpn = await openDetection(config, geo);
-  return exportLoaded({ geo, vpn, overrides }, outDir, now);
+  return exportLoaded({ geo, vpn, overrides }, outDir, now, parts);
 }
 
-/** The export of data already loaded (the service's ServiceData has these three). */
-export function exportLoaded(
+/**
+ * The export of data already loaded (the service's ServiceData has these
+ * three). Paged tables are read whole first: the boundaries are read from the
+ * arrays themselves, not through the lookups that page them in.
+ */
+export async function exportLoaded(
   data: { geo: GeoData; vpn: DetectionIndexHolder; overrides: OverridesHolder },
   outDir: string,
   now: number = Date.now(),
-): ExportResult {
+  parts: readonly ExportPart[] = EXPORT_PARTS,
+): Promise<ExportResult> {
+  await readRest(data.geo.tables);
   const geoip = createGeoIpLookup(data.geo, data.overrides);
   const feeds = data.vpn.current();
   return writeExport(
@@ -53,5 +60,6 @@ export function exportLoaded(
       overridesVersion: data.overrides.status.version,
       now,
     },
+    parts,
   );
 }

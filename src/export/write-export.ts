@@ -21,6 +21,10 @@ export const EXPORT_FILES = {
   manifest: 'ipintel-export.json',
 } as const;
 
+/** The files an export can write (the manifest is always written). */
+export type ExportPart = 'city' | 'asn' | 'anonymous-ip' | 'csv';
+export const EXPORT_PARTS: readonly ExportPart[] = ['city', 'asn', 'anonymous-ip', 'csv'];
+
 /** The names readers check (geoip2's city()/asn()/anonymous_ip(), Go's geoip2 and others). */
 const DATABASE_TYPES = {
   city: 'GeoIP2-City',
@@ -131,7 +135,12 @@ function description(kind: string, c: ExportContext): Record<string, string> {
   };
 }
 
-export function writeExport(sources: ExportSources, dir: string, c: ExportContext): ExportResult {
+export function writeExport(
+  sources: ExportSources,
+  dir: string,
+  c: ExportContext,
+  parts: readonly ExportPart[] = EXPORT_PARTS,
+): ExportResult {
   mkdirSync(dir, { recursive: true });
   const open: AtomicFile[] = [];
   const start = (name: string) => {
@@ -140,12 +149,13 @@ export function writeExport(sources: ExportSources, dir: string, c: ExportContex
     return file;
   };
   try {
-    const csvFile = start(EXPORT_FILES.csv);
-    const csv = new BufferedText(csvFile);
-    csv.add(`${CSV_HEADER}\n`);
-    const collected = collectExport(sources, (row) => csv.add(row));
-    csv.flush();
+    const csvFile = parts.includes('csv') ? start(EXPORT_FILES.csv) : null;
+    const csv = csvFile === null ? null : new BufferedText(csvFile);
+    csv?.add(`${CSV_HEADER}\n`);
+    const collected = collectExport(sources, csv === null ? null : (row) => csv.add(row));
+    csv?.flush();
     const mmdb = (kind: keyof typeof DATABASE_TYPES, file: ExportFile, label: string) => {
+      if (!parts.includes(kind === 'anonymous' ? 'anonymous-ip' : kind)) return [];
       const out = start(EXPORT_FILES[kind]);
       const tree = buildTree(file.intervals, file.data.length);
       for (const part of mmdbFileParts(tree, file.data.contents(), {
@@ -156,13 +166,13 @@ export function writeExport(sources: ExportSources, dir: string, c: ExportContex
       })) {
         out.write(part);
       }
-      return out;
+      return [out];
     };
     const files = [
-      mmdb('city', collected.city, 'City'),
-      mmdb('asn', collected.asn, 'ASN'),
-      mmdb('anonymous', collected.anonymous, 'Anonymous IP'),
-      csvFile,
+      ...mmdb('city', collected.city, 'City'),
+      ...mmdb('asn', collected.asn, 'ASN'),
+      ...mmdb('anonymous', collected.anonymous, 'Anonymous IP'),
+      ...(csvFile === null ? [] : [csvFile]),
     ];
     const written = files.map((f) => f.commit());
     const builtAt = new Date(c.now).toISOString();

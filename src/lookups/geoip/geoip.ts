@@ -110,6 +110,15 @@ export class GeoIpLookup {
     return ip.version === 4 ? table.findV4(ip.value) : table.findV6(ip.groups);
   }
 
+  /**
+   * The location index of an address (NONE for none and for bogons): with
+   * networkIndex, what its record comes from when no override covers it —
+   * for callers that memoise per record (the export).
+   */
+  locationIndex(ip: Ip): number {
+    return this.locate(ip).location;
+  }
+
   /** The AS holding an address (an override's, else the data's for a public one), or null. */
   network(ip: Ip): AsnInfo | null {
     const base = this.networkAt(this.networkIndex(ip));

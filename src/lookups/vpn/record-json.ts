@@ -15,6 +15,13 @@ import { NO_OVERRIDE } from '../overrides/override-index.js';
 export interface VpnJson {
   /** JSON.stringify(detect(ip, …)), byte for byte */
   record(ip: Ip): string;
+  /**
+   * The record's members after `"ip":"…",`, without its closing brace, when
+   * the address's feed set and AS record speak for it (one text per pair,
+   * the same string each time); null when record() builds it whole (a bogon,
+   * an override, a stale proxy list).
+   */
+  members(ip: Ip): string | null;
   /** the record itself, an override applied (the MCP tool, the CLI, the page) */
   detection(ip: Ip): VpnDetection;
 }
@@ -64,6 +71,7 @@ export function createVpnJson(geoip: GeoIpLookup, holder: DetectionIndexHolder):
   };
 
   return {
+    members: verdict,
     record(ip) {
       const members = verdict(ip);
       // ip.text is canonical: nothing to escape
