@@ -8,7 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { create } from 'tar';
 import type { SourceSettings } from '../../src/data/update/source-settings.js';
-import { updateGeoData, type GeoUpdateResult } from '../../src/data/update/geo-updater.js';
+import {
+  updateGeoData,
+  type GeoUpdateOptions,
+  type GeoUpdateResult,
+} from '../../src/data/update/geo-updater.js';
 import type { FeedServer } from './feed-server.js';
 import { buildMmdb, cityRecord, type MmdbNetwork } from './mmdb-writer.js';
 
@@ -124,6 +128,7 @@ export function loopbackSettings(
 export function updateFromLoopback(
   server: FeedServer,
   dataDir: string,
+  over: Partial<GeoUpdateOptions> = {},
 ): Promise<GeoUpdateResult[]> {
   return updateGeoData({
     dataDir,
@@ -132,5 +137,6 @@ export function updateFromLoopback(
     current: () => null,
     timeoutMs: 5_000,
     maxBytes: 1 << 24,
+    ...over,
   });
 }

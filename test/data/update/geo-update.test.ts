@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import type { DataSetKind } from '../../../src/data/compiled-set.js';
-import { updateGeoData, type GeoUpdateOptions } from '../../../src/data/update/geo-updater.js';
+import type { GeoUpdateOptions } from '../../../src/data/update/geo-updater.js';
 import { updateTablesPath } from '../../../src/data/update/paths.js';
 import { readStatus } from '../../../src/data/update/update-status.js';
 import { reloadGeoData, type ServiceData } from '../../../src/deps.js';
@@ -20,6 +20,7 @@ import {
   flatCity,
   geoip2City,
   loopbackSettings,
+  updateFromLoopback,
   maxmindTarGz,
   publishRelease,
   sha256,
@@ -47,15 +48,7 @@ async function tempDir(t: TestContext): Promise<string> {
 }
 
 function update(dataDir: string, over: Partial<GeoUpdateOptions> = {}) {
-  return updateGeoData({
-    dataDir,
-    settings: loopbackSettings(server),
-    kinds: ['geoip', 'asn'],
-    current: () => null,
-    timeoutMs: 5_000,
-    maxBytes: 16 * 1024 * 1024,
-    ...over,
-  });
+  return updateFromLoopback(server, dataDir, over);
 }
 
 /** A service on DATA_DIR `dir`, seeded with London / AS20712 (built 2026-01-01). */
