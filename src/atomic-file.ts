@@ -65,7 +65,7 @@ function isAlive(pid: number): boolean {
 }
 
 /** Whether a directory entry is a file or folder in progress that its writer abandoned. */
-export function isAbandoned(name: string, modifiedMs: number, nowMs: number): boolean {
+function isAbandoned(name: string, modifiedMs: number, nowMs: number): boolean {
   const match = PARTIAL.exec(name);
   if (match !== null) {
     const [, pid, host] = match;

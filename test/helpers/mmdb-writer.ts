@@ -6,18 +6,12 @@
 // map after "\xab\xcd\xefMaxMind.com". Enough to build City and ASN databases
 // with a handful of networks for GEOIP_DB/ASN_DB tests.
 
-/** An unsigned integer of an explicit width (plain JS integers are written as uint32). */
-export class MmdbUint {
-  constructor(
-    readonly bits: 16 | 32 | 64,
-    readonly value: number | bigint,
-  ) {}
-}
+// the export's own value classes (src/export/mmdb-data.ts): an unsigned
+// integer of an explicit width (plain JS integers are written as uint32 here),
+// and a double even when the number happens to be whole
+import { MmdbDouble, MmdbUint } from '../../src/export/mmdb-data.js';
 
-/** A double even when the number happens to be whole (plain non-integers are doubles). */
-export class MmdbDouble {
-  constructor(readonly value: number) {}
-}
+export { MmdbDouble, MmdbUint };
 
 export type MmdbValue =
   | string
