@@ -52,7 +52,7 @@ export interface LearnedNetwork {
 export function learnVpnNetworks(
   stored: readonly StoredFeed[],
   rangeOf: RoutedRangeOf,
-  sizes: RoutedSizes,
+  sizesOf: () => RoutedSizes,
   classes: AsnClassTable,
 ): LearnedNetwork[] {
   const byAs = new Map<
@@ -78,9 +78,13 @@ export function learnVpnNetworks(
     });
   }
   const out: LearnedNetwork[] = [];
+  // the sizes take one walk of the whole ASN table (a second of CPU at start):
+  // only when some AS has the exits to qualify
+  let sizes: RoutedSizes | null = null;
   for (const [asn, { org, blocks, providers }] of byAs) {
     const cls = classes.get(asn)?.class;
-    if (cls === 'isp' || cls === 'mobile') continue;
+    if (cls === 'isp' || cls === 'mobile' || blocks.size < MIN_EXIT_BLOCKS) continue;
+    sizes ??= sizesOf();
     const total = Math.ceil((sizes.get(asn) ?? 0) / 256);
     if (blocks.size < MIN_EXIT_BLOCKS || total === 0 || blocks.size / total < MIN_EXIT_SHARE) {
       continue;

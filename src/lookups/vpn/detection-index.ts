@@ -90,7 +90,7 @@ export class FeedIndex implements DetectionIndex {
     this.learned =
       options.routedRange === undefined || options.routedSizes === undefined
         ? []
-        : learnVpnNetworks(stored, options.routedRange, options.routedSizes(), asnClasses);
+        : learnVpnNetworks(stored, options.routedRange, options.routedSizes, asnClasses);
     this.asnEvidence = asnEvidence(stored, this.learned, asnClasses);
     this.prefixes = PrefixIndex.build(labels.map((l) => ({ label: l.key, prefixes: l.prefixes })));
     const maxAge = options.proxyMaxAgeMs ?? DEFAULT_PROXY_MAX_AGE_MS;

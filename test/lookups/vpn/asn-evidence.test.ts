@@ -62,13 +62,16 @@ void describe('learned VPN networks', () => {
       vpnHostFeed('nordvpn', 'nordvpn', spread('45.30.0.1', 4)), // an ISP: never
       vpnHostFeed('mullvad-app', 'mullvad', spread('45.40.0.1', 3)), // 3 /24s: too few
     ];
-    const learned = learnVpnNetworks(stored, rangeOf, sizes, classes);
+    const learned = learnVpnNetworks(stored, rangeOf, () => sizes, classes);
     assert.deepEqual(
       learned.map((n) => [n.asn, n.exitBlocks, n.blocks, n.own]),
       [[64600, 4, 8, null]],
     );
     const three = [vpnHostFeed('w', 'windscribe', spread('45.10.0.1', 3))];
-    assert.deepEqual(learnVpnNetworks(three, rangeOf, sizes, classes), []);
+    assert.deepEqual(
+      learnVpnNetworks(three, rangeOf, () => sizes, classes),
+      [],
+    );
   });
 
   void it("the provider's own network names it; another's names nobody", () => {
