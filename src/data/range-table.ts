@@ -179,13 +179,16 @@ export class RangeTable {
     const { keys, values } = this.v4;
     this.need4(this.at.v4Keys, 0, keys.length);
     this.need4(this.at.v4Values, 0, values.length);
-    const sizes = new Map<number, number>();
+    // a dense array by record index: a Map update per row cost ~4x as much
+    const byRecord: number[] = [];
     for (let i = 0; i < keys.length; i++) {
       const record = values[i]!;
       if (record === NONE) continue;
       const end = i + 1 < keys.length ? keys[i + 1]! - 1 : 0xffffffff;
-      sizes.set(record, (sizes.get(record) ?? 0) + (end - keys[i]! + 1));
+      byRecord[record] = (byRecord[record] ?? 0) + (end - keys[i]! + 1);
     }
+    const sizes = new Map<number, number>();
+    byRecord.forEach((size, record) => sizes.set(record, size));
     return sizes;
   }
 
