@@ -9,6 +9,7 @@ import {
   type GeoIpRecord,
 } from '../../../src/lookups/geoip/geoip.js';
 import { parseIp } from '../../../src/net/ip.js';
+import { routedSizesV4 } from '../../../src/lookups/vpn/asn-evidence.js';
 import { serviceData } from '../../helpers/service.js';
 import { seededRandom, withSeed } from '../../helpers/seeded-random.js';
 
@@ -94,5 +95,16 @@ describe('embedded DB-IP Lite answers', () => {
         assert.notEqual(value, undefined, `${address}.${field}`);
       assert.equal(Object.keys(r).length, 11);
     }
+  });
+});
+
+describe('each AS’s routed IPv4 space (the learned VPN networks’ denominator)', () => {
+  it('summing the table’s rows by record equals walking the routed ranges one by one', () => {
+    const fromRows = geoip.routedSizesV4();
+    const walked = routedSizesV4((value) => geoip.routedV4(value));
+    assert.ok(walked.size > 10_000, `only ${walked.size} ASes`);
+    assert.deepEqual(fromRows, walked);
+    // AS15169 routes 8.8.8.0/24 at least
+    assert.ok((fromRows.get(15169) ?? 0) >= 256);
   });
 });
