@@ -26,10 +26,12 @@
 # Where Docker cannot run it says why and exits 0 (CONTAINER_SMOKE_REQUIRED=1
 # makes that a failure); when Docker runs and a check fails it exits 1.
 #
-#   --prepare-only   only the engine and the base images (the slow, cold part:
-#                    .ci/run runs it in the background during `npm test`); the
-#                    dockerd it starts is left running for the next run, which
-#                    adopts it and stops it at the end
+#   --prepare-only   only the engine, the base images and the image build
+#                    (the slow part: .ci/run runs it in the background during
+#                    `npm test`); the dockerd it starts is left running for the
+#                    next run, which adopts it and stops it at the end, and
+#                    checks and runs the image it built when the tree is the
+#                    same (else builds again)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +42,8 @@ readonly IMAGE=ipintel:smoke
 readonly STOP_LIMIT_S=10
 # the pid of a dockerd started by a --prepare-only run, handed to the next run
 readonly HANDOFF=/run/ipintel-container-smoke.dockerd.pid
+# the tree state and image id of the image a --prepare-only run built
+readonly IMAGE_HANDOFF=/run/ipintel-container-smoke.image
 PREPARE_ONLY=false
 [ "${1:-}" != --prepare-only ] || PREPARE_ONLY=true
 WORK=$(mktemp -d)
@@ -224,19 +228,38 @@ registry_args() {
 
 label() { docker image inspect -f "{{ index .Config.Labels \"org.opencontainers.image.$1\" }}" "$IMAGE"; }
 
+# What the image is built from: the commit and a hash of the uncommitted
+# changes, so that a build by the --prepare-only run is reused only for the
+# very same tree.
+tree_state() {
+  git rev-parse HEAD 2>/dev/null || echo no-git
+  git status --porcelain --untracked-files=no -- $(sed -n 's/^!//p' .dockerignore) 2>/dev/null | sha256sum
+  git diff HEAD -- $(sed -n 's/^!//p' .dockerignore) 2>/dev/null | sha256sum
+}
+
 build_ipintel() {
-  REGISTRY_URL=""
-  registry_args
-  local args=(--build-arg "BASE_IMAGE=$NODE_IMAGE")
-  [ -z "$REGISTRY_URL" ] || args+=(--build-arg "NPM_CONFIG_REGISTRY=$REGISTRY_URL")
-  if git rev-parse HEAD >/dev/null 2>&1; then args+=(--build-arg "REVISION=$(git rev-parse HEAD)"); fi
-  log "building $IMAGE (Dockerfile, BASE_IMAGE=$NODE_IMAGE)"
-  local started=$SECONDS
-  build_image "$IMAGE" . "${args[@]}"
+  local state
+  state=$(tree_state | sha256sum | cut -c1-16)
+  if [ "$(cat "$IMAGE_HANDOFF" 2>/dev/null)" = "$state $(docker image inspect -f '{{.Id}}' "$IMAGE" 2>/dev/null)" ]; then
+    log "$IMAGE was built by the --prepare-only run from this same tree: reused"
+  else
+    REGISTRY_URL=""
+    registry_args
+    local args=(--build-arg "BASE_IMAGE=$NODE_IMAGE")
+    [ -z "$REGISTRY_URL" ] || args+=(--build-arg "NPM_CONFIG_REGISTRY=$REGISTRY_URL")
+    if git rev-parse HEAD >/dev/null 2>&1; then args+=(--build-arg "REVISION=$(git rev-parse HEAD)"); fi
+    log "building $IMAGE (Dockerfile, BASE_IMAGE=$NODE_IMAGE)"
+    local started=$SECONDS
+    build_image "$IMAGE" . "${args[@]}"
+    log "built in $((SECONDS - started)) s"
+    echo "$state $(docker image inspect -f '{{.Id}}' "$IMAGE")" >"$IMAGE_HANDOFF"
+  fi
+  if $PREPARE_ONLY; then return; fi
+  rm -f "$IMAGE_HANDOFF"
   local size base
   size=$(docker image inspect -f '{{.Size}}' "$IMAGE")
   base=$(docker image inspect -f '{{.Size}}' "$NODE_IMAGE")
-  log "built in $((SECONDS - started)) s: $IMAGE is $((size / 1000000)) MB ($(((size - base) / 1000000)) MB over its base image)"
+  log "$IMAGE is $((size / 1000000)) MB ($(((size - base) / 1000000)) MB over its base image)"
 
   local user port volume health version
   user=$(docker image inspect -f '{{.Config.User}}' "$IMAGE")
@@ -370,13 +393,13 @@ ensure_engine
 ensure_debian_image
 ensure_node_image
 ensure_redis_image
-if $PREPARE_ONLY; then
-  log "engine and base images ready"
-  exit 0
-fi
 # the relay and the checks run from dist/ (compiled here when stale)
 node scripts/build-if-stale.mjs >/dev/null
 build_ipintel
+if $PREPARE_ONLY; then
+  log "engine, base images and $IMAGE ready"
+  exit 0
+fi
 replicas
 empty_volume
 stop_during_startup
