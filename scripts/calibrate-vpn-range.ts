@@ -8,17 +8,17 @@ import { loadConfig } from '../src/config.js';
 import { loadEmbedded } from '../src/data/compile-sources.js';
 import { createGeoIpLookup } from '../src/lookups/geoip/geoip.js';
 import { loadAsnClasses } from '../src/lookups/vpn/asn-classes.js';
-import { readStoredFeeds } from '../src/lookups/vpn/detection-index.js';
-import { feedsDir } from '../src/lookups/vpn/feed-store.js';
-import { calibrate, HELD_OUT, SPLITS } from '../src/lookups/vpn/range-calibrate.js';
+import { readStoredFeeds } from '../src/lookups/vpn/index/detection-index.js';
+import { feedsDir } from '../src/lookups/vpn/feeds/feed-store.js';
+import { calibrate, HELD_OUT, SPLITS } from './detection/range-calibrate.js';
 import {
   admissible,
   meanAndError,
   namedRightShare,
   recallOf,
   scoreOf,
-} from '../src/lookups/vpn/range-choice.js';
-import type { VpnRangeRule } from '../src/lookups/vpn/vpn-ranges.js';
+} from './detection/range-choice.js';
+import type { VpnRangeRule } from '../src/lookups/vpn/index/vpn-ranges.js';
 
 const out = (line = ''): boolean => process.stdout.write(`${line}\n`);
 const pct = (x: number) => `${(100 * x).toFixed(2)}%`;

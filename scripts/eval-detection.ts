@@ -20,12 +20,12 @@ import {
   routeDetector,
   type Evaluation,
   type Flags,
-} from '../src/lookups/vpn/evaluation.js';
+} from './detection/evaluation.js';
 import { detectionOptions, openDetection } from '../src/lookups/vpn/open-detection.js';
-import { FeedIndex, readStoredFeeds } from '../src/lookups/vpn/detection-index.js';
+import { FeedIndex, readStoredFeeds } from '../src/lookups/vpn/index/detection-index.js';
 import { loadAsnClasses } from '../src/lookups/vpn/asn-classes.js';
-import type { StoredFeed } from '../src/lookups/vpn/feed-types.js';
-import { feedsDir } from '../src/lookups/vpn/feed-store.js';
+import type { StoredFeed } from '../src/lookups/vpn/feeds/feed-types.js';
+import { feedsDir } from '../src/lookups/vpn/feeds/feed-store.js';
 import { reportExits, reportGeneralisation } from './eval-exits.js';
 
 const out = (line = ''): boolean => process.stdout.write(`${line}\n`);

@@ -15,21 +15,17 @@ import {
   scoreExits,
   totalOf,
   type ExitScore,
-} from '../src/lookups/vpn/exit-evaluation.js';
-import type { LabelledAddress } from '../src/lookups/vpn/evaluation.js';
+} from './detection/exit-evaluation.js';
+import type { LabelledAddress } from './detection/evaluation.js';
 import {
   parseAwsIpRanges,
   parseAzureServiceTags,
   parseGoogleCloud,
-} from '../src/lookups/vpn/parse-cloud-json.js';
-import { parseMonosansJson } from '../src/lookups/vpn/parse-proxy-lists.js';
-import { parseCidrList } from '../src/lookups/vpn/parse-text-lists.js';
-import type { StoredFeed } from '../src/lookups/vpn/feed-types.js';
-import {
-  feedsAsOf,
-  leaveProviderOut,
-  providersWithLists,
-} from '../src/lookups/vpn/generalisation.js';
+} from '../src/lookups/vpn/feeds/parse-cloud-json.js';
+import { parseMonosansJson } from '../src/lookups/vpn/feeds/parse-proxy-lists.js';
+import { parseCidrList } from '../src/lookups/vpn/feeds/parse-text-lists.js';
+import type { StoredFeed } from '../src/lookups/vpn/feeds/feed-types.js';
+import { feedsAsOf, leaveProviderOut, providersWithLists } from './detection/generalisation.js';
 import { providerName } from '../src/lookups/vpn/providers.js';
 
 const SHARED = resolve(PROJECT_ROOT, '..', 'shared', 'fixtures');

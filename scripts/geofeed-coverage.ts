@@ -4,7 +4,7 @@
 import { loadConfig } from '../src/config.js';
 import { geofeedCoverage } from '../src/lookups/geofeed/coverage.js';
 import { readGeofeeds } from '../src/lookups/geofeed/geofeed-holder.js';
-import { feedsDir } from '../src/lookups/vpn/feed-store.js';
+import { feedsDir } from '../src/lookups/vpn/feeds/feed-store.js';
 
 const config = loadConfig(process.env);
 const { stored, problems } = await readGeofeeds(feedsDir(config.dataDir));

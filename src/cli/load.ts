@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { createGeoIpLookup, type GeoIpLookup } from '../lookups/geoip/geoip.js';
 import { loadConfiguredGeoData } from '../lookups/geoip/load.js';
-import type { DetectionIndexHolder } from '../lookups/vpn/detection-index.js';
+import type { DetectionIndexHolder } from '../lookups/vpn/index/detection-index.js';
 import { openDetection } from '../lookups/vpn/open-detection.js';
 import { OverridesHolder } from '../lookups/overrides/overrides-holder.js';
 import { openGeofeeds } from '../lookups/geofeed/geofeed-holder.js';

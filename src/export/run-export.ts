@@ -6,7 +6,7 @@ import type { Config } from '../config.js';
 import { VERSION } from '../deps.js';
 import { createGeoIpLookup } from '../lookups/geoip/geoip.js';
 import { loadGeoData, readRest, type GeoData } from '../lookups/geoip/load.js';
-import type { DetectionIndexHolder } from '../lookups/vpn/detection-index.js';
+import type { DetectionIndexHolder } from '../lookups/vpn/index/detection-index.js';
 import { OverridesHolder } from '../lookups/overrides/overrides-holder.js';
 import { openDetection } from '../lookups/vpn/open-detection.js';
 import { createVpnJson } from '../lookups/vpn/record-json.js';

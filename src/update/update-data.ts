@@ -16,11 +16,15 @@ import { updateGeoData } from '../data/update/geo-updater.js';
 import { sourceSettings } from '../data/update/update-config.js';
 import { loadGeoData, type GeoData } from '../lookups/geoip/load.js';
 import { BOOTSTRAP_FILE, refreshBootstrap, writeBootstrapFile } from '../lookups/rdap/index.js';
-import { updateFeeds, type FeedProgress, type FeedSpec } from '../lookups/vpn/feed-updater.js';
-import { feedsDir } from '../lookups/vpn/feed-store.js';
+import {
+  updateFeeds,
+  type FeedProgress,
+  type FeedSpec,
+} from '../lookups/vpn/feeds/feed-updater.js';
+import { feedsDir } from '../lookups/vpn/feeds/feed-store.js';
 import { geoReporter, size, type Output } from './progress.js';
 import { createDnsClient } from '../lookups/dns/index.js';
-import { DEFAULT_RESOLVE_LIMITS, resolveHostNames } from '../lookups/vpn/resolve-hosts.js';
+import { DEFAULT_RESOLVE_LIMITS, resolveHostNames } from '../lookups/vpn/feeds/resolve-hosts.js';
 
 export interface UpdateDataOptions {
   config: Readonly<Config>;

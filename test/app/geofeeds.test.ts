@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GEOFEED_FEEDS } from '../../src/lookups/geofeed/geofeed-feeds.js';
-import { feedsDir } from '../../src/lookups/vpn/feed-store.js';
-import { updateFeeds } from '../../src/lookups/vpn/feed-updater.js';
+import { feedsDir } from '../../src/lookups/vpn/feeds/feed-store.js';
+import { updateFeeds } from '../../src/lookups/vpn/feeds/feed-updater.js';
 import { startFeedServer } from '../helpers/feed-server.js';
 import { dataOf, get, startService, type TestService } from '../helpers/service.js';
 

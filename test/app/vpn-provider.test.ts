@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { batchSchema, vpnRecordSchema } from '../../src/api/lookup-schemas.js';
-import { feedOverridesFromEnv, resolveFeeds } from '../../src/lookups/vpn/default-feeds.js';
-import { updateFeeds } from '../../src/lookups/vpn/feed-updater.js';
+import { feedOverridesFromEnv, resolveFeeds } from '../../src/lookups/vpn/feeds/default-feeds.js';
+import { updateFeeds } from '../../src/lookups/vpn/feeds/feed-updater.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import { dataOf, get, startService, type TestService } from '../helpers/service.js';
 

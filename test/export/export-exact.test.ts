@@ -15,7 +15,7 @@ import { loadConfig } from '../../src/config.js';
 import { exportLoaded } from '../../src/export/run-export.js';
 import { createGeoIpLookup } from '../../src/lookups/geoip/geoip.js';
 import { createVpnJson } from '../../src/lookups/vpn/record-json.js';
-import { feedFileName, serialiseFeed } from '../../src/lookups/vpn/feed-store.js';
+import { feedFileName, serialiseFeed } from '../../src/lookups/vpn/feeds/feed-store.js';
 import { formatIpv4, formatIpv6, parseIp } from '../../src/net/ip.js';
 import { cidrRanges } from '../../src/export/boundaries.js';
 import type { GeoIpRecord } from '../../src/lookups/geoip/geoip.js';

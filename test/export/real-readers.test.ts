@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../../src/cli/run.js';
 import { EXPORT_FILES } from '../../src/export/write-export.js';
-import { feedFileName, serialiseFeed } from '../../src/lookups/vpn/feed-store.js';
+import { feedFileName, serialiseFeed } from '../../src/lookups/vpn/feeds/feed-store.js';
 import { buildMmdb, cityRecord, MmdbUint } from '../helpers/mmdb-writer.js';
 import { freePort } from '../helpers/ports.js';
 import { storedFeed, vpnHostFeed } from '../helpers/vpn-feeds.js';

@@ -1,7 +1,7 @@
 // A stored VPN feed of single server addresses naming one provider, as the
 // provider parsers store them (`/32` for IPv4, `/128` for IPv6): the input of
 // the vpn-range tests.
-import type { FeedKind, StoredFeed } from '../../src/lookups/vpn/feed-types.js';
+import type { FeedKind, StoredFeed } from '../../src/lookups/vpn/feeds/feed-types.js';
 
 /** A stored feed of any kind, fetched 2026-08-22, with whatever else `extra` sets. */
 export function storedFeed(

@@ -11,7 +11,7 @@ import { readBootstrapFile } from '../../src/lookups/rdap/bootstrap-file.js';
 import { findRegistry } from '../../src/lookups/rdap/bootstrap.js';
 import { parseIp } from '../../src/net/ip.js';
 import { startRdapServer, type RdapServer } from '../helpers/rdap-server.js';
-import { DEFAULT_FEEDS } from '../../src/lookups/vpn/default-feeds.js';
+import { DEFAULT_FEEDS } from '../../src/lookups/vpn/feeds/default-feeds.js';
 
 const ALL_FEEDS_OFF = [...DEFAULT_FEEDS.map((f) => f.id), 'geoip', 'asn'].join(',');
 

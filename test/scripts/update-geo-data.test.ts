@@ -19,7 +19,7 @@ import {
 import { getOnce } from '../helpers/http-get.js';
 import { spawnService, type SpawnedService } from '../helpers/spawned-service.js';
 import { until } from '../helpers/wait.js';
-import { DEFAULT_FEEDS } from '../../src/lookups/vpn/default-feeds.js';
+import { DEFAULT_FEEDS } from '../../src/lookups/vpn/feeds/default-feeds.js';
 
 const NO_FEEDS = [...DEFAULT_FEEDS.map((f) => f.id), 'rdap-bootstrap'].join(',');
 

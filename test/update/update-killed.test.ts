@@ -11,7 +11,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { DEFAULT_FEEDS } from '../../src/lookups/vpn/default-feeds.js';
+import { DEFAULT_FEEDS } from '../../src/lookups/vpn/feeds/default-feeds.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
 import {
   ADDRESS,

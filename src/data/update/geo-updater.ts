@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FetchLike } from '../../lookups/vpn/feed-download.js';
+import type { FetchLike } from '../../lookups/vpn/feeds/feed-download.js';
 import type { CompiledSet, DataSetKind, Manifest } from '../compiled-set.js';
 import { readTableManifest } from '../table-file.js';
 import { partialName } from '../../atomic-file.js';

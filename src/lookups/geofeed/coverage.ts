@@ -3,7 +3,7 @@
 // within a feed count once; `all` is the union of every feed. A report for
 // BENCHMARKS.md (`npm run geofeed-coverage`), not on the request path.
 import { parseCidr } from '../../net/cidr-match.js';
-import type { StoredFeed } from '../vpn/feed-types.js';
+import type { StoredFeed } from '../vpn/feeds/feed-types.js';
 
 export interface Coverage {
   readonly feed: string;

@@ -7,8 +7,8 @@
 //
 // GitHub-hosted feeds are read through `HEAD`, the repository's default
 // branch, so a renamed branch does not break them.
-import type { FeedSpec } from '../vpn/feed-updater.js';
-import { assertFeedId } from '../vpn/feed-store.js';
+import type { FeedSpec } from '../vpn/feeds/feed-updater.js';
+import { assertFeedId } from '../vpn/feeds/feed-store.js';
 import { parseGeofeedLocations } from './parse-geofeed.js';
 
 const GITHUB = 'https://raw.githubusercontent.com';

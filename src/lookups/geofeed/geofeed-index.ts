@@ -14,8 +14,8 @@ import { NONE, RangeTable } from '../../data/range-table.js';
 import { V4Builder, V6Builder } from '../../data/range-table-builder.js';
 import { parseCidr } from '../../net/cidr-match.js';
 import type { Ip } from '../../net/ip.js';
-import { packCanonicalV4 } from '../vpn/prefix-events.js';
-import type { FeedKind, StoredFeed } from '../vpn/feed-types.js';
+import { packCanonicalV4 } from '../vpn/index/prefix-events.js';
+import type { FeedKind, StoredFeed } from '../vpn/feeds/feed-types.js';
 import { placeJson } from '../geoip/record-map.js';
 import type { PlaceResolver, ResolvedPlace } from './place-resolve.js';
 

@@ -8,9 +8,9 @@
 import { parseCidr } from '../../net/cidr-match.js';
 import { parseIp } from '../../net/ip.js';
 import { isCountryCode } from '../overrides/rows.js';
-import { FeedFormatError, type FeedParser } from '../vpn/feed-types.js';
-import { contentLines, requirePrefix } from '../vpn/feed-validate.js';
-import { normalisePublished } from '../vpn/published-date.js';
+import { FeedFormatError, type FeedParser } from '../vpn/feeds/feed-types.js';
+import { contentLines, requirePrefix } from '../vpn/feeds/feed-validate.js';
+import { normalisePublished } from '../vpn/feeds/published-date.js';
 
 /** One row as the feed gives it, its fields trimmed; '' for an empty field. */
 export interface GeofeedRow {

@@ -33,7 +33,7 @@
 import type { Ip } from '../../net/ip.js';
 import { isBogon } from '../geoip/bogons.js';
 import type { AsnClass, AsnClassTable } from './asn-classes.js';
-import { isDatacenterList, type FeedKind } from './feed-types.js';
+import { isDatacenterList, type FeedKind } from './feeds/feed-types.js';
 import { classifyOrgName } from './org-rules.js';
 import { providerName } from './providers.js';
 import { relayOperator } from '../geofeed/geofeed-feeds.js';

@@ -3,8 +3,8 @@
 // and calls `holder.reload()` after an update (or on a timer with ifChanged).
 export { detect } from './detect.js';
 export type { AsnHint, Confidence, DetectionIndex, FeedHit, VpnDetection } from './detect.js';
-export { DetectionIndexHolder, FeedIndex, loadDetectionIndex } from './detection-index.js';
-export type { DetectionIndexOptions, LoadedFeedInfo } from './detection-index.js';
+export { DetectionIndexHolder, FeedIndex, loadDetectionIndex } from './index/detection-index.js';
+export type { DetectionIndexOptions, LoadedFeedInfo } from './index/detection-index.js';
 export { loadAsnClasses, parseAsnClasses, defaultAsnClassesPath } from './asn-classes.js';
 export type { AsnClass, AsnClassEntry, AsnClassTable } from './asn-classes.js';
 export { classifyOrgName } from './org-rules.js';
@@ -13,8 +13,8 @@ export {
   feedOverridesFromEnv,
   feedUrlVariable,
   resolveFeeds,
-} from './default-feeds.js';
-export type { FeedOverrides } from './default-feeds.js';
-export { updateFeeds } from './feed-updater.js';
-export type { FeedProgress, FeedResult, FeedSpec, UpdateOptions } from './feed-updater.js';
-export { PrefixIndex } from './prefix-index.js';
+} from './feeds/default-feeds.js';
+export type { FeedOverrides } from './feeds/default-feeds.js';
+export { updateFeeds } from './feeds/feed-updater.js';
+export type { FeedProgress, FeedResult, FeedSpec, UpdateOptions } from './feeds/feed-updater.js';
+export { PrefixIndex } from './index/prefix-index.js';

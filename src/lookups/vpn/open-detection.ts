@@ -6,9 +6,9 @@
 import type { Config } from '../../config.js';
 import { createGeoIpLookup } from '../geoip/geoip.js';
 import type { GeoData } from '../geoip/load.js';
-import type { RoutedSizes } from './asn-evidence.js';
-import { DetectionIndexHolder, type DetectionIndexOptions } from './detection-index.js';
-import { feedsDir } from './feed-store.js';
+import type { RoutedSizes } from './index/asn-evidence.js';
+import { DetectionIndexHolder, type DetectionIndexOptions } from './index/detection-index.js';
+import { feedsDir } from './feeds/feed-store.js';
 
 export function openDetection(
   config: Readonly<Config>,

@@ -9,7 +9,7 @@ import { isBogon } from '../geoip/bogons.js';
 import type { GeoIpLookup } from '../geoip/geoip.js';
 import { overrideDetection } from '../overrides/apply.js';
 import { detect, type VpnDetection } from './detect.js';
-import type { DetectionIndexHolder } from './detection-index.js';
+import type { DetectionIndexHolder } from './index/detection-index.js';
 import { NO_OVERRIDE } from '../overrides/override-index.js';
 
 export interface VpnJson {

@@ -12,10 +12,10 @@ import { GeofeedIndex } from '../../../src/lookups/geofeed/geofeed-index.js';
 import { GEOFEED_FEEDS, operatorGeofeeds } from '../../../src/lookups/geofeed/geofeed-feeds.js';
 import { readGeofeed } from '../../../src/lookups/geofeed/parse-geofeed.js';
 import { PlaceResolver } from '../../../src/lookups/geofeed/place-resolve.js';
-import { DEFAULT_FEEDS, resolveFeeds } from '../../../src/lookups/vpn/default-feeds.js';
-import { deserialiseFeed, feedFileName } from '../../../src/lookups/vpn/feed-store.js';
-import type { StoredFeed } from '../../../src/lookups/vpn/feed-types.js';
-import { updateFeeds, type FeedSpec } from '../../../src/lookups/vpn/feed-updater.js';
+import { DEFAULT_FEEDS, resolveFeeds } from '../../../src/lookups/vpn/feeds/default-feeds.js';
+import { deserialiseFeed, feedFileName } from '../../../src/lookups/vpn/feeds/feed-store.js';
+import type { StoredFeed } from '../../../src/lookups/vpn/feeds/feed-types.js';
+import { updateFeeds, type FeedSpec } from '../../../src/lookups/vpn/feeds/feed-updater.js';
 import { parseIp } from '../../../src/net/ip.js';
 import { startFeedServer, type FeedServer } from '../../helpers/feed-server.js';
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseGeofeedLocations, readGeofeed } from '../../../src/lookups/geofeed/parse-geofeed.js';
-import { FeedFormatError } from '../../../src/lookups/vpn/feed-types.js';
+import { FeedFormatError } from '../../../src/lookups/vpn/feeds/feed-types.js';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'geofeeds');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');

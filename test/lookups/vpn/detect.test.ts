@@ -4,8 +4,8 @@ import { describe, it } from 'node:test';
 import { parseIp } from '../../../src/net/ip.js';
 import { parseAsnClasses } from '../../../src/lookups/vpn/asn-classes.js';
 import { detect, type AsnHint, type VpnDetection } from '../../../src/lookups/vpn/detect.js';
-import { FeedIndex } from '../../../src/lookups/vpn/detection-index.js';
-import type { FeedKind, StoredFeed } from '../../../src/lookups/vpn/feed-types.js';
+import { FeedIndex } from '../../../src/lookups/vpn/index/detection-index.js';
+import type { FeedKind, StoredFeed } from '../../../src/lookups/vpn/feeds/feed-types.js';
 
 function feed(id: string, kind: FeedKind, prefixes: string[]): StoredFeed {
   const at = '2024-05-20T00:00:00.000Z';

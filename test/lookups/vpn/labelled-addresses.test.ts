@@ -31,7 +31,7 @@ import {
   type Flag,
   type Flags,
   type LabelledAddress,
-} from '../../../src/lookups/vpn/evaluation.js';
+} from '../../../scripts/detection/evaluation.js';
 import { DetectionIndexHolder } from '../../../src/lookups/vpn/index.js';
 
 const HEADER = 'ip,category,isVpn,isProxy,isHosting,isMobile,note';

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { parseIp, type Ip } from '../../../src/net/ip.js';
 import { parseAsnClasses } from '../../../src/lookups/vpn/asn-classes.js';
 import { detect } from '../../../src/lookups/vpn/detect.js';
-import { FeedIndex } from '../../../src/lookups/vpn/detection-index.js';
+import { FeedIndex } from '../../../src/lookups/vpn/index/detection-index.js';
 import { storedFeed } from '../../helpers/vpn-feeds.js';
 
 const FETCHED = Date.parse('2026-08-22T00:00:00Z');

@@ -15,14 +15,14 @@ import { pino } from 'pino';
 import { loadEmbedded } from '../../../src/data/compile-sources.js';
 import { createGeoIpLookup } from '../../../src/lookups/geoip/geoip.js';
 import { loadAsnClasses } from '../../../src/lookups/vpn/asn-classes.js';
-import { DEFAULT_FEEDS as ALL_DEFAULT_FEEDS } from '../../../src/lookups/vpn/default-feeds.js';
+import { DEFAULT_FEEDS as ALL_DEFAULT_FEEDS } from '../../../src/lookups/vpn/feeds/default-feeds.js';
 
 /** the detection feeds: the relay lists and geofeeds are replayed by test/lookups/geofeed */
 const DEFAULT_FEEDS = ALL_DEFAULT_FEEDS.filter((f) => f.kind !== 'relay' && f.kind !== 'geofeed');
-import { readStoredFeeds } from '../../../src/lookups/vpn/detection-index.js';
-import { calibrate } from '../../../src/lookups/vpn/range-calibrate.js';
-import { DEFAULT_VPN_RANGE_RULE } from '../../../src/lookups/vpn/vpn-ranges.js';
-import { updateFeeds, type FeedResult } from '../../../src/lookups/vpn/feed-updater.js';
+import { readStoredFeeds } from '../../../src/lookups/vpn/index/detection-index.js';
+import { calibrate } from '../../../scripts/detection/range-calibrate.js';
+import { DEFAULT_VPN_RANGE_RULE } from '../../../src/lookups/vpn/index/vpn-ranges.js';
+import { updateFeeds, type FeedResult } from '../../../src/lookups/vpn/feeds/feed-updater.js';
 import { startFeedServer, type FeedServer } from '../../helpers/feed-server.js';
 import { startService } from '../../helpers/service.js';
 
