@@ -11,7 +11,7 @@ import { DEFAULT_FEEDS, feedOverridesFromEnv, resolveFeeds } from './lookups/vpn
 import { operatorGeofeeds } from './lookups/geofeed/geofeed-feeds.js';
 import { DEFAULT_VPN_RANGE_RULE, type VpnRangeRule } from './lookups/vpn/vpn-ranges.js';
 import type { FeedSpec } from './lookups/vpn/feed-updater.js';
-import { dataUpdateFromEnv, type DataUpdateConfig } from './data/update/update-config.js';
+import { dataUpdateFromEnv, type DataUpdateConfig } from './lookups/geoip/update/update-config.js';
 import { PROJECT_ROOT } from './project-root.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

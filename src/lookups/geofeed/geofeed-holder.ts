@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../../config.js';
-import type { CompiledSet } from '../../data/compiled-set.js';
+import type { CompiledSet } from '../geoip/compiled-set.js';
 import { feedFiles, feedStamp } from '../vpn/detection-index.js';
 import { assertFeedId, feedsDir } from '../vpn/feed-store.js';
 import { FeedFormatError, type StoredFeed } from '../vpn/feed-types.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { once } from 'node:events';
 import { createGunzip } from 'node:zlib';
-import { download, streamDownload, type DownloadLimits } from '../../lookups/vpn/feed-download.js';
+import { download, streamDownload, type DownloadLimits } from '../../vpn/feed-download.js';
 import type { FetchedArtifact, Manifest } from '../compiled-set.js';
 import type { Artifact, Release } from './sources.js';
 
