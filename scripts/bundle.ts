@@ -110,8 +110,8 @@ export async function bundleService(outdir = BUNDLE_DIR): Promise<Metafile> {
     absWorkingDir: ROOT,
     entryPoints: {
       main: 'src/main.ts',
-      // started by compileInWorker as the file beside it (src/data/update/compile-in-worker.ts)
-      'compile-worker': 'src/data/update/compile-worker.ts',
+      // started by compileInWorker as the file beside it (src/lookups/geoip/update/compile-in-worker.ts)
+      'compile-worker': 'src/lookups/geoip/update/compile-worker.ts',
     },
     outdir,
     bundle: true,

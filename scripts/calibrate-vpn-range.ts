@@ -5,7 +5,7 @@
 // evaluation set measures the chosen rule afterwards (npm run eval-detection).
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
-import { loadEmbedded } from '../src/data/compile-sources.js';
+import { loadEmbedded } from '../src/lookups/geoip/compile/compile-sources.js';
 import { createGeoIpLookup } from '../src/lookups/geoip/geoip.js';
 import { loadAsnClasses } from '../src/lookups/vpn/asn-classes.js';
 import { readStoredFeeds } from '../src/lookups/vpn/index/detection-index.js';

@@ -14,7 +14,7 @@ import {
   TIMEZONE_INDEX_FILE,
   compileEmbedded,
   sha256File,
-} from '../src/data/compile-sources.js';
+} from '../src/lookups/geoip/compile/compile-sources.js';
 import { embeddedFiles } from '../src/lookups/geoip/embedded-data.js';
 import { scanRecords } from '../src/lookups/geoip/mmdb-scan.js';
 import { TimezoneIndex, locationKey } from '../src/lookups/geoip/timezone.js';

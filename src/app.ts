@@ -26,7 +26,7 @@ import { FastPathServer } from './http/fast-path.js';
 import { decide, rateLimitKey } from './http/rate-limit.js';
 import { readJsonBody } from './http/request-body.js';
 import { errorBody } from './http/respond.js';
-import { matchesEtag } from './data/provenance.js';
+import { matchesEtag } from './lookups/provenance.js';
 import {
   Expiring,
   JsonBody,

@@ -25,7 +25,7 @@ import {
   type DataSetInfo,
   type GeoData,
 } from './lookups/geoip/load.js';
-import { statusReader } from './data/update/update-status.js';
+import { statusReader } from './lookups/geoip/update/update-status.js';
 import { batchHandlers } from './routes/batch-routes.js';
 import { cidrHandlers } from './routes/cidr-routes.js';
 import { geoipHandlers } from './routes/geoip-routes.js';
@@ -47,7 +47,7 @@ import { metricsTable, routeTable } from './routes/route-table.js';
 import { AccessControl } from './http/access-control.js';
 import { ApiKeySource } from './auth/api-key-source.js';
 import { OverridesHolder } from './lookups/overrides/overrides-holder.js';
-import { provenance, type ProvenanceSources } from './data/provenance.js';
+import { provenance, type ProvenanceSources } from './lookups/provenance.js';
 import { pageHandlers } from './routes/page-routes.js';
 import { pageAssetSet } from './web/page-assets.js';
 import { ASSET_PREFIX } from './web/assets.js';

@@ -2,7 +2,7 @@
 // set (bytes and percent while downloading, then the compile phase); in a
 // log (not a TTY), plain lines at each step and none per chunk.
 import { performance } from 'node:perf_hooks';
-import type { GeoProgress } from '../data/update/geo-updater.js';
+import type { GeoProgress } from '../lookups/geoip/update/geo-updater.js';
 
 export interface Output {
   write(text: string): unknown;

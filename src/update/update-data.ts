@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { clearAbandoned } from '../atomic-file.js';
 import type { Config } from '../config.js';
-import type { DataSetKind } from '../data/compiled-set.js';
-import { updateGeoData } from '../data/update/geo-updater.js';
-import { sourceSettings } from '../data/update/update-config.js';
+import type { DataSetKind } from '../lookups/geoip/compiled-set.js';
+import { updateGeoData } from '../lookups/geoip/update/geo-updater.js';
+import { sourceSettings } from '../lookups/geoip/update/update-config.js';
 import { loadGeoData, type GeoData } from '../lookups/geoip/load.js';
 import { BOOTSTRAP_FILE, refreshBootstrap, writeBootstrapFile } from '../lookups/rdap/index.js';
 import {

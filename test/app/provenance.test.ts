@@ -3,7 +3,7 @@
 // body (RFC 9110 §13.1.2: weak comparison, lists, "*").
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { dataVersion } from '../../src/data/provenance.js';
+import { dataVersion } from '../../src/lookups/provenance.js';
 import { get, serviceData, startService, type TestService } from '../helpers/service.js';
 
 let service: TestService;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { PassThrough, Readable } from 'node:stream';
 import { before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { loadEmbedded } from '../../src/data/compile-sources.js';
+import { loadEmbedded } from '../../src/lookups/geoip/compile/compile-sources.js';
 import { GEOIP_FIELDS, createEnricher } from '../../src/cli/enrich.js';
 import { writeJsonString } from '../../src/data/byte-writer.js';
 import { enrichStream } from '../../src/cli/enrich-stream.js';

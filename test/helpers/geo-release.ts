@@ -7,12 +7,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { create } from 'tar';
-import type { SourceSettings } from '../../src/data/update/source-settings.js';
+import type { SourceSettings } from '../../src/lookups/geoip/update/source-settings.js';
 import {
   updateGeoData,
   type GeoUpdateOptions,
   type GeoUpdateResult,
-} from '../../src/data/update/geo-updater.js';
+} from '../../src/lookups/geoip/update/geo-updater.js';
 import type { FeedServer } from './feed-server.js';
 import { buildMmdb, cityRecord, type MmdbNetwork } from './mmdb-writer.js';
 

@@ -12,8 +12,8 @@ import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import type { Metafile } from 'esbuild';
 import { PROJECT_ROOT } from '../../src/project-root.js';
-import { loadCompiledSet } from '../../src/data/compiled-set.js';
-import type { CompileJob } from '../../src/data/update/compile-update.js';
+import { loadCompiledSet } from '../../src/lookups/geoip/compiled-set.js';
+import type { CompileJob } from '../../src/lookups/geoip/update/compile-update.js';
 import {
   LOADED_LATER,
   bundleService,

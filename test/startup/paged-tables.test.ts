@@ -3,12 +3,12 @@
 // reads the rest once it listens. The real service in a child process: its
 // memory grows by the tables only after it listened, and its answers are
 // those of the same tables read whole. (That paged lookups answer exactly
-// what whole ones do, address by address, test/data/compiled-tables.test.ts
+// what whole ones do, address by address, test/lookups/geoip/compiled-tables.test.ts
 // shows over 200,000 addresses.)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { loadEmbedded } from '../../src/data/compile-sources.js';
+import { loadEmbedded } from '../../src/lookups/geoip/compile/compile-sources.js';
 import { GeoIpLookup } from '../../src/lookups/geoip/geoip.js';
 import { parseIp } from '../../src/net/ip.js';
 import { getOnce } from '../helpers/http-get.js';

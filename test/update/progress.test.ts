@@ -3,7 +3,7 @@
 // lines without a terminal (none per chunk).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { GeoProgress } from '../../src/data/update/geo-updater.js';
+import type { GeoProgress } from '../../src/lookups/geoip/update/geo-updater.js';
 import { bytesLine, geoReporter } from '../../src/update/progress.js';
 
 const MiB = 1024 * 1024;

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../../config.js';
-import type { CompiledSet } from '../../data/compiled-set.js';
+import type { CompiledSet } from '../geoip/compiled-set.js';
 import { feedFiles, feedStamp } from '../vpn/index/detection-index.js';
 import { assertFeedId, feedsDir } from '../vpn/feeds/feed-store.js';
 import { FeedFormatError, type StoredFeed } from '../vpn/feeds/feed-types.js';

@@ -19,8 +19,8 @@
 // Region codes → names: a row whose city the data knows in exactly one
 // region of its country names its code; a code takes the name most of its
 // rows name. Built per load, off the request path.
-import type { CompiledSet } from '../../data/compiled-set.js';
-import { NO_COORDINATE } from '../../data/compiled-set.js';
+import type { CompiledSet } from '../geoip/compiled-set.js';
+import { NO_COORDINATE } from '../geoip/compiled-set.js';
 import { ALIAS, NONE, SPLIT } from '../../data/range-table.js';
 
 export interface ResolvedPlace {

@@ -1,5 +1,5 @@
 // Where the embedded data sets live (installed by `npm install` from the npm
-// registry), the inputs of the compiled tables (src/data/compile-sources.ts).
+// registry), the inputs of the compiled tables (src/lookups/geoip/compile/compile-sources.ts).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

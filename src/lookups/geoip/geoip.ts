@@ -7,7 +7,7 @@
 // compile time and copied from the tables' bytes, and the coordinates
 // written digit by digit — no record object, no string in between.
 import { Buffer } from 'node:buffer';
-import { NO_COORDINATE, type CompiledSet } from '../../data/compiled-set.js';
+import { NO_COORDINATE, type CompiledSet } from './compiled-set.js';
 import { NONE } from '../../data/range-table.js';
 import type { Ip } from '../../net/ip.js';
 import { writeAscii } from '../../data/byte-writer.js';

@@ -2,10 +2,10 @@
 // Per data set, in order of preference:
 //  1. the operator's file (GEOIP_DB, ASN_DB): named on purpose, it always wins;
 //  2. the tables an update fetched into DATA_DIR/tables/<kind>.update.tables
-//     (src/data/update/), newer than anything installed with the code;
+//     (src/lookups/geoip/update/), newer than anything installed with the code;
 //  3. the installation's tables of the embedded data.
 // Operator files are compiled on first sight and kept in DATA_DIR/tables
-// under their SHA-256 (src/data/compile-sources.ts).
+// under their SHA-256 (src/lookups/geoip/compile/compile-sources.ts).
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -14,7 +14,7 @@ import {
   INSTALLED_TABLES_DIR,
   loadEmbedded,
   loadUserFile,
-} from '../../data/compile-sources.js';
+} from './compile/compile-sources.js';
 import {
   COMPILER_VERSION,
   loadCompiledSetAsync,
@@ -22,10 +22,10 @@ import {
   type CompiledSet,
   type DataSetKind,
   type Manifest,
-} from '../../data/compiled-set.js';
+} from './compiled-set.js';
 import { fileSignature } from '../../data/file-signature.js';
 import { readTableManifest } from '../../data/table-file.js';
-import { updateTablesPath } from '../../data/update/paths.js';
+import { updateTablesPath } from './update/paths.js';
 import type { GeoTables } from './geoip.js';
 
 export { DataError };

@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { NO_COORDINATE } from '../../../src/data/compiled-set.js';
+import { NO_COORDINATE } from '../../../src/lookups/geoip/compiled-set.js';
 import { NONE } from '../../../src/data/range-table.js';
 import { GeofeedIndex } from '../../../src/lookups/geofeed/geofeed-index.js';
 import { PlaceResolver, cityKey } from '../../../src/lookups/geofeed/place-resolve.js';

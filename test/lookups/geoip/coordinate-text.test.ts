@@ -2,7 +2,7 @@
 // value the data can hold must read exactly as JSON writes the number.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { NO_COORDINATE } from '../../../src/data/compiled-set.js';
+import { NO_COORDINATE } from '../../../src/lookups/geoip/compiled-set.js';
 import { writeCoordinate } from '../../../src/lookups/geoip/geoip.js';
 
 const written = (scaled: number, out = Buffer.alloc(16)) =>

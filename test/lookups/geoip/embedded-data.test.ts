@@ -9,7 +9,7 @@ import {
   type GeoIpRecord,
 } from '../../../src/lookups/geoip/geoip.js';
 import { parseIp } from '../../../src/net/ip.js';
-import { routedSizesV4 } from '../../../src/lookups/vpn/asn-evidence.js';
+import { routedSizesV4 } from '../../../src/lookups/vpn/index/asn-evidence.js';
 import { serviceData } from '../../helpers/service.js';
 import { seededRandom, withSeed } from '../../helpers/seeded-random.js';
 

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { PROJECT_ROOT } from '../../../src/project-root.js';
-import { loadEmbedded } from '../../../src/data/compile-sources.js';
+import { loadEmbedded } from '../../../src/lookups/geoip/compile/compile-sources.js';
 import { createGeoIpLookup } from '../../../src/lookups/geoip/geoip.js';
 import {
   CATEGORIES,

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../../../src/project-root.js';
 import { pino } from 'pino';
-import { loadEmbedded } from '../../../src/data/compile-sources.js';
+import { loadEmbedded } from '../../../src/lookups/geoip/compile/compile-sources.js';
 import { createGeoIpLookup } from '../../../src/lookups/geoip/geoip.js';
 import { loadAsnClasses } from '../../../src/lookups/vpn/asn-classes.js';
 import { DEFAULT_FEEDS as ALL_DEFAULT_FEEDS } from '../../../src/lookups/vpn/feeds/default-feeds.js';

@@ -3,7 +3,7 @@
 // still parses), and the addresses the current data answers are still
 // answered. Pure: tables in, a reason out.
 import type { CompiledSet, Manifest } from '../compiled-set.js';
-import { ALIAS, NONE, SPLIT, type RangeTable } from '../range-table.js';
+import { ALIAS, NONE, SPLIT, type RangeTable } from '../../../data/range-table.js';
 
 /** An address to look up again in the new data: IPv4 as a number, IPv6 as 8 groups. */
 export type Probe = { v: 4; value: number } | { v: 6; groups: number[] };

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../../src/config.js';
-import { sourceSettings } from '../../../src/data/update/update-config.js';
+import { ConfigError, loadConfig } from '../../../../src/config.js';
+import { sourceSettings } from '../../../../src/lookups/geoip/update/update-config.js';
 
 const KEY = 'Zx9-secret-licence-key';
 

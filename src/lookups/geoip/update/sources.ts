@@ -14,7 +14,7 @@
 //   basic auth with the account ID and licence key, checksum at
 //   `?suffix=tar.gz.sha256`.
 import { Buffer } from 'node:buffer';
-import { DBIP_ATTRIBUTION } from '../../lookups/geoip/embedded-data.js';
+import { DBIP_ATTRIBUTION } from '../embedded-data.js';
 import type { DataSetKind } from '../compiled-set.js';
 import type { UpdateLayout } from './compile-update.js';
 import type { AsnSetName, DataSourceName, SourceSettings } from './source-settings.js';

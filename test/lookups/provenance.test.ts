@@ -2,7 +2,7 @@
 // tag per caller, made again when the caller or any data set changes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { provenance, type ProvenanceSources } from '../../src/data/provenance.js';
+import { provenance, type ProvenanceSources } from '../../src/lookups/provenance.js';
 
 describe('provenance callerHeaders', () => {
   let overrides = 'none';

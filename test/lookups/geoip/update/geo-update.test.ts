@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import type { DataSetKind } from '../../../src/data/compiled-set.js';
-import type { GeoUpdateOptions } from '../../../src/data/update/geo-updater.js';
-import { updateTablesPath } from '../../../src/data/update/paths.js';
-import { readStatus } from '../../../src/data/update/update-status.js';
-import { reloadGeoData, type ServiceData } from '../../../src/deps.js';
-import { startFeedServer, type FeedServer } from '../../helpers/feed-server.js';
+import type { DataSetKind } from '../../../../src/lookups/geoip/compiled-set.js';
+import type { GeoUpdateOptions } from '../../../../src/lookups/geoip/update/geo-updater.js';
+import { updateTablesPath } from '../../../../src/lookups/geoip/update/paths.js';
+import { readStatus } from '../../../../src/lookups/geoip/update/update-status.js';
+import { reloadGeoData, type ServiceData } from '../../../../src/deps.js';
+import { startFeedServer, type FeedServer } from '../../../helpers/feed-server.js';
 import {
   ADDRESS,
   asnCsv,
@@ -24,8 +24,8 @@ import {
   maxmindTarGz,
   publishRelease,
   sha256,
-} from '../../helpers/geo-release.js';
-import { buildMmdb } from '../../helpers/mmdb-writer.js';
+} from '../../../helpers/geo-release.js';
+import { buildMmdb } from '../../../helpers/mmdb-writer.js';
 import {
   dataOf,
   get,
@@ -33,7 +33,7 @@ import {
   silentLog,
   startService,
   type TestService,
-} from '../../helpers/service.js';
+} from '../../../helpers/service.js';
 
 let server: FeedServer;
 before(async () => {

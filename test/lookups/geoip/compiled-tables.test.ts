@@ -18,21 +18,24 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Reader } from 'maxmind';
 import { pino } from 'pino';
-import { PROJECT_ROOT } from '../../src/project-root.js';
+import { PROJECT_ROOT } from '../../../src/project-root.js';
 import {
   LocationSink,
   NetworkSink,
   compileAsnRanges,
   compileMmdb,
   type Compiled,
-} from '../../src/data/compile.js';
-import { installedTimezones, loadEmbedded } from '../../src/data/compile-sources.js';
-import { NO_COORDINATE } from '../../src/data/compiled-set.js';
-import { ALIAS, NONE, SPLIT, type RangeTable } from '../../src/data/range-table.js';
-import { parseAsnCsv, type AsnRange } from '../../src/lookups/geoip/asn-csv.js';
-import { isBogon } from '../../src/lookups/geoip/bogons.js';
-import { embeddedFiles } from '../../src/lookups/geoip/embedded-data.js';
-import { GeoIpLookup, type GeoTables } from '../../src/lookups/geoip/geoip.js';
+} from '../../../src/lookups/geoip/compile/compile.js';
+import {
+  installedTimezones,
+  loadEmbedded,
+} from '../../../src/lookups/geoip/compile/compile-sources.js';
+import { NO_COORDINATE } from '../../../src/lookups/geoip/compiled-set.js';
+import { ALIAS, NONE, SPLIT, type RangeTable } from '../../../src/data/range-table.js';
+import { parseAsnCsv, type AsnRange } from '../../../src/lookups/geoip/asn-csv.js';
+import { isBogon } from '../../../src/lookups/geoip/bogons.js';
+import { embeddedFiles } from '../../../src/lookups/geoip/embedded-data.js';
+import { GeoIpLookup, type GeoTables } from '../../../src/lookups/geoip/geoip.js';
 import {
   dbipMapper,
   locationJson,
@@ -41,11 +44,11 @@ import {
   networkJson,
   UNKNOWN_LOCATION,
   type Mapper,
-} from '../../src/lookups/geoip/record-map.js';
-import { createTimezoneResolver } from '../../src/lookups/geoip/timezone.js';
-import { formatIpv4, formatIpv6, parseIp, type Ip } from '../../src/net/ip.js';
-import { MmdbUint, buildMmdb, cityRecord, type MmdbNetwork } from '../helpers/mmdb-writer.js';
-import { seededRandom, testSeed, type SeededRandom } from '../helpers/seeded-random.js';
+} from '../../../src/lookups/geoip/record-map.js';
+import { createTimezoneResolver } from '../../../src/lookups/geoip/timezone.js';
+import { formatIpv4, formatIpv6, parseIp, type Ip } from '../../../src/net/ip.js';
+import { MmdbUint, buildMmdb, cityRecord, type MmdbNetwork } from '../../helpers/mmdb-writer.js';
+import { seededRandom, testSeed, type SeededRandom } from '../../helpers/seeded-random.js';
 
 const SEED = testSeed();
 const MAX_V4 = 2n ** 32n - 1n;

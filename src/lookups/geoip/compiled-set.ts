@@ -5,7 +5,7 @@
 // city, region, time zone: ~195,000 distinct among ~565,000 locations) and
 // keep their coordinates as numbers, which keeps the tables ~50 MB smaller.
 import { Buffer } from 'node:buffer';
-import { RangeTable } from './range-table.js';
+import { RangeTable } from '../../data/range-table.js';
 import {
   openTableFile,
   readTableFile,
@@ -15,9 +15,9 @@ import {
   type PagedSpan,
   type Pager,
   type TableFile,
-} from './table-file.js';
-import { copyBytes } from './byte-writer.js';
-import { GrowableU32 } from './range-table-builder.js';
+} from '../../data/table-file.js';
+import { copyBytes } from '../../data/byte-writer.js';
+import { GrowableU32 } from '../../data/range-table-builder.js';
 
 export type DataSetKind = 'geoip' | 'asn';
 
@@ -70,7 +70,7 @@ export interface Manifest {
     /** the data's own build date, when it says */
     builtAt: string | null;
     files: SourceFile[];
-    /** set by the updater (src/data/update/): where and when the data was fetched */
+    /** set by the updater (src/lookups/geoip/update/): where and when the data was fetched */
     update?: UpdateProvenance;
   };
   licence: string;

@@ -1,12 +1,12 @@
 // A downloaded release into compiled tables: the same compiler as the
-// embedded data (src/data/compile.ts), then the sanity checks, then the
+// embedded data (src/lookups/geoip/compile/compile.ts), then the sanity checks, then the
 // tables written to the path the job names. Runs in a worker thread
 // (compile-worker.ts) so the service keeps answering while it works.
 import { readFileSync } from 'node:fs';
-import { parseAsnCsv } from '../../lookups/geoip/asn-csv.js';
-import { dbipMapper, maxmindMapper } from '../../lookups/geoip/record-map.js';
-import { createTimezoneResolver } from '../../lookups/geoip/timezone.js';
-import { LocationSink, NetworkSink, compileAsnRanges, compileMmdb } from '../compile.js';
+import { parseAsnCsv } from '../asn-csv.js';
+import { dbipMapper, maxmindMapper } from '../record-map.js';
+import { createTimezoneResolver } from '../timezone.js';
+import { LocationSink, NetworkSink, compileAsnRanges, compileMmdb } from '../compile/compile.js';
 import {
   DataError,
   builtAt,
@@ -14,7 +14,7 @@ import {
   manifest,
   mmdbReader,
   sha256File,
-} from '../compile-sources.js';
+} from '../compile/compile-sources.js';
 import {
   countsOf,
   saveCompiledSet,

@@ -2,21 +2,15 @@
 // a range table and its record fragments out. Pure apart from the readers it
 // is given; the callers (compile-sources.ts) hash, name and save the result.
 import type { Reader } from 'maxmind';
-import type { AsnRange } from '../lookups/geoip/asn-csv.js';
-import {
-  locationJson,
-  maxmindAsn,
-  networkJson,
-  placeJson,
-  type Mapper,
-} from '../lookups/geoip/record-map.js';
-import type { Ip } from '../net/ip.js';
-import { GrowableU32 } from './range-table-builder.js';
-import { Locations, NO_COORDINATE, RecordCollector, type CompiledSet } from './compiled-set.js';
-import { WHOLE } from './table-file.js';
+import type { AsnRange } from '../asn-csv.js';
+import { locationJson, maxmindAsn, networkJson, placeJson, type Mapper } from '../record-map.js';
+import type { Ip } from '../../../net/ip.js';
+import { GrowableU32 } from '../../../data/range-table-builder.js';
+import { Locations, NO_COORDINATE, RecordCollector, type CompiledSet } from '../compiled-set.js';
+import { WHOLE } from '../../../data/table-file.js';
 import { walkMmdb } from './mmdb-walk.js';
-import { ALIAS, MAX_RECORDS, NONE, RangeTable } from './range-table.js';
-import { V4Builder, V6Builder } from './range-table-builder.js';
+import { ALIAS, MAX_RECORDS, NONE, RangeTable } from '../../../data/range-table.js';
+import { V4Builder, V6Builder } from '../../../data/range-table-builder.js';
 
 export type Compiled = Omit<CompiledSet, 'manifest'>;
 

@@ -15,11 +15,11 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Reader } from 'maxmind';
 import type { Logger } from 'pino';
-import { PROJECT_ROOT } from '../project-root.js';
-import { parseAsnCsv } from '../lookups/geoip/asn-csv.js';
-import { DBIP_ATTRIBUTION, embeddedFiles } from '../lookups/geoip/embedded-data.js';
-import { dbipMapper, maxmindMapper } from '../lookups/geoip/record-map.js';
-import { TimezoneIndex, createTimezoneResolver } from '../lookups/geoip/timezone.js';
+import { PROJECT_ROOT } from '../../../project-root.js';
+import { parseAsnCsv } from '../asn-csv.js';
+import { DBIP_ATTRIBUTION, embeddedFiles } from '../embedded-data.js';
+import { dbipMapper, maxmindMapper } from '../record-map.js';
+import { TimezoneIndex, createTimezoneResolver } from '../timezone.js';
 import {
   LocationSink,
   NetworkSink,
@@ -37,8 +37,8 @@ import {
   type DataSetKind,
   type Manifest,
   type SourceFile,
-} from './compiled-set.js';
-import { TABLE_FORMAT } from './table-file.js';
+} from '../compiled-set.js';
+import { TABLE_FORMAT } from '../../../data/table-file.js';
 
 /** The installation's compiled tables (built by `npm install`), beside the code. */
 export const INSTALLED_TABLES_DIR = join(PROJECT_ROOT, 'tables');
@@ -121,7 +121,7 @@ export interface EmbeddedCompileResult {
 
 /** mmdb-lib's reader, loaded only to compile (the service itself never reads MMDB files). */
 export async function mmdbReader(buffer: Buffer): Promise<Reader<object>> {
-  const { Reader } = await import('../later/maxmind.js');
+  const { Reader } = await import('../../../later/maxmind.js');
   return new Reader<object>(buffer);
 }
 

@@ -8,10 +8,10 @@
 import { performance } from 'node:perf_hooks';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FetchLike } from '../../lookups/vpn/feeds/feed-download.js';
+import type { FetchLike } from '../../vpn/feeds/feed-download.js';
 import type { CompiledSet, DataSetKind, Manifest } from '../compiled-set.js';
-import { readTableManifest } from '../table-file.js';
-import { partialName } from '../../atomic-file.js';
+import { readTableManifest } from '../../../data/table-file.js';
+import { partialName } from '../../../atomic-file.js';
 import { compileInWorker } from './compile-in-worker.js';
 import { fetchRelease, type ReleaseFetch } from './fetch-release.js';
 import { withFileUrls } from './file-fetch.js';

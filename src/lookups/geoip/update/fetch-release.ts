@@ -9,11 +9,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { once } from 'node:events';
 import { createGunzip } from 'node:zlib';
-import {
-  download,
-  streamDownload,
-  type DownloadLimits,
-} from '../../lookups/vpn/feeds/feed-download.js';
+import { download, streamDownload, type DownloadLimits } from '../../vpn/feeds/feed-download.js';
 import type { FetchedArtifact, Manifest } from '../compiled-set.js';
 import type { Artifact, Release } from './sources.js';
 

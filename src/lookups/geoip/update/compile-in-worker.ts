@@ -4,7 +4,7 @@
 // the manifest or the error's message.
 import { Worker } from 'node:worker_threads';
 import { extname } from 'node:path';
-import { DataError } from '../compile-sources.js';
+import { DataError } from '../compile/compile-sources.js';
 import type { Manifest } from '../compiled-set.js';
 import type { CompileJob } from './compile-update.js';
 
@@ -13,7 +13,7 @@ export type CompileReply = { ok: true; manifest: Manifest } | { ok: false; messa
 /** Compiles `job` off the main thread; rejects with a DataError carrying the worker's reason. */
 export function compileInWorker(job: CompileJob): Promise<Manifest> {
   // The worker's file sits beside this module's, with the same extension:
-  // .js when built (dist/src/data/update/, or dist/bundle/ where both are
+  // .js when built (dist/src/lookups/geoip/update/, or dist/bundle/ where both are
   // bundle outputs), .ts under tsx (tests, scripts), where Node 20 workers do
   // not take `--import tsx` and the file is loaded through tsx's API.
   const ext = extname(import.meta.url);

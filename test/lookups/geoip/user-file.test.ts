@@ -10,9 +10,13 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { DataError, loadUserFile, sha256File } from '../../src/data/compile-sources.js';
-import { ip } from '../helpers/addresses.js';
-import { buildMmdb, cityRecord } from '../helpers/mmdb-writer.js';
+import {
+  DataError,
+  loadUserFile,
+  sha256File,
+} from '../../../src/lookups/geoip/compile/compile-sources.js';
+import { ip } from '../../helpers/addresses.js';
+import { buildMmdb, cityRecord } from '../../helpers/mmdb-writer.js';
 
 /** A logger whose messages the test can read. */
 function recordingLog(): { log: pino.Logger; messages: string[] } {

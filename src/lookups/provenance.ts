@@ -5,7 +5,7 @@
 // Both are built when the data changes (a load, a reload), never per
 // request: a request compares three references and reads a prepared object.
 import { createHash } from 'node:crypto';
-import type { DataSetInfo } from '../lookups/geoip/load.js';
+import type { DataSetInfo } from './geoip/load.js';
 
 export type DataPart = 'geoip' | 'asn' | 'feeds' | 'geofeeds' | 'overrides';
 

@@ -6,7 +6,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { FetchLike } from '../../lookups/vpn/feeds/feed-download.js';
+import type { FetchLike } from '../../vpn/feeds/feed-download.js';
 
 export function withFileUrls(fetchHttp: FetchLike): FetchLike {
   return async (url, init) => {

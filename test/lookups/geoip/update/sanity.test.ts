@@ -2,11 +2,11 @@
 // and the addresses the current data answers are still answered.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compileAsnRanges } from '../../../src/data/compile.js';
-import { countsOf } from '../../../src/data/compiled-set.js';
-import { NONE } from '../../../src/data/range-table.js';
-import { sampleProbes, sanityProblem } from '../../../src/data/update/sanity.js';
-import { parseIp, type Ip } from '../../../src/net/ip.js';
+import { compileAsnRanges } from '../../../../src/lookups/geoip/compile/compile.js';
+import { countsOf } from '../../../../src/lookups/geoip/compiled-set.js';
+import { NONE } from '../../../../src/data/range-table.js';
+import { sampleProbes, sanityProblem } from '../../../../src/lookups/geoip/update/sanity.js';
+import { parseIp, type Ip } from '../../../../src/net/ip.js';
 
 const ip = (text: string): Ip => parseIp(text)!;
 
