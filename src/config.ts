@@ -7,7 +7,11 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_CACHE_MAX_BYTES } from './cache/cache-store.js';
 import { parseCidr, type Cidr } from './net/cidr-match.js';
-import { DEFAULT_FEEDS, feedOverridesFromEnv, resolveFeeds } from './lookups/vpn/feeds/default-feeds.js';
+import {
+  DEFAULT_FEEDS,
+  feedOverridesFromEnv,
+  resolveFeeds,
+} from './lookups/vpn/feeds/default-feeds.js';
 import { operatorGeofeeds } from './lookups/geofeed/geofeed-feeds.js';
 import { DEFAULT_VPN_RANGE_RULE, type VpnRangeRule } from './lookups/vpn/index/vpn-ranges.js';
 import type { FeedSpec } from './lookups/vpn/feeds/feed-updater.js';
