@@ -205,3 +205,16 @@ export function layerViolations(
   for (const name of [...unplaced].sort()) found.push(`${name} is in no layer`);
   return found.sort();
 }
+
+/** The files of the graph that no chain of imports (dynamic ones included) reaches from `entries`, sorted. */
+export function unreachable(graph: ImportGraph, entries: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const stack = [...entries];
+  while (stack.length > 0) {
+    const file = stack.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const edge of graph.get(file) ?? []) stack.push(edge.to);
+  }
+  return [...graph.keys()].filter((file) => !seen.has(file)).sort();
+}
