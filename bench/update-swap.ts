@@ -24,7 +24,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { updateGeoData } from '../src/lookups/geoip/update/geo-updater.js';
 import { sourceSettings } from '../src/lookups/geoip/update/update-config.js';
-import { buildService, loadServiceData, reloadGeoData } from '../src/deps.js';
+import { buildService, loadServiceData, reloadGeoData } from '../src/composition.js';
 import { embeddedFiles } from '../src/lookups/geoip/embedded-data.js';
 import { mulberry32 } from './paths.js';
 

@@ -2,7 +2,7 @@
 // and geofeed in DATA_DIR/feeds covers (IPv4 addresses, IPv6 /64s and /48s),
 // for BENCHMARKS.md. Reads the feeds as the service does; exits 0.
 import { loadConfig } from '../src/config.js';
-import { geofeedCoverage } from '../src/lookups/geofeed/coverage.js';
+import { geofeedCoverage } from './geofeed/coverage.js';
 import { readGeofeeds } from '../src/lookups/geofeed/geofeed-holder.js';
 import { feedsDir } from '../src/lookups/vpn/feeds/feed-store.js';
 

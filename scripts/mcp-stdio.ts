@@ -5,7 +5,7 @@
 // protocol stream, so every log line and message goes to stderr.
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { buildService, loadServiceData, VERSION } from '../src/deps.js';
+import { buildService, loadServiceData, VERSION } from '../src/composition.js';
 import { DataError } from '../src/lookups/geoip/load.js';
 import { serveStdio } from '../src/mcp/stdio.js';
 

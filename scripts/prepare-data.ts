@@ -16,7 +16,7 @@ import {
   sha256File,
 } from '../src/lookups/geoip/compile/compile-sources.js';
 import { embeddedFiles } from '../src/lookups/geoip/embedded-data.js';
-import { scanRecords } from '../src/lookups/geoip/mmdb-scan.js';
+import { scanRecords } from './geoip/mmdb-scan.js';
 import { TimezoneIndex, locationKey } from '../src/lookups/geoip/timezone.js';
 
 const log = pino({ level: 'info' }, pino.destination(2));

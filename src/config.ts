@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_CACHE_MAX_BYTES } from './cache/cache-store.js';
 import { parseCidr, type Cidr } from './net/cidr-match.js';
+import { parseHostPort, type HostPort } from './net/host-port.js';
 import {
   DEFAULT_FEEDS,
   feedOverridesFromEnv,
@@ -26,11 +27,6 @@ export type TrustProxy =
   | { kind: 'all' }
   | { kind: 'hops'; hops: number }
   | { kind: 'cidrs'; cidrs: readonly Cidr[] };
-
-export interface HostPort {
-  host: string;
-  port: number;
-}
 
 export interface Config {
   port: number;
@@ -380,17 +376,6 @@ function parseBootstrapUrl(text: string | undefined, problems: string[]): string
     return null;
   }
   return value;
-}
-
-export function parseHostPort(text: string, defaultPort: number): HostPort | null {
-  const bracketed = /^\[([0-9a-fA-F:.]+)\](?::(\d{1,5}))?$/.exec(text);
-  const plain = /^([A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(text);
-  const bareV6 = isIP(text) === 6 ? [text, text, undefined] : null;
-  const match = bracketed ?? bareV6 ?? plain;
-  if (!match?.[1]) return null;
-  const port = match[2] === undefined ? defaultPort : Number(match[2]);
-  if (port < 1 || port > 65535) return null;
-  return { host: match[1], port };
 }
 
 function parseTrustProxy(text: string | undefined): TrustProxy | null {

@@ -1,15 +1,18 @@
-// The composition root: the only module that reads the environment, listens,
-// and handles signals.
+// The process's entry: the only module that reads the environment, listens,
+// and handles signals. main() starts one serving process or a cluster of
+// them; serve() starts one and wires its stop. What it starts is composed in
+// src/composition.ts; the reloads (src/reloader.ts, src/auth/api-keys-reload.ts),
+// the warm-up (src/warm-up.ts), the stop (src/shutdown.ts) and the update
+// schedule (src/update/schedule.ts) are modules of their own.
 import { performance } from 'node:perf_hooks';
 import cluster from 'node:cluster';
 import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { buildMetricsApp, buildService, loadServiceData, type ServiceData } from './deps.js';
+import { buildMetricsApp, buildService, loadServiceData, type ServiceData } from './composition.js';
 import { DataReloader } from './reloader.js';
 import { ApiKeySource } from './auth/api-key-source.js';
 import { ApiKeysFileError } from './auth/api-keys.js';
 import type { App } from './app.js';
-import { readRest, type GeoData } from './lookups/geoip/load.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
 import { IpcLeaseAuthority } from './ratelimit/ipc-lease-authority.js';
 import { LeasedRateLimitStore } from './ratelimit/leased-rate-limit-store.js';
@@ -21,15 +24,14 @@ import { BatchedAccessLog, silentAccessLog, type AccessLog } from './http/access
 import { DataError } from './lookups/geoip/load.js';
 import { clusterMetrics } from './cluster-metrics.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { releaseMemoryWhenQuiet } from './idle-memory.js';
+import { warmUp } from './warm-up.js';
+import { GracefulShutdown } from './shutdown.js';
+import { scheduleUpdates } from './update/schedule.js';
+import { ApiKeysReloader } from './auth/api-keys-reload.js';
 import { listenFailure, type ListenSettings } from './http/listen-failure.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 const LOG_BUFFER_BYTES = 16 * 1024 * 1024;
-/** after listening, when the work left for later begins */
-const WARM_UP_DELAY_MS = 1_000;
-/** how often API_KEYS_FILE is checked for a change (one stat): a revoked key stops working within this */
-const API_KEYS_CHECK_MS = 5_000;
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -93,12 +95,12 @@ async function serve(
     loadData(config, log),
     config.redisUrl === null ? null : openRedis(config.redisUrl, config.rateLimitLeaseMs, log),
   ]);
-  let ready = true;
+  const shutdown = new GracefulShutdown(log, accessLog, SHUTDOWN_GRACE_MS);
   // under WORKERS a scrape answers for every worker (the primary sums them)
   const metrics = cluster.isWorker ? clusterMetrics(createMetrics()) : createMetrics();
   const app = buildService(config, data, log, {
     metrics,
-    isReady: () => ready,
+    isReady: () => shutdown.ready,
     accessLog,
     apiKeys,
     ...(redis === null
@@ -128,93 +130,27 @@ async function serve(
       },
       'ipintel listening',
     );
-    // the tables' sections no lookup has read yet: read now, 1 MB per turn
-    // of the event loop, so that they are in memory before a load arrives
-    // while the first answers still go between the slices
-    const reading = performance.now();
-    readRest(data.geo.tables)
-      .then(() =>
-        log.info(
-          {
-            ms: Math.round(performance.now() - reading),
-            rssMb: Math.round(process.memoryUsage().rss / 1e6),
-          },
-          'tables in memory',
-        ),
-      )
-      .catch((error: unknown) =>
-        log.warn(
-          { err: error },
-          'reading the rest of the tables failed; lookups read what they need',
-        ),
-      );
-    // what the first answers do not need is made shortly after, while
-    // answering, not in their way (on one core it would take the CPU from
-    // them): prom-client's registry
-    setTimeout(() => metrics.prepare(), WARM_UP_DELAY_MS).unref();
-    // what a heavy load made V8 hold, given back once it is over
-    releaseMemoryWhenQuiet((before, after, collections) =>
-      log.info(
-        { rssMbBefore: Math.round(before / 1e6), rssMb: Math.round(after / 1e6), collections },
-        'memory given back after a load',
-      ),
-    );
+    warmUp(data.geo.tables, metrics, log);
   });
   const metricsApp = config.metricsPort === null ? null : listenMetrics(config, metrics, log);
-  const shutdown = (signal: string): void => {
-    if (!ready) return;
-    ready = false;
-    log.info({ signal }, 'shutting down: finishing in-flight requests');
-    metricsApp?.server.close();
-    metricsApp?.server.closeAllConnections();
-    app.server.close(() => {
-      void (redis?.close() ?? Promise.resolve())
-        .catch(() => undefined)
-        .finally(() => {
-          accessLog.flush();
-          log.flush();
-          process.exit(0);
-        });
-    });
-    app.server.closeIdleConnections();
-    setTimeout(() => {
-      log.warn('in-flight requests did not finish in time; exiting');
-      accessLog.flush();
-      log.flush();
-      process.exit(0);
-    }, SHUTDOWN_GRACE_MS).unref();
-  };
   // Data written by `npm run update-data` (or the schedule below) is picked
   // up without a restart: a cheap stat of its files every minute, or SIGHUP.
   const reloader = new DataReloader(config, data, log);
   setInterval(() => void reloader.reload({ reason: 'timer', ifChanged: true }), 60_000).unref();
-  const reloadKeys = (reason: string): void => {
-    apiKeys
-      ?.reload({ ifChanged: reason === 'timer' })
-      .then((outcome) => {
-        if (outcome.reloaded) log.info({ reason, keys: outcome.keys }, 'API keys reloaded');
-      })
-      .catch((error: unknown) =>
-        log.error(
-          { problems: error instanceof ApiKeysFileError ? error.problems : [String(error)] },
-          'API_KEYS_FILE refused; keeping the keys in use',
-        ),
-      );
-  };
-  if (apiKeys !== null) setInterval(() => reloadKeys('timer'), API_KEYS_CHECK_MS).unref();
+  const keys = apiKeys === null ? null : new ApiKeysReloader(apiKeys, log);
+  keys?.watch();
   // SIGHUP also re-reads the GeoIP/ASN files (e.g. GEOIP_DB replaced on disk) and the API keys
   process.off('SIGHUP', startingHup);
   process.on('SIGHUP', () => {
     void reloader.reload({ reason: 'SIGHUP', ifChanged: false });
-    reloadKeys('SIGHUP');
+    keys?.reload('SIGHUP');
   });
   if (!cluster.isWorker) {
     scheduleUpdates(config, log, data.geo, () =>
       reloader.reload({ reason: 'update', ifChanged: true }),
     );
   }
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  shutdown.onSignals({ app, metricsApp, redis });
 }
 
 /** API_KEYS_FILE read now; a file that cannot be used stops start-up, naming its lines. */
@@ -329,24 +265,6 @@ async function openRedis(url: string, leaseMs: number, log: Logger): Promise<Red
     // the units leased and not used go back before the connection closes
     close: () => rateLimit.close().finally(() => link.close()),
   };
-}
-
-/** FEED_UPDATE_INTERVAL_HOURS: the feeds and the GeoIP/ASN data, then `onUpdated`. */
-function scheduleUpdates(
-  config: Readonly<Config>,
-  log: Logger,
-  current: Pick<GeoData, 'tables'> | null,
-  onUpdated: () => unknown,
-): void {
-  if (config.feedUpdateIntervalHours === 0) return;
-  const update = (): void => {
-    // the updater (download, compile, checks) is loaded when an update is due, not at start
-    import('./update/scheduled.js')
-      .then(({ runScheduledUpdate }) => runScheduledUpdate(config, log, current))
-      .then(onUpdated)
-      .catch((error: unknown) => log.error({ err: error }, 'scheduled update failed'));
-  };
-  setInterval(update, config.feedUpdateIntervalHours * 3_600_000).unref();
 }
 
 main().catch((error: unknown) => {

@@ -8,7 +8,7 @@
 // together run one after the other. A failed part keeps the data it had.
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { reloadGeoData, type ServiceData } from './deps.js';
+import { reloadGeoData, type ServiceData } from './composition.js';
 import { updateSignature } from './lookups/geoip/load.js';
 
 export interface ReloadRequest {

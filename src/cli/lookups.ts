@@ -80,7 +80,7 @@ export async function handlersFor(
   if (needs === 'network') {
     const [{ networkHandlers }, { networkLookups }] = await Promise.all([
       import('../routes/network-routes.js'),
-      import('../deps.js'),
+      import('../composition.js'),
     ]);
     return networkHandlers(networkLookups(config));
   }

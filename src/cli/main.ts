@@ -3,7 +3,7 @@
 // argv, the environment and the standard streams to ./run.ts, then exits with
 // its status — or starts the service (`serve`: src/main.ts, in a process of
 // its own) or becomes the data updater (`update-data`,
-// scripts/update-data.ts, which reads the process itself). See `ipintel --help`.
+// ./update-data.ts, which reads the process itself). See `ipintel --help`.
 //
 // The flags on the first line are the bulk path's (`ipintel enrich`): a
 // small young generation keeps a run over millions of lines well under
@@ -68,5 +68,8 @@ if ('code' in outcome) {
   // the started program parses process.argv itself: it sees only its own arguments
   process.argv.splice(2, process.argv.length - 2, ...outcome.args);
   if (outcome.become === 'serve') serve(outcome.args);
-  else await import('../../scripts/update-data.js');
+  else {
+    const { updateDataMain } = await import('./update-data.js');
+    await updateDataMain(outcome.args, process.env);
+  }
 }

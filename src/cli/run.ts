@@ -93,7 +93,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<CliOutcome> {
     return { code: first === undefined ? EXIT_USAGE : EXIT_OK };
   }
   if (first === '--version') {
-    io.stdout.write(`${(await import('../deps.js')).VERSION}\n`);
+    io.stdout.write(`${(await import('../composition.js')).VERSION}\n`);
     return { code: EXIT_OK };
   }
   if (first === 'serve' || first === 'update-data') {

@@ -3,7 +3,7 @@
 // and writes the export (write-export.ts) from the service's own lookups.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { VERSION } from '../deps.js';
+import { VERSION } from '../composition.js';
 import { createGeoIpLookup } from '../lookups/geoip/geoip.js';
 import { loadGeoData, readRest, type GeoData } from '../lookups/geoip/load.js';
 import type { DetectionIndexHolder } from '../lookups/vpn/index/detection-index.js';

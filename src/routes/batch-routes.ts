@@ -1,13 +1,13 @@
 // POST /batch: GeoIP (and, with ?include=vpn, VPN detection) of up to
 // BATCH_MAX_ITEMS addresses in one request, from in-memory data. The whole
 // body is one buffer of the records written as bytes from the tables
-// (src/lookups/batch.ts); one request is one rate-limit unit, since its
+// (src/api/batch.ts); one request is one rate-limit unit, since its
 // lookups are local table reads (a batch of 1,000 costs about what a few
 // single requests cost in HTTP handling alone).
 import { z } from 'zod';
 import { batchSchema } from '../api/lookup-schemas.js';
 import { defineHandler, JsonBody } from '../http/route.js';
-import { batchJson, parseBatchBody, type BatchLookups } from '../lookups/batch.js';
+import { batchJson, parseBatchBody, type BatchLookups } from '../api/batch.js';
 import type { GeoIpLookup } from '../lookups/geoip/geoip.js';
 import type { VpnJson } from '../lookups/vpn/record-json.js';
 

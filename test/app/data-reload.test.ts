@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { vpnRecordSchema } from '../../src/api/lookup-schemas.js';
-import { reloadGeoData } from '../../src/deps.js';
+import { reloadGeoData } from '../../src/composition.js';
 import { DataReloader } from '../../src/reloader.js';
 import { buildMmdb, cityRecord } from '../helpers/mmdb-writer.js';
 import { startFeedServer } from '../helpers/feed-server.js';

@@ -163,3 +163,58 @@ function cycleThrough(group: string[], next: (file: string) => string[]): string
   }
   return [start, start];
 }
+
+/** The top folder of a file under the tree (or the file's own name without `.ts`, for a file at the top). */
+export function topFolder(file: string): string {
+  const slash = file.indexOf('/');
+  return slash === -1 ? file.replace(/\.ts$/, '') : file.slice(0, slash);
+}
+
+/**
+ * The imports that run against `layers` (bottom first; each layer a list of
+ * top folders): a file may import from its own top folder and from the
+ * layers below its own, never from a layer above nor from a sibling of its
+ * layer, nor from outside the tree. A top folder no layer names is an error
+ * of its own, so a new folder is placed on purpose. Each violation reads
+ * `from → to (why)`.
+ */
+export function layerViolations(
+  graph: ImportGraph,
+  layers: readonly (readonly string[])[],
+): string[] {
+  const layerOf = new Map<string, number>();
+  layers.forEach((names, level) => names.forEach((name) => layerOf.set(name, level)));
+  const found: string[] = [];
+  const unplaced = new Set<string>();
+  for (const [from, edges] of graph) {
+    const own = topFolder(from);
+    if (!layerOf.has(own)) unplaced.add(own);
+    for (const { to } of edges) {
+      const target = topFolder(to);
+      if (target === own) continue;
+      if (to.startsWith('..')) {
+        found.push(`${from} → ${to} (outside the tree)`);
+        continue;
+      }
+      const [a, b] = [layerOf.get(own), layerOf.get(target)];
+      if (a === undefined || b === undefined) continue;
+      if (b > a) found.push(`${from} → ${to} (${target} is above ${own})`);
+      else if (b === a) found.push(`${from} → ${to} (${target} and ${own} are one layer)`);
+    }
+  }
+  for (const name of [...unplaced].sort()) found.push(`${name} is in no layer`);
+  return found.sort();
+}
+
+/** The files of the graph that no chain of imports (dynamic ones included) reaches from `entries`, sorted. */
+export function unreachable(graph: ImportGraph, entries: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const stack = [...entries];
+  while (stack.length > 0) {
+    const file = stack.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const edge of graph.get(file) ?? []) stack.push(edge.to);
+  }
+  return [...graph.keys()].filter((file) => !seen.has(file)).sort();
+}

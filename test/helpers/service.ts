@@ -9,7 +9,7 @@ import {
   loadServiceData,
   type ServiceData,
   type ServiceOverrides,
-} from '../../src/deps.js';
+} from '../../src/composition.js';
 import type { App } from '../../src/app.js';
 
 export const silentLog = pino({ level: 'silent' });

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { VERSION } from '../../src/deps.js';
+import { VERSION } from '../../src/composition.js';
 import {
   assertToolErrorsMatchRest,
   assertToolList,

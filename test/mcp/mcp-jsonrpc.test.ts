@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { VERSION } from '../../src/deps.js';
+import { VERSION } from '../../src/composition.js';
 import { serve, TOOL_NAMES, type Running } from './setup.js';
 
 let service: Running;

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { VERSION } from '../../src/deps.js';
+import { VERSION } from '../../src/composition.js';
 import {
   assertToolErrorsMatchRest,
   assertToolList,

@@ -1,6 +1,6 @@
 // Which servers the stub resolver asks: Config.dnsServers, or the system's.
 import { getServers } from 'node:dns';
-import { parseHostPort } from '../../config.js';
+import { parseHostPort } from '../../net/host-port.js';
 import type { DnsServer } from './transport.js';
 
 /**

@@ -4,7 +4,6 @@
 // makes a whole new index beside the one answering and swaps one reference.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Config } from '../../config.js';
 import type { CompiledSet } from '../geoip/compiled-set.js';
 import { feedFiles, feedStamp } from '../vpn/index/detection-index.js';
 import { assertFeedId, feedsDir } from '../vpn/feeds/feed-store.js';
@@ -98,7 +97,7 @@ export async function readGeofeeds(
 
 /** The geofeeds the service and the CLI answer with: DATA_DIR's, resolved against the GeoIP data. */
 export function openGeofeeds(
-  config: Pick<Config, 'dataDir'>,
+  config: { readonly dataDir: string },
   geo: { readonly tables: { readonly geoip: CompiledSet } },
 ): Promise<GeofeedHolder> {
   return GeofeedHolder.open({ feedsDir: feedsDir(config.dataDir), geoip: () => geo.tables.geoip });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../../src/config.js';
 import { PROJECT_ROOT } from '../../../src/project-root.js';
-import { loadServiceData } from '../../../src/deps.js';
+import { loadServiceData } from '../../../src/composition.js';
 import { DataError } from '../../../src/lookups/geoip/load.js';
 import { MmdbUint, buildMmdb, cityRecord } from '../../helpers/mmdb-writer.js';
 import { dataOf, get, silentLog, startService, type TestService } from '../../helpers/service.js';

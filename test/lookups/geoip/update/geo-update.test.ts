@@ -12,7 +12,7 @@ import type { DataSetKind } from '../../../../src/lookups/geoip/compiled-set.js'
 import type { GeoUpdateOptions } from '../../../../src/lookups/geoip/update/geo-updater.js';
 import { updateTablesPath } from '../../../../src/lookups/geoip/update/paths.js';
 import { readStatus } from '../../../../src/lookups/geoip/update/update-status.js';
-import { reloadGeoData, type ServiceData } from '../../../../src/deps.js';
+import { reloadGeoData, type ServiceData } from '../../../../src/composition.js';
 import { startFeedServer, type FeedServer } from '../../../helpers/feed-server.js';
 import {
   ADDRESS,

@@ -2,8 +2,8 @@
 // and /48s touched (a prefix longer than /64 counts its /64 once). Overlaps
 // within a feed count once; `all` is the union of every feed. A report for
 // BENCHMARKS.md (`npm run geofeed-coverage`), not on the request path.
-import { parseCidr } from '../../net/cidr-match.js';
-import type { StoredFeed } from '../vpn/feeds/feed-types.js';
+import { parseCidr } from '../../src/net/cidr-match.js';
+import type { StoredFeed } from '../../src/lookups/vpn/feeds/feed-types.js';
 
 export interface Coverage {
   readonly feed: string;

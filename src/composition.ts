@@ -1,6 +1,8 @@
-// The composition of the service from its parts, shared by src/main.ts and
-// the tests: data loading (slow, once) is apart from app building (cheap, per
-// server), so a test suite can build many apps on one copy of the data.
+// The composition root of the service's objects: every lookup, route, store
+// and holder is made and wired here, shared by src/main.ts (the process's
+// entry), the CLI and the tests. Data loading (slow, once) is apart from app
+// building (cheap, per server), so a test suite can build many apps on one
+// copy of the data.
 import { performance } from 'node:perf_hooks';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

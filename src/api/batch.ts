@@ -7,7 +7,7 @@
 // see docs/api.md (a batch of whois or DNS lookups would be a thousand upstream
 // queries behind one rate-limit unit).
 import { Buffer } from 'node:buffer';
-import { checkIp } from '../api/params.js';
+import { checkIp } from './params.js';
 import { writeAscii } from '../data/byte-writer.js';
 import { OutputBuffer } from '../data/output-buffer.js';
 import { AppError } from '../errors.js';

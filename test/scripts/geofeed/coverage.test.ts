@@ -1,7 +1,7 @@
 // The coverage report: overlaps within a feed count once, IPv6 in /64s and /48s touched.
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { geofeedCoverage } from '../../../src/lookups/geofeed/coverage.js';
+import { geofeedCoverage } from '../../../scripts/geofeed/coverage.js';
 import { storedFeed } from '../../helpers/vpn-feeds.js';
 
 describe('geofeedCoverage', () => {

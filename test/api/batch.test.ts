@@ -2,7 +2,7 @@
 // and the answer is the JSON that JSON.parse reads back to the records given.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { batchJson } from '../../src/lookups/batch.js';
+import { batchJson } from '../../src/api/batch.js';
 import type { Ip } from '../../src/net/ip.js';
 
 describe('batchJson', () => {
