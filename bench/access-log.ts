@@ -4,7 +4,7 @@
 // same file.
 import { isBogon } from '../src/lookups/geoip/bogons.js';
 import { formatIpv4 } from '../src/net/ip.js';
-import { xorshift32 } from '../src/xorshift.js';
+import { xorshift32 } from '../scripts/xorshift.js';
 
 const PATHS = ['/', '/index.html', '/api/v1/items?page=2', '/static/app.js', '/login', '/feed.xml'];
 const AGENTS = [

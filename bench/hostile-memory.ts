@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { parseArgs } from 'node:util';
-import { xorshift32 } from '../src/xorshift.js';
+import { xorshift32 } from '../scripts/xorshift.js';
 import { freePort } from './harness.js';
 
 const { values } = parseArgs({

@@ -6,7 +6,7 @@
 import { parseCidr, type Cidr } from '../../src/net/cidr-match.js';
 import { formatIpv4, parseIp, type Ip } from '../../src/net/ip.js';
 import type { VpnDetection } from '../../src/lookups/vpn/detect.js';
-import { xorshift32 } from '../../src/xorshift.js';
+import { xorshift32 } from '../xorshift.js';
 import { providerName } from '../../src/lookups/vpn/providers.js';
 
 export interface ExitScore {

@@ -4,7 +4,7 @@
 // and the choice. Pure: scripts/calibrate-vpn-range.ts builds the indexes and
 // asks the detector; nothing here reads the evaluation set.
 import { parseIp, type Ip } from '../../src/net/ip.js';
-import { xorshift32 } from '../../src/xorshift.js';
+import { xorshift32 } from '../xorshift.js';
 import { sampleV4 } from './exit-evaluation.js';
 import { isDatacenterList, type StoredFeed } from '../../src/lookups/vpn/feeds/feed-types.js';
 import type { VpnRangeRule } from '../../src/lookups/vpn/index/vpn-ranges.js';
