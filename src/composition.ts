@@ -13,7 +13,7 @@ import { LookupCache } from './cache/lookup-cache.js';
 import type { Config } from './config.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { silentAccessLog, type AccessLog } from './http/access-log.js';
-import { buildOpenApi, type OpenApiAuth } from './http/openapi.js';
+import { buildOpenApi, type OpenApiAuth } from './api/openapi.js';
 import type { Attribution } from './web/html.js';
 import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
 import type { RateLimitStore } from './ratelimit/rate-limit-store.js';

@@ -3,15 +3,22 @@
 // configuration, and the ASN table of the loaded GeoIP data for the ranges
 // (its IPv4 routed rows, the AS of an IPv6 /48; read through the holder, so a
 // reload after a GeoIP update sees new tables).
-import type { Config } from '../../config.js';
 import { createGeoIpLookup } from '../geoip/geoip.js';
 import type { GeoData } from '../geoip/load.js';
 import type { RoutedSizes } from './index/asn-evidence.js';
 import { DetectionIndexHolder, type DetectionIndexOptions } from './index/detection-index.js';
+import type { VpnRangeRule } from './index/vpn-ranges.js';
 import { feedsDir } from './feeds/feed-store.js';
 
+/** What of the configuration detection reads (the Config has these fields). */
+export interface DetectionSettings {
+  readonly dataDir: string;
+  readonly proxyListMaxAgeMs: number;
+  readonly vpnRangeRule: VpnRangeRule;
+}
+
 export function openDetection(
-  config: Readonly<Config>,
+  config: DetectionSettings,
   geo: Pick<GeoData, 'tables'>,
 ): Promise<DetectionIndexHolder> {
   return DetectionIndexHolder.open(detectionOptions(config, geo));
@@ -19,7 +26,7 @@ export function openDetection(
 
 /** The options the service builds its index with (the evaluation rebuilds indexes with them). */
 export function detectionOptions(
-  config: Readonly<Config>,
+  config: DetectionSettings,
   geo: Pick<GeoData, 'tables'>,
 ): DetectionIndexOptions {
   const asn = createGeoIpLookup(geo);

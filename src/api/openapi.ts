@@ -2,9 +2,9 @@
 // schemas that validate parameters and type the records (JSON Schema 2020-12,
 // which OpenAPI 3.1 uses as is).
 import { z } from 'zod';
-import { envelope, errorBodySchema } from '../api/schemas.js';
+import { envelope, errorBodySchema } from './schemas.js';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
-import type { AnyRoute } from './route.js';
+import type { AnyRoute } from '../http/route.js';
 
 type JsonObject = Record<string, unknown>;
 
