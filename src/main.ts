@@ -22,6 +22,7 @@ import { DataError } from './lookups/geoip/load.js';
 import { clusterMetrics } from './cluster-metrics.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { releaseMemoryWhenQuiet } from './idle-memory.js';
+import { loadNativeHeapTrim } from './native-heap.js';
 import { listenFailure, type ListenSettings } from './http/listen-failure.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -152,12 +153,26 @@ async function serve(
     // answering, not in their way (on one core it would take the CPU from
     // them): prom-client's registry
     setTimeout(() => metrics.prepare(), WARM_UP_DELAY_MS).unref();
-    // what a heavy load made V8 hold, given back once it is over
-    releaseMemoryWhenQuiet((before, after, collections) =>
-      log.info(
-        { rssMbBefore: Math.round(before / 1e6), rssMb: Math.round(after / 1e6), collections },
-        'memory given back after a load',
-      ),
+    // what a heavy load made V8 and malloc hold, given back once it is over
+    const native = loadNativeHeapTrim();
+    if ('missing' in native) {
+      log.warn(
+        { reason: native.missing },
+        'malloc_trim addon not built (no C compiler at build time?): memory malloc keeps after a load is not given back',
+      );
+    }
+    releaseMemoryWhenQuiet(
+      (before, after, collections, trimmed) =>
+        log.info(
+          {
+            rssMbBefore: Math.round(before / 1e6),
+            rssMb: Math.round(after / 1e6),
+            collections,
+            trimmed,
+          },
+          'memory given back after a load',
+        ),
+      'trim' in native ? native.trim : null,
     );
   });
   const metricsApp = config.metricsPort === null ? null : listenMetrics(config, metrics, log);
