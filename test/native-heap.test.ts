@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadNativeHeapTrim, NATIVE_HEAP_ADDON } from '../src/native-heap.js';
 import { PROJECT_ROOT } from '../src/project-root.js';
@@ -19,9 +20,19 @@ const START_TUNABLES = /GLIBC_TUNABLES=(\S+)/.exec(
   ) as string) ?? '',
 )?.[1];
 
-/** The addon, built as `npm run build` builds it when it is not there yet. */
+/**
+ * The addon, built as `npm run build` builds it when it is not there yet (a
+ * C compiler installed first when missing, as the other tools of the tests are).
+ */
 async function addonBuilt(): Promise<boolean> {
   if (!existsSync(NATIVE_HEAP_ADDON)) {
+    spawnSync(
+      'sh',
+      [join(PROJECT_ROOT, 'scripts', 'ensure-debian-package.sh'), 'cc', 'gcc', 'libc6-dev'],
+      {
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
     // @ts-expect-error: a plain JavaScript build script, no declarations
     const { buildNative } = (await import('../scripts/build-native.mjs')) as {
       buildNative: (root: string) => void;
