@@ -27,6 +27,11 @@ RUN npm prune --omit=dev --no-audit --no-fund \
 
 # ---- build: tsc and the compiled tables ----
 FROM deps AS build
+# a C compiler for the one native part, malloc_trim for the idle release
+# (src/native/malloc-trim.c, built with Node's own headers by `npm run build`)
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends gcc libc6-dev \
+  && rm -rf /var/lib/apt/lists/*
 # sources, and tables/ when the context has them (after `npm install`)
 COPY . .
 # the `prepare` script: tsc into dist/, then the embedded GeoIP/ASN data and
@@ -59,6 +64,7 @@ COPY --from=build /app/tables ./tables
 COPY --from=build /app/dist/src ./dist/src
 # the service itself runs as its bundle (scripts/bundle.ts); dist/src serves the CLI and scripts
 COPY --from=build /app/dist/bundle ./dist/bundle
+COPY --from=build /app/dist/native ./dist/native
 COPY --from=build /app/dist/scripts/update-data.js /app/dist/scripts/mcp-stdio.js ./dist/scripts/
 COPY resources/asn-classes.csv ./resources/
 # the web page's files are served as they are in the repository (src/web/page-assets.ts)

@@ -20,7 +20,11 @@ export default tseslint.config(
       parserOptions: {
         // the plain-JS build check runs before tsc, so it is no part of a tsconfig
         projectService: {
-          allowDefaultProject: ['scripts/build-if-stale.mjs', 'scripts/start.mjs'],
+          allowDefaultProject: [
+            'scripts/build-if-stale.mjs',
+            'scripts/build-native.mjs',
+            'scripts/start.mjs',
+          ],
         },
         tsconfigRootDir: import.meta.dirname,
       },

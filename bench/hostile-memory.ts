@@ -209,6 +209,17 @@ async function main(): Promise<void> {
     );
     const released = log.split('\n').filter((l) => l.includes('memory given back'));
     console.log(`releases logged: ${released.length}`);
+    for (const line of released) {
+      const { rssMbBefore, rssMb, collections, trimmed } = JSON.parse(line) as {
+        rssMbBefore: number;
+        rssMb: number;
+        collections: number;
+        trimmed: boolean;
+      };
+      console.log(
+        `  RSS ${rssMbBefore} → ${rssMb} MB, ${collections} collections, malloc trimmed: ${trimmed}`,
+      );
+    }
   } finally {
     child.kill('SIGKILL');
   }

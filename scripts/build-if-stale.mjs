@@ -21,6 +21,7 @@ import { chmodSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSy
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildNative } from './build-native.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const STAMP = join(ROOT, 'dist', '.build-stamp');
@@ -80,6 +81,8 @@ function build() {
   runStep([createRequire(import.meta.url).resolve('typescript/bin/tsc'), ...BUILD_ARGS]);
   // the service's bundle (dist/bundle/, what `npm start` runs): scripts/bundle.ts, built just now
   runStep([join(ROOT, 'dist', 'scripts', 'bundle.js')]);
+  // malloc_trim for the idle release (src/native/malloc-trim.c)
+  buildNative(ROOT);
   // the bins run by their first line (`./dist/src/cli/main.js`, as a global install does)
   /** @type {unknown} */
   const parsed = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));

@@ -11,15 +11,20 @@
 // So a check every second: once the event loop has been quiet for a few
 // seconds while the heap holds far more than it uses — or has grown far past
 // where the last release (or the start) left it: with small semi-spaces a
-// load's garbage is promoted and counts as used until a full collection —
-// three full collections
-// a second apart — the first frees the old generation's empty pages, the
-// second compacts what is left, the third, with almost nothing allocated
-// since, lets V8 shrink the young generation to its start size (each step
-// measured after the same load: one collection left 251 MB, two 231 MB,
-// three 191 MB; 183 MB at start). Never under load, at most once every 15 s
-// (a release during a slow trickle of heavy requests is followed by another
-// once they stop), ~50 ms of collection each.
+// load's garbage is promoted and counts as used until a full collection — or
+// the resident memory has grown far past where the last release left it
+// (request bodies are read into 64 KiB buffers outside V8's heap): three full
+// collections a second apart — the first frees the old generation's empty
+// pages, the second compacts what is left, the third, with almost nothing
+// allocated since, lets V8 shrink the young generation to its start size (each
+// step measured after the same load: one collection left 251 MB, two 231 MB,
+// three 191 MB; 183 MB at start). A check after the last one, with the
+// buffers the collections let go freed by V8's sweeper, malloc_trim
+// (./native-heap.ts) gives back the pages glibc keeps free: after issue 36's
+// hostile mix the main thread's malloc heap held ~48 MB, ~40 MB of it free, in
+// segments free() never unmaps (src/native/malloc-trim.c says why). Never under
+// load, at most once every 15 s (a release during a slow trickle of heavy
+// requests is followed by another once they stop), ~50 ms of collection each.
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -53,6 +58,8 @@ export interface IdleSample {
   /** V8's committed heap and the part of it in use */
   heapCommitted: number;
   heapUsed: number;
+  /** the process's resident memory */
+  rss: number;
 }
 
 export interface IdleState {
@@ -65,6 +72,8 @@ export interface IdleState {
    * lowered when the heap shrinks by itself; NaN until the next check takes it
    */
   baselineCommitted: number;
+  /** the resident memory, taken and lowered as the committed heap is */
+  baselineRss: number;
 }
 
 export const IDLE_START: IdleState = {
@@ -72,6 +81,7 @@ export const IDLE_START: IdleState = {
   collectionsLeft: 0,
   lastReleaseAt: Number.NEGATIVE_INFINITY,
   baselineCommitted: Number.NaN,
+  baselineRss: Number.NaN,
 };
 
 /** Pure: the state after a check, and whether to collect now. */
@@ -92,6 +102,7 @@ export function idleStep(
         collectionsLeft: state.collectionsLeft - 1,
         // the release's last collection: the next check takes the baseline after it
         baselineCommitted: state.collectionsLeft === 1 ? Number.NaN : state.baselineCommitted,
+        baselineRss: state.collectionsLeft === 1 ? Number.NaN : state.baselineRss,
       },
       collect: true,
     };
@@ -99,12 +110,18 @@ export function idleStep(
   const baselineCommitted = Number.isNaN(state.baselineCommitted)
     ? sample.heapCommitted
     : Math.min(state.baselineCommitted, sample.heapCommitted);
+  const baselineRss = Number.isNaN(state.baselineRss)
+    ? sample.rss
+    : Math.min(state.baselineRss, sample.rss);
   const due =
     quietInARow >= policy.quietChecks &&
     (sample.heapCommitted - sample.heapUsed > policy.slackBytes ||
-      sample.heapCommitted - baselineCommitted > policy.slackBytes) &&
+      sample.heapCommitted - baselineCommitted > policy.slackBytes ||
+      sample.rss - baselineRss > policy.slackBytes) &&
     sample.now - state.lastReleaseAt >= policy.minGapMs;
-  if (!due) return { state: { ...state, quietInARow, baselineCommitted }, collect: false };
+  if (!due) {
+    return { state: { ...state, quietInARow, baselineCommitted, baselineRss }, collect: false };
+  }
   return {
     state: {
       quietInARow,
@@ -113,6 +130,7 @@ export function idleStep(
       // taken again at the first check after the release's last collection (a
       // release that traffic interrupts keeps the old one, so it is due again)
       baselineCommitted: policy.collections === 1 ? Number.NaN : baselineCommitted,
+      baselineRss: policy.collections === 1 ? Number.NaN : baselineRss,
     },
     collect: true,
   };
@@ -134,11 +152,14 @@ export function fullCollection(): () => void {
 
 /**
  * Starts the checks; `onRelease` hears of each release when it ends — its
- * collections done, or fewer when traffic came back — with the RSS before
- * and after and the collections run.
+ * collections done (or fewer, when traffic came back), then, a check later,
+ * malloc's free pages given back when `trimNative` is given — with the RSS
+ * before and after, the collections run and whether the trim gave any back.
  */
 export function releaseMemoryWhenQuiet(
-  onRelease: (before: number, after: number, collections: number) => void = () => undefined,
+  onRelease: (before: number, after: number, collections: number, trimmed: boolean) => void = () =>
+    undefined,
+  trimNative: (() => boolean) | null = null,
   policy: IdleMemoryPolicy = IDLE_MEMORY_POLICY,
 ): () => void {
   let state = IDLE_START;
@@ -146,7 +167,19 @@ export function releaseMemoryWhenQuiet(
   let loop: EventLoopUtilization = performance.eventLoopUtilization();
   let rssBefore = 0;
   let collections = 0;
+  /** the release's last collection ran at the previous check */
+  let ending = false;
   const timer = setInterval(() => {
+    if (ending) {
+      // a check after the last collection: V8's sweeper has freed the
+      // ArrayBuffers it found dead, so their memory is in malloc's free lists
+      const trimmed = trimNative?.() ?? false;
+      onRelease(rssBefore, process.memoryUsage.rss(), collections, trimmed);
+      collections = 0;
+      ending = false;
+      // the trim is not traffic
+      loop = performance.eventLoopUtilization();
+    }
     const since = performance.eventLoopUtilization(loop);
     loop = performance.eventLoopUtilization();
     const heap = getHeapStatistics();
@@ -157,6 +190,7 @@ export function releaseMemoryWhenQuiet(
         utilisation: since.utilization,
         heapCommitted: heap.total_heap_size,
         heapUsed: heap.used_heap_size,
+        rss: process.memoryUsage.rss(),
       },
       policy,
     );
@@ -169,10 +203,7 @@ export function releaseMemoryWhenQuiet(
       // the collection itself is not traffic
       loop = performance.eventLoopUtilization();
     }
-    if (collections > 0 && state.collectionsLeft === 0) {
-      onRelease(rssBefore, process.memoryUsage.rss(), collections);
-      collections = 0;
-    }
+    if (collections > 0 && state.collectionsLeft === 0) ending = true;
   }, 1_000);
   timer.unref();
   return () => clearInterval(timer);

@@ -19,14 +19,14 @@ const TIGHT = { heapCommitted: 20 * MB, heapUsed: 14 * MB };
 
 /** Runs one check a second from `start`; the collections the policy asked for, by second. */
 function run(
-  seconds: { utilisation: number; heapCommitted: number; heapUsed: number }[],
+  seconds: { utilisation: number; heapCommitted: number; heapUsed: number; rss?: number }[],
   start: IdleState = IDLE_START,
   from = 0,
 ): number[] {
   let state = start;
   const collected: number[] = [];
   seconds.forEach((second, i) => {
-    const sample: IdleSample = { now: (from + i) * 1000, ...second };
+    const sample: IdleSample = { now: (from + i) * 1000, rss: 200 * MB, ...second };
     const step = idleStep(state, sample);
     state = step.state;
     if (step.collect) collected.push(from + i);
@@ -97,5 +97,26 @@ describe('idleStep', () => {
     assert.deepEqual(collected.slice(0, 3), [9, 10, 11]);
     const next = collected[3] ?? Number.NaN;
     assert.ok(next - 9 >= IDLE_MEMORY_POLICY.minGapMs / 1000, `released again at ${next}`);
+  });
+
+  it('resident memory grown far past where it started is released though V8’s heap is tight', () => {
+    // request bodies read into 64 KiB buffers: malloc's memory, not V8's heap
+    const seconds = [
+      ...repeat(3, { utilisation: QUIET, ...TIGHT, rss: 200 * MB }),
+      ...repeat(5, { utilisation: BUSY, ...TIGHT, rss: 260 * MB }),
+      ...repeat(8, { utilisation: QUIET, ...TIGHT, rss: 260 * MB }),
+    ];
+    assert.deepEqual(run(seconds), [12, 13, 14]);
+  });
+
+  it('after such a release the resident memory it left is the baseline: no release again', () => {
+    const gap = IDLE_MEMORY_POLICY.minGapMs / 1000;
+    const seconds = [
+      { utilisation: QUIET, ...TIGHT, rss: 200 * MB },
+      ...repeat(7, { utilisation: QUIET, ...TIGHT, rss: 260 * MB }), // released at 4, 5, 6
+      // 40 MB above the start (a cache kept what it may): where the release left it
+      ...repeat(gap + 30, { utilisation: QUIET, ...TIGHT, rss: 240 * MB }),
+    ];
+    assert.deepEqual(run(seconds), [4, 5, 6]);
   });
 });

@@ -63,8 +63,9 @@ const LAYERS = [
     'request-stats',
     'idle-memory',
   ],
-  // bytes, CSV, range tables and change stamps; addresses and networks; the Redis link
-  ['data', 'net', 'redis'],
+  // bytes, CSV, range tables and change stamps; addresses and networks; the Redis link;
+  // the malloc_trim addon
+  ['data', 'net', 'redis', 'native-heap'],
   // stores and counters the service shares: cache, rate limits, metrics, API keys
   ['cache', 'ratelimit', 'metrics', 'auth'],
   // every lookup: its data (load, compile, update), its index, its answer
