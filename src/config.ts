@@ -98,7 +98,7 @@ const BOOTSTRAP_FEED_ID = 'rdap-bootstrap';
 /** FEEDS_DISABLED also names these data sets, which are not VPN feeds */
 const NOT_FEEDS = [BOOTSTRAP_FEED_ID, 'geoip', 'asn'];
 
-/** Live, free lists only (DOMAIN.md §4); each is documented in docs/configuration.md with its policy. */
+/** Live, free lists only (docs/configuration.md, "Default DNSBL zones", gives each list's policy). */
 export const DEFAULT_DNSBL_ZONES = [
   'zen.spamhaus.org',
   'bl.spamcop.net',

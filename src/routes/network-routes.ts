@@ -1,5 +1,5 @@
 // The lookups that go over the network: DNS records, reverse DNS, DNSBL
-// blacklists and RDAP/whois. Each answer is cached per SPEC.md's table, never
+// blacklists and RDAP/whois. Each answer is cached for the lifetimes of docs/api.md ("Headers"), never
 // longer than the data itself allows; failures are never cached.
 import { z } from 'zod';
 import { fromParser, ipParams } from '../api/params.js';
@@ -17,7 +17,7 @@ import type { Ip } from '../net/ip.js';
 
 const HOUR = 3600;
 
-/** How long each lookup's answers live (SPEC.md), shorter when the data says so. */
+/** How long each lookup's answers live (docs/api.md, "Headers"), shorter when the data says so. */
 export const NETWORK_CACHE = {
   dns: { namespace: 'dns', ttlSeconds: HOUR, visibility: 'public' },
   reverse: { namespace: 'rdns', ttlSeconds: HOUR, visibility: 'public' },

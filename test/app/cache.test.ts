@@ -3,7 +3,7 @@
 // a hit is the miss's body byte for byte, max-age counts down with the
 // injected clock, an entry expires, and failures are never kept. Answers
 // computed from in-memory data (GeoIP, VPN, CIDR) never touch it: no X-Cache,
-// and the full Cache-Control lifetime of SPEC.md on every answer.
+// and the full Cache-Control lifetime of docs/api.md ("Headers") on every answer.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MemoryCacheStore } from '../../src/cache/cache-store.js';
@@ -166,7 +166,7 @@ describe('answers from in-memory data skip the lookup cache', () => {
   });
   after(() => service.close());
 
-  // SPEC.md's lifetimes, the whole of them on every answer: nothing counts down
+  // docs/api.md's lifetimes, the whole of them on every answer: nothing counts down
   const table = [
     { path: '/ip/8.8.8.8', cacheControl: `public, max-age=${DAY}` },
     { path: '/ip/2606:4700:4700::1111', cacheControl: `public, max-age=${DAY}` },

@@ -1,6 +1,6 @@
 // Domain names from the /dns path: IDN accepted and looked up as punycode
 // (docs/api.md), everything else checked by hand because url.domainToASCII
-// does not enforce label rules (DOMAIN.md §3: `a..b`, `-bad.com` pass it).
+// does not enforce label rules (`a..b`, `-bad.com` pass it; the rules: docs/api.md, "Records", DNS).
 import { domainToASCII } from 'node:url';
 import { AppError } from '../../errors.js';
 

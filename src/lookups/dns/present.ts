@@ -1,6 +1,6 @@
-// Decoded answers → SPEC.md's DNS records ({ name, type, ttl, data }), pure.
+// Decoded answers → the API's DNS records ({ name, type, ttl, data }), pure.
 // Presentation follows RFC 1035 §5.1 / dig, except TXT, which the API (docs/api.md,
-// "Records") and DOMAIN.md §9 fix as the record's character-strings joined, unquoted.
+// "Records") fixes as the record's character-strings joined, unquoted.
 import { Buffer } from 'node:buffer';
 import type { Answer, OptAnswer } from 'dns-packet';
 import { AppError } from '../../errors.js';
@@ -24,7 +24,7 @@ export type RecordAnswer = Exclude<Answer, OptAnswer>;
 
 const lower = (name: string) => name.replace(/\.$/, '').toLowerCase();
 
-/** Present a target name as an FQDN with its trailing dot, as MX does in SPEC.md. */
+/** Present a target name as an FQDN with its trailing dot, as MX does in the API (docs/api.md, "Records"). */
 export const fqdn = (name: string): string => (name === '.' || name === '' ? '.' : `${name}.`);
 
 /**

@@ -1,4 +1,4 @@
-// The `type` query parameter of GET /dns/:domain (SPEC.md): six types, case-insensitive.
+// The `type` query parameter of GET /dns/:domain (docs/api.md): six types, case-insensitive.
 import { AppError } from '../../errors.js';
 
 export const RECORD_TYPES = ['A', 'AAAA', 'MX', 'TXT', 'NS', 'CNAME'] as const;

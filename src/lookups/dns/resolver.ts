@@ -54,7 +54,7 @@ function describe(server: DnsServer): string {
 }
 
 /**
- * Builds query(name, type). Policy (DOMAIN.md §3):
+ * Builds query(name, type). Policy (tries and timeouts: docs/configuration.md):
  * - try 1 goes to servers[0]; a timeout, SERVFAIL or unreachable server moves
  *   to the next server (round robin), at most MAX_TRIES tries in all;
  * - a truncated UDP reply (TC, RFC 1035 §4.1.1) is asked again over TCP of

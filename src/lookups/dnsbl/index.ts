@@ -26,7 +26,7 @@ export const LISTED_THRESHOLD = 0.5;
 const MAX_REASON = 300;
 
 export interface BlacklistSource {
-  /** SPEC.md: the list's name */
+  /** the list's name (docs/api.md, "Records": Blacklist) */
   readonly name: string;
   readonly zone: string;
   readonly listed: boolean;

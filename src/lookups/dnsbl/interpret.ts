@@ -1,4 +1,6 @@
-// What a DNSBL's answer means (RFC 5782 §2.1, DOMAIN.md §4 and §9), pure.
+// What a DNSBL's answer means (RFC 5782 §2.1 and §5; Spamhaus's return codes:
+// docs.spamhaus.com, "Available Zones"; the rules: docs/api.md, "Records",
+// Blacklist), pure.
 // Only 127.0.0.x listing codes count as listed; anything else a list or a
 // resolver sends back is reported as an error for that source, never a listing.
 import { parseIpv4 } from '../../net/ip.js';

@@ -1,4 +1,4 @@
-// What the service knows about each DNSBL it may query (DOMAIN.md §4): a
+// What the service knows about each DNSBL it may query (docs/configuration.md, "Default DNSBL zones"): a
 // name people recognise, where to check or request removal, and how much a
 // listing there says about abuse (`confidence`, 0–1). The weights are our
 // judgement from each list's policy, not numbers the lists publish.

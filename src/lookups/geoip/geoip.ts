@@ -1,4 +1,4 @@
-// The GeoIP record of SPEC.md, answered from the compiled tables: location
+// The GeoIP record (docs/api.md, "Records"), answered from the compiled tables: location
 // from the GeoIP data set, network from the ASN data set. Every field is
 // present; unknown values are null.
 //

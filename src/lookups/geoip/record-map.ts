@@ -1,4 +1,4 @@
-// From a decoded MMDB record to the record of SPEC.md, in the layouts we
+// From a decoded MMDB record to the API's GeoIP record (docs/api.md, "Records"), in the layouts we
 // accept: DB-IP Lite as packaged by ip-location-db (flat: country_code,
 // state1, city, latitude, longitude; no time zone) and MaxMind's
 // GeoIP2/GeoLite2 layout (country.iso_code, city.names.en, subdivisions[0],

@@ -4,7 +4,7 @@ import type { AsnInfo } from '../geoip/record-map.js';
 import type { OverrideEntry } from './override-index.js';
 import type { OverrideFields } from './rows.js';
 
-/** The GeoIP record's fields an override may set (SPEC.md's GeoIP record). */
+/** The GeoIP record's fields an override may set (the GeoIP record of docs/api.md). */
 export interface OverridableGeoRecord {
   country: string | null;
   region: string | null;

@@ -1,5 +1,5 @@
 // Network blocks as registries write them, parsed and re-formatted in one
-// canonical form (never echoed raw, DOMAIN.md §1.4): ARIN 2015 zero-padded
+// canonical form (never echoed raw: docs/api.md, "Records", Whois): ARIN 2015 zero-padded
 // octets (`074.125.000.000`), RIPE 2015 `/32` suffixes, LACNIC uncompressed
 // IPv6 and abbreviated CIDR (`200.57.128/19`), RPSL `a - b` ranges.
 import { parseCidr } from '../../net/cidr-match.js';

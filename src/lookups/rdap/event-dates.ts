@@ -1,4 +1,4 @@
-// Event timestamps as SPEC.md wants them: ISO 8601 with an offset. RDAP
+// Event timestamps as the API gives them (docs/api.md, "Records", Whois): ISO 8601 with an offset. RDAP
 // sends RFC 3339 (RFC 9083 §4.5), kept with its offset as sent; whois sends
 // dates only (ARIN `2007-03-13`, LACNIC/APNIC `20001204`), taken as midnight
 // UTC. Anything else (impossible dates, free text) is dropped, not guessed.

@@ -32,7 +32,7 @@ export function hasVcard(entity: Record<string, unknown>): boolean {
  * The ISO country code of the first address that states one: the `cc`
  * parameter (RFC 8605 §3.1) or a two-letter country-name component, as
  * LACNIC writes it. Full names such as ARIN's "United States" in the label are
- * not codes and are not guessed from (DOMAIN.md §1.4).
+ * not codes and are not guessed from (docs/api.md, "Records", Whois).
  */
 export function vcardCountryCode(entity: Record<string, unknown>): string | null {
   for (const row of rows(entity)) {

@@ -1,6 +1,6 @@
 // Who holds the network, from RDAP entities (RFC 9083 §5.1, roles from the
-// IANA "RDAP JSON Values" registry). The rules of DOMAIN.md §1.4 that hold for
-// every registry's recorded answers:
+// IANA "RDAP JSON Values" registry). The rules (docs/api.md, "Records", Whois)
+// that hold for every registry's recorded answers:
 //   1. the fn of a `registrant` entity with a vCard, skipping maintainers
 //      (`*-MNT`, which RIPE also tags `registrant`);
 //   2. a registrant given only by handle (RIPE): fetch that entity once, and
@@ -19,7 +19,7 @@ export interface RegistrantChoice {
   name: string | null;
   /** a handle whose entity record should be fetched to find a better name */
   fetchHandle: string | null;
-  /** the entity the name came from, for its vCard address (DOMAIN.md §9.3) */
+  /** the entity the name came from, for its vCard address (docs/api.md, "Records", Whois) */
   entity: Record<string, unknown> | null;
 }
 

@@ -1,6 +1,6 @@
 // One RDAP lookup (RFC 9082 §3.1.1 `ip/<address>`): the network query, plus
 // at most one entity query when the registrant is only a handle (RIPE,
-// DOMAIN.md §9.4), both inside the same timeout.
+// docs/api.md, "Records", Whois), both inside the same timeout.
 import { AppError } from '../../errors.js';
 import { getJson, type FetchFn, type HttpOptions } from './rdap-http.js';
 import { chooseRegistrant, entityName } from './rdap-entities.js';

@@ -1,4 +1,4 @@
-// RDAP ip network object (RFC 9083 §5.4) → the fields of SPEC.md's Whois
+// RDAP ip network object (RFC 9083 §5.4) → the fields of the API's Whois
 // record. Pure: the one extra entity fetch a RIPE answer may need is done by
 // the client, which passes the name it found as `registrantName`.
 import { AppError } from '../../errors.js';
@@ -93,7 +93,7 @@ function networkRange(
 
 /**
  * The network's `country`; `ZZ` (APNIC stubs) means unknown. When absent
- * (ARIN), the ISO code in the registrant's vCard address (DOMAIN.md §9.3).
+ * (ARIN), the ISO code in the registrant's vCard address (docs/api.md, "Records", Whois).
  */
 function networkCountry(
   network: Record<string, unknown>,

@@ -1,6 +1,6 @@
 // The facts about each RIR that the lookup needs without asking anyone:
 // its RDAP base URL (IANA bootstrap, https preferred per RFC 9224 §3) and
-// its port-43 whois host (DOMAIN.md §2, as rfc1036/whois `ip_del_list`).
+// its port-43 whois host (RFC 3912; the hosts as the `whois` client's `ip_del_list`, https://github.com/rfc1036/whois).
 import type { Rir } from './types.js';
 
 export interface RegistryInfo {

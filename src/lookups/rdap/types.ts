@@ -1,4 +1,4 @@
-// The Whois record of SPEC.md plus the extras documented in docs/api.md
+// The Whois record plus the extras documented in docs/api.md
 // section on /whois/:ip. Every field is present; unknown is null, never
 // undefined (docs/api.md, "Records").
 

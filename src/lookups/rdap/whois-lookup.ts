@@ -32,7 +32,7 @@ const MAX_ANSWER_BYTES = 256 * 1024;
 
 /**
  * ARIN needs `n + <ip>`: `n` restricts the search to networks, `+` adds the
- * org block (DOMAIN.md §2). RIPE gets `-r` so contact objects are not
+ * org block (the query the `whois` client sends, https://github.com/rfc1036/whois). RIPE gets `-r` so contact objects are not
  * returned: they count against its 1,000 personal-data sets a day.
  */
 export function queryFor(ip: Ip, rir: Rir | null): string {

@@ -1,4 +1,4 @@
-// ARIN's port-43 answer to `n + <ip>` (DOMAIN.md §2): one NetRange block per
+// ARIN's port-43 answer to `n + <ip>` (RFC 3912; the query of the `whois` client, https://github.com/rfc1036/whois): one NetRange block per
 // matching network, least specific first, each followed by its Org or
 // Customer block; so the last NetRange is the network asked about.
 import { parseCidrRange, parseRangeText, rangeToCidrs } from './address-range.js';

@@ -1,5 +1,5 @@
 // RPSL answers (RIPE, APNIC, AFRINIC, IANA) and LACNIC's look-alike
-// (DOMAIN.md §2). The first inetnum/inet6num is the most specific: APNIC
+// (RPSL, RFC 2622). The first inetnum/inet6num is the most specific: APNIC
 // appends the less specific KRNIC/JPNIC mirror block after it. LACNIC writes
 // abbreviated CIDR (`200.57.128/19`), `owner` instead of netname/org and
 // YYYYMMDD dates; old APNIC writes `changed: email YYYYMMDD`.

@@ -59,7 +59,7 @@ export function queryWhois(exchange: WhoisExchange): Promise<string> {
 
 /**
  * UTF-8 when the bytes are valid UTF-8, else Latin-1: LACNIC and older RIPE
- * objects carry ISO-8859-1 names (DOMAIN.md §2, "Peña Pobre"), and Latin-1
+ * objects carry ISO-8859-1 names ("Peña Pobre"; docs/api.md, "Records", Whois), and Latin-1
  * never fails, so an answer is always readable.
  */
 export function decodeWhois(bytes: Uint8Array): string {

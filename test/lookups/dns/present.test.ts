@@ -40,7 +40,7 @@ void describe('presentRecords', () => {
       want: [{ name: 'example.com', type: 'AAAA', ttl: 300, data: '::ffff:1.2.3.4' }],
     },
     {
-      name: 'MX → "preference exchange." (SPEC.md)',
+      name: 'MX → "preference exchange." (docs/api.md)',
       qname: 'example.com',
       type: 'MX',
       answers: [rr('example.com', 'MX', { preference: 10, exchange: 'mail.example.com' })],

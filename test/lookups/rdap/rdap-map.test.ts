@@ -27,7 +27,7 @@ void describe('RDAP → Whois record, per registry fixture', () => {
   }
 });
 
-void describe('registrant rules (DOMAIN.md §1.4)', () => {
+void describe('registrant rules (docs/api.md, Whois)', () => {
   const registrant = (fn: string | null, handle: string, roles = ['registrant']) => ({
     handle,
     roles,

@@ -112,7 +112,7 @@ void describe('recorded RDAP answers', { skip }, () => {
     },
   ];
   for (const { file, want } of table) {
-    void test(`${file} maps as DOMAIN.md §1.4 describes`, () => {
+    void test(`${file} maps as docs/api.md's Whois rules say`, () => {
       const got = mapRdapNetwork(JSON.parse(read(file).toString('utf8')));
       assert.deepEqual(pick(got, want), want);
     });

@@ -46,7 +46,7 @@ export class NetworkSink implements RecordSink {
 }
 
 /**
- * City/country records, mapped to SPEC.md's location: equal locations are
+ * City/country records, mapped to the API's location (docs/api.md, "Records"): equal locations are
  * one record, which keeps its place text (shared) and its coordinates.
  */
 export class LocationSink implements RecordSink {
