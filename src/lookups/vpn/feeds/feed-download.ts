@@ -2,7 +2,7 @@
 // body) and a byte limit enforced while streaming, so neither a stalled
 // server nor an endless body can hold the updater. The feeds keep the body in
 // memory (`download`); the GeoIP/ASN updater streams it to a file
-// (`streamDownload` with a chunk sink, src/data/update/fetch-release.ts).
+// (`streamDownload` with a chunk sink, src/lookups/geoip/update/fetch-release.ts).
 import { Buffer } from 'node:buffer';
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
