@@ -20,13 +20,14 @@ export function buildNative(root) {
   const out = join(root, 'dist', 'native', 'malloc-trim.node');
   const headers = join(dirname(dirname(process.execPath)), 'include', 'node');
   rmSync(out, { force: true });
+  // the folder exists even when nothing is built in it: the image copies it
+  mkdirSync(dirname(out), { recursive: true });
   if (process.platform !== 'linux') return;
   const compiler = process.env['CC'] ?? 'cc';
   if (!existsSync(join(headers, 'node_api.h'))) {
     process.stderr.write(`native heap trim not built: no ${join(headers, 'node_api.h')}\n`);
     return;
   }
-  mkdirSync(dirname(out), { recursive: true });
   const result = spawnSync(
     compiler,
     ['-O2', '-Wall', '-Werror', '-shared', '-fPIC', `-I${headers}`, source, '-o', out],

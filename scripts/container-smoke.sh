@@ -14,7 +14,7 @@
 # Debian's docker.io and debootstrap (root and apt-get needed), starts dockerd,
 # and makes its base images itself once (kept for the next run):
 #   ipintel-smoke/debian:bookworm   debootstrap --variant=minbase bookworm
-#   ipintel-smoke/node:<version>    + this machine's Node.js 20 and npm
+#   ipintel-smoke/node:<version>-headers  + this machine's Node.js 20, npm and C headers
 #   ipintel-smoke/redis:bookworm    + Debian's redis-server
 # When containers cannot reach registry.npmjs.org (here: the host reaches it
 # through a proxy whose certificate containers do not trust), `npm ci` in the
@@ -164,7 +164,9 @@ ensure_node_image() {
   local version
   version=$(node --version)
   case "$version" in v20.*) ;; *) fail "this machine's node is $version; the image needs Node.js 20" ;; esac
-  NODE_IMAGE=ipintel-smoke/node:$version
+  # with Node's C headers, as the official images have them (the build
+  # compiles the malloc_trim addon against them)
+  NODE_IMAGE=ipintel-smoke/node:$version-headers
   image_exists "$NODE_IMAGE" && return
   log "making $NODE_IMAGE from this machine's node and npm (once)"
   local context="$WORK/node-context" npm_dir
@@ -172,9 +174,11 @@ ensure_node_image() {
   mkdir -p "$context"
   cp "$(command -v node)" "$context/node"
   cp -r "$npm_dir" "$context/npm"
+  cp -r "$(dirname "$(dirname "$(command -v node)")")/include/node" "$context/include-node"
   cat >"$context/Dockerfile" <<EOF
 FROM $DEBIAN_IMAGE
 COPY node /usr/local/bin/node
+COPY include-node /usr/local/include/node
 COPY npm /usr/local/lib/node_modules/npm
 RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \\
   && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \\
