@@ -9,6 +9,7 @@ import type { GeoData } from '../geoip/load.js';
 import type { RoutedSizes } from './index/asn-evidence.js';
 import { DetectionIndexHolder, type DetectionIndexOptions } from './index/detection-index.js';
 import { feedsDir } from './feeds/feed-store.js';
+import { DEFAULT_VPN_DENSE_RULE } from './index/vpn-dense.js';
 
 export function openDetection(
   config: Readonly<Config>,
@@ -31,6 +32,7 @@ export function detectionOptions(
     routedRange: (value) => asn.routedV4(value),
     networkOfV6: (ip) => asn.networkAt(asn.networkIndex(ip)),
     vpnRangeRule: config.vpnRangeRule,
+    vpnDenseRule: DEFAULT_VPN_DENSE_RULE,
     routedSizes: () => {
       const of = geo.tables.asn;
       if (sizes?.of !== of) sizes = { of, sizes: asn.routedSizesV4() };
