@@ -29,8 +29,8 @@ export interface VpnDenseRule {
 
 // chosen on the feeds alone by npm run calibrate-vpn-dense (docs/detection.md)
 export const DEFAULT_VPN_DENSE_RULE: VpnDenseRule = {
-  minProviders: 3,
-  minExitShare: 0.25,
+  minProviders: 4,
+  minExitShare: 0.5,
   maxAddresses: 65536,
 };
 
