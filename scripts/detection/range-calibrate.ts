@@ -36,11 +36,18 @@ export interface Calibration {
   readonly chosen: RuleResult | null;
 }
 
+/** A smaller run (the replay test's): fewer held-out splits, fewer candidate rules. */
+export interface CalibrationScope {
+  readonly splits?: number;
+  readonly candidates?: readonly VpnRangeRule[];
+}
+
 export function calibrate(
   stored: readonly StoredFeed[],
   asn: GeoIpLookup,
   classes: AsnClassTable,
   onRule: () => void = () => {},
+  scope: CalibrationScope = {},
 ): Calibration {
   const routedRange = (value: number) => asn.routedV4(value);
   const networkOfV6 = (ip: Ip) => asn.networkAt(asn.networkIndex(ip));
@@ -59,12 +66,14 @@ export function calibrate(
     const cidrs = [...shared, ...[...byProvider.values(), ...ownNetwork.values()].flat()];
     return cidrs.reduce((n, c) => n + 2 ** (32 - Number(c.slice(c.indexOf('/') + 1))), 0);
   };
-  const splits = Array.from({ length: SPLITS }, (_, i) => holdOutSplit(stored, HELD_OUT, i + 1));
+  const splits = Array.from({ length: scope.splits ?? SPLITS }, (_, i) =>
+    holdOutSplit(stored, HELD_OUT, i + 1),
+  );
   const older = olderSnapshot(stored);
   const groups = negativeGroups(stored);
   const lopo = leaveOneOutSplits(stored);
   const time = watcherTimeSplit(stored);
-  const results = candidateRules().map((rule): RuleResult => {
+  const results = (scope.candidates ?? candidateRules()).map((rule): RuleResult => {
     const result = {
       rule,
       splits: splits.map((s) => scoreHeldOut(s.heldOut, detectorFor(s.feeds, rule))),

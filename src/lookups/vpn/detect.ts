@@ -10,6 +10,7 @@
 //        VPN provider's server list → isVpn, provider  "vpn-provider:<id>" (high)
 //        range expanded from exits → isVpn, provider "vpn-range:<id>", or
 //                     "vpn-range:shared" (several providers' exits: no provider) (medium)
+//        VPN-dense hosting block → isVpn, isHosting, no provider  "vpn-dense:<asn>" (low)
 //        other vpn feed → isVpn               "vpn-list:<feed>" (high)
 //        open-proxy list → isProxy            "proxy-list:<feed>" (medium: open
 //                     proxies are short-lived and often dynamic addresses;
@@ -69,9 +70,12 @@ export interface FeedHit {
   readonly provider: string | null;
   /**
    * For a VPN hit naming a provider: its own list, an aggregate naming many
-   * (gluetun), or a range expanded from its exits (vpn-ranges.ts)
+   * (gluetun), or a range expanded from its exits (vpn-ranges.ts); for a
+   * VPN-dense hosting block (vpn-dense.ts, no provider): dense
    */
-  readonly source: 'own' | 'aggregate' | 'range';
+  readonly source: 'own' | 'aggregate' | 'range' | 'dense';
+  /** a dense block's AS (its reason says which network) */
+  readonly asn?: number;
   /**
    * For a range: its network is verifiably the provider's own (its ASN-table
    * organisation is the provider), so the range may name it. A range in
@@ -213,7 +217,10 @@ function applyHit(hit: FeedHit, reason: Reason, out: VpnDetection): void {
   } else if (hit.kind === 'vpn') {
     out.isVpn = true;
     const id = hit.provider;
-    if (hit.source === 'range') reason(`vpn-range:${id ?? 'shared'}`, 'medium');
+    if (hit.source === 'dense') {
+      out.isHosting = true;
+      reason(`vpn-dense:${hit.asn ?? 'unknown'}`, 'low');
+    } else if (hit.source === 'range') reason(`vpn-range:${id ?? 'shared'}`, 'medium');
     else if (id === null) reason(`vpn-list:${hit.feed}`, 'high');
     else reason(`vpn-provider:${id}`, 'high');
   } else if (hit.kind === 'relay') {

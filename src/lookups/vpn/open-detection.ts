@@ -9,6 +9,7 @@ import type { RoutedSizes } from './index/asn-evidence.js';
 import { DetectionIndexHolder, type DetectionIndexOptions } from './index/detection-index.js';
 import type { VpnRangeRule } from './index/vpn-ranges.js';
 import { feedsDir } from './feeds/feed-store.js';
+import { DEFAULT_VPN_DENSE_RULE } from './index/vpn-dense.js';
 
 /** What of the configuration detection reads (the Config has these fields). */
 export interface DetectionSettings {
@@ -38,6 +39,7 @@ export function detectionOptions(
     routedRange: (value) => asn.routedV4(value),
     networkOfV6: (ip) => asn.networkAt(asn.networkIndex(ip)),
     vpnRangeRule: config.vpnRangeRule,
+    vpnDenseRule: DEFAULT_VPN_DENSE_RULE,
     routedSizes: () => {
       const of = geo.tables.asn;
       if (sizes?.of !== of) sizes = { of, sizes: asn.routedSizesV4() };

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../../../src/project-root.js';
 import { pino } from 'pino';
@@ -21,6 +22,7 @@ import { DEFAULT_FEEDS as ALL_DEFAULT_FEEDS } from '../../../src/lookups/vpn/fee
 const DEFAULT_FEEDS = ALL_DEFAULT_FEEDS.filter((f) => f.kind !== 'relay' && f.kind !== 'geofeed');
 import { readStoredFeeds } from '../../../src/lookups/vpn/index/detection-index.js';
 import { calibrate } from '../../../scripts/detection/range-calibrate.js';
+import { candidateRules } from '../../../scripts/detection/range-calibration.js';
 import { DEFAULT_VPN_RANGE_RULE } from '../../../src/lookups/vpn/index/vpn-ranges.js';
 import { updateFeeds, type FeedResult } from '../../../src/lookups/vpn/feeds/feed-updater.js';
 import { startFeedServer, type FeedServer } from '../../helpers/feed-server.js';
@@ -179,11 +181,27 @@ describe('the published feeds parse through the updater', { skip: !existsSync(PU
   });
 
   // the default is the calibration's answer on these copies, not a number
-  // picked by hand (docs/detection.md); ~1 min of index builds
-  it('the default vpn-range rule is what npm run calibrate-vpn-range chooses on them', async () => {
+  // picked by hand (docs/detection.md). The whole grid with ten splits is
+  // `npm run calibrate-vpn-range` (minutes of index builds); here the default
+  // must win, by the same criterion with three splits, against its four
+  // neighbours in the grid: one exit fewer or more, a block twice or half as wide
+  it('the default vpn-range rule is what the calibration chooses among its neighbours', async () => {
     const asn = createGeoIpLookup({ tables: await loadEmbedded(pino({ level: 'silent' })) });
     const { stored } = await readStoredFeeds(join(dataDir, 'feeds'));
-    const { chosen } = calibrate(stored, asn, await loadAsnClasses());
+    const { minExits, maxAddresses } = DEFAULT_VPN_RANGE_RULE;
+    const candidates = [
+      DEFAULT_VPN_RANGE_RULE,
+      { minExits: minExits - 1, maxAddresses },
+      { minExits: minExits + 1, maxAddresses },
+      { minExits, maxAddresses: maxAddresses * 2 },
+      { minExits, maxAddresses: maxAddresses / 2 },
+    ];
+    const grid = candidateRules();
+    for (const rule of candidates) assert.ok(grid.some((r) => isDeepStrictEqual(r, rule)));
+    const { chosen } = calibrate(stored, asn, await loadAsnClasses(), undefined, {
+      splits: 3,
+      candidates,
+    });
     assert.deepEqual(chosen?.rule, DEFAULT_VPN_RANGE_RULE);
   });
 

@@ -18,7 +18,8 @@ import {
 import { deserialiseFeed, FEED_FILE_SUFFIX } from '../feeds/feed-store.js';
 import type { FeedKind, StoredFeed } from '../feeds/feed-types.js';
 import { PrefixIndex } from './prefix-index.js';
-import { feedLabels, rangeLabels } from './feed-labels.js';
+import { denseLabels, feedLabels, rangeLabels } from './feed-labels.js';
+import type { VpnDenseRule } from './vpn-dense.js';
 import type { RoutedRangeOf, VpnRangeRule } from './vpn-ranges.js';
 import type { NetworkOfV6 } from './vpn-ranges-v6.js';
 
@@ -48,6 +49,8 @@ export interface FeedIndexOptions {
   /** the ASN table's AS of an IPv6 address; without it no IPv6 /48 is expanded */
   readonly networkOfV6?: NetworkOfV6;
   readonly vpnRangeRule?: VpnRangeRule;
+  /** the VPN-dense block rule; without it (or without routedRange) no block is marked */
+  readonly vpnDenseRule?: VpnDenseRule;
   /** each AS's routed IPv4 space; without it no AS is learned to be a VPN network */
   readonly routedSizes?: () => RoutedSizes;
 }
@@ -86,7 +89,17 @@ export class FeedIndex implements DetectionIndex {
             options.vpnRangeRule,
             options.networkOfV6,
           );
-    const labels = [...feedLabels(stored), ...ranges];
+    const dense =
+      options.routedRange === undefined || options.vpnDenseRule === undefined
+        ? []
+        : denseLabels(
+            stored,
+            asnClasses,
+            options.routedRange,
+            options.vpnDenseRule,
+            options.vpnRangeRule,
+          );
+    const labels = [...feedLabels(stored), ...ranges, ...dense];
     this.learned =
       options.routedRange === undefined || options.routedSizes === undefined
         ? []
@@ -179,6 +192,8 @@ export interface DetectionIndexOptions {
   /** the ASN table's AS of an IPv6 address, for the IPv6 /48s of the expansion */
   readonly networkOfV6?: NetworkOfV6;
   readonly vpnRangeRule?: VpnRangeRule;
+  /** the VPN-dense block rule (vpn-dense.ts); none without */
+  readonly vpnDenseRule?: VpnDenseRule;
   readonly routedSizes?: () => RoutedSizes;
 }
 
@@ -188,13 +203,15 @@ export async function loadDetectionIndex(options: DetectionIndexOptions): Promis
     ? loadAsnClasses()
     : loadAsnClasses(options.asnClassesPath));
   const { stored, problems } = await readStoredFeeds(options.dataDir);
-  const { proxyMaxAgeMs, routedRange, networkOfV6, vpnRangeRule, routedSizes } = options;
+  const { proxyMaxAgeMs, routedRange, networkOfV6, vpnRangeRule, vpnDenseRule, routedSizes } =
+    options;
   return new FeedIndex(stored, asnClasses, problems, {
     ...(proxyMaxAgeMs === undefined ? {} : { proxyMaxAgeMs }),
     ...(routedSizes === undefined ? {} : { routedSizes }),
     ...(routedRange === undefined ? {} : { routedRange }),
     ...(networkOfV6 === undefined ? {} : { networkOfV6 }),
     ...(vpnRangeRule === undefined ? {} : { vpnRangeRule }),
+    ...(vpnDenseRule === undefined ? {} : { vpnDenseRule }),
   });
 }
 

@@ -8,6 +8,26 @@ import type { FeedHit } from '../detect.js';
 import type { StoredFeed } from '../feeds/feed-types.js';
 import { expandVpnRanges, type RoutedRangeOf, type VpnRangeRule } from './vpn-ranges.js';
 import type { NetworkOfV6 } from './vpn-ranges-v6.js';
+import { denseBlocks, denseCidrsByAsn, type VpnDenseRule } from './vpn-dense.js';
+
+/** The pseudo-feed of the VPN-dense hosting blocks (vpn-dense.ts). */
+const VPN_DENSE_FEED = 'vpn-dense';
+
+/** One label per AS for its VPN-dense hosting blocks; they name no provider. */
+export function denseLabels(
+  stored: readonly StoredFeed[],
+  classes: AsnClassTable,
+  routedRange: RoutedRangeOf,
+  rule: VpnDenseRule,
+  rangeRule?: VpnRangeRule,
+): FeedLabel[] {
+  const blocks = denseBlocks(stored, routedRange, classes, rule, rangeRule);
+  return [...denseCidrsByAsn(blocks)].map(([asn, prefixes]) => ({
+    key: `${VPN_DENSE_FEED}|${asn}`,
+    hit: { feed: VPN_DENSE_FEED, kind: 'vpn', provider: null, source: 'dense', asn },
+    prefixes,
+  }));
+}
 
 /** The pseudo-feed of the ranges expanded from providers' exits (vpn-ranges.ts). */
 const VPN_RANGE_FEED = 'vpn-range';

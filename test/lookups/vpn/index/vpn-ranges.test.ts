@@ -3,7 +3,7 @@
 // two providers share a range.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { vpnHostFeed } from '../../../helpers/vpn-feeds.js';
+import { routedTable, vpnHostFeed } from '../../../helpers/vpn-feeds.js';
 import { parseIp } from '../../../../src/net/ip.js';
 import { parseAsnClasses } from '../../../../src/lookups/vpn/asn-classes.js';
 import { detect } from '../../../../src/lookups/vpn/detect.js';
@@ -35,15 +35,7 @@ const ROWS: [string, string, number, string | null][] = [
 ];
 /** a gap of the table: no AS routes it */
 const GAP = ['147.90.0.0', '147.90.255.255'] as const;
-const rangeOf = (value: number): RoutedRange | null => {
-  for (const [first, last, asn, org] of ROWS) {
-    if (v4(first) <= value && value <= v4(last))
-      return { start: v4(first), end: v4(last), asn: { asn, org } };
-  }
-  if (v4(GAP[0]) <= value && value <= v4(GAP[1]))
-    return { start: v4(GAP[0]), end: v4(GAP[1]), asn: null };
-  return null;
-};
+const rangeOf = routedTable(ROWS, [GAP]);
 const classes = parseAsnClasses(
   [
     'asn,name,class,source',
