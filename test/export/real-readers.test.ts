@@ -17,9 +17,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../../src/cli/run.js';
-import { EXPORT_FILES } from '../../src/export/write-export.js';
+import { EXPORT_FILES } from '../../src/export/export-files.js';
 import { feedFileName, serialiseFeed } from '../../src/lookups/vpn/feed-store.js';
-import { buildMmdb, cityRecord, MmdbUint } from '../helpers/mmdb-writer.js';
+import { writeSmallGeoData } from './small-geo-data.js';
 import { freePort } from '../helpers/ports.js';
 import { storedFeed, vpnHostFeed } from '../helpers/vpn-feeds.js';
 import { serviceData } from '../helpers/service.js';
@@ -44,51 +44,7 @@ before(async () => {
   assert.equal(install.status, 0, `${ENSURE} failed: the readers are needed`);
   dir = await mkdtemp(join(tmpdir(), 'ipintel-readers-'));
   out = join(dir, 'out');
-  const city = join(dir, 'city.mmdb');
-  const asn = join(dir, 'asn.mmdb');
-  await writeFile(
-    city,
-    buildMmdb({
-      databaseType: 'GeoLite2-City',
-      networks: [
-        {
-          network: '81.2.69.0/24',
-          data: cityRecord({
-            country: 'GB',
-            city: 'London',
-            region: 'England',
-            latitude: 51.5142,
-            longitude: -0.0931,
-            timeZone: 'Europe/London',
-          }),
-        },
-        { network: '185.65.134.0/24', data: cityRecord({ country: 'SE', city: 'Malmö' }) },
-        { network: '2a02:d0c0::/29', data: cityRecord({ country: 'DE', city: 'Berlin' }) },
-      ],
-    }),
-  );
-  await writeFile(
-    asn,
-    buildMmdb({
-      databaseType: 'GeoLite2-ASN',
-      networks: [
-        {
-          network: '81.2.69.0/24',
-          data: {
-            autonomous_system_number: new MmdbUint(32, 20712),
-            autonomous_system_organization: 'Andrews & Arnold Ltd',
-          },
-        },
-        {
-          network: '185.65.134.0/24',
-          data: {
-            autonomous_system_number: new MmdbUint(32, 39351),
-            autonomous_system_organization: '31173 Services AB',
-          },
-        },
-      ],
-    }),
-  );
+  const { city, asn } = await writeSmallGeoData(dir);
   await mkdir(join(dir, 'feeds'));
   for (const feed of [
     vpnHostFeed('mullvad', 'mullvad', ['185.65.134.10', '185.65.134.11']),
