@@ -69,6 +69,15 @@ export class MmdbDataWriter {
    * it is one that is shared: see keysOf).
    */
   write(value: MmdbValue): number {
+    if (typeof value === 'string' && this.share) {
+      // a whole record that is a string: its first copy, never a pointer to it
+      const first = this.seenStrings.get(value);
+      if (first !== undefined) return first;
+      const at = this.size;
+      this.inline(value);
+      this.seenStrings.set(value, at);
+      return at;
+    }
     const key = this.share ? keysOf(value, this.keys) : null;
     const found = key === null ? undefined : this.seen.get(key);
     if (found !== undefined) {
@@ -84,13 +93,19 @@ export class MmdbDataWriter {
   /** the keys of the nested values of the value being written (null: not shared) */
   private readonly keys = new Map<object, string | null>();
 
+  /** a nested value's key (strings need none: putString keys them by themselves) */
   private keyOf(value: MmdbValue): string | null {
+    if (typeof value === 'string') return null;
     return typeof value === 'object' && !(value instanceof MmdbUint || value instanceof MmdbDouble)
       ? this.keys.get(value)!
       : keysOf(value, this.keys);
   }
 
   private put(value: MmdbValue, key: string | null): void {
+    if (typeof value === 'string' && this.share) {
+      this.putString(value);
+      return;
+    }
     if (!this.share || key === null) {
       this.inline(value);
       return;
@@ -103,6 +118,20 @@ export class MmdbDataWriter {
     const at = this.size;
     this.inline(value);
     if (this.size - at >= MIN_SHARED_BYTES && found === undefined) this.seen.set(key, at);
+  }
+
+  /** a string → the offset of its first copy: keyed by the string itself (no key text made) */
+  private readonly seenStrings = new Map<string, number>();
+
+  private putString(value: string): void {
+    const found = this.seenStrings.get(value);
+    if (found !== undefined && this.pointerBytes(found) < this.encodedBytesAtLeast(value)) {
+      this.pointer(found);
+      return;
+    }
+    const at = this.size;
+    this.inline(value);
+    if (this.size - at >= MIN_SHARED_BYTES && found === undefined) this.seenStrings.set(value, at);
   }
 
   private inline(value: MmdbValue): void {
@@ -127,7 +156,7 @@ export class MmdbDataWriter {
       const entries = Object.entries(value as { readonly [key: string]: MmdbValue });
       this.control(MAP, entries.length);
       for (const [k, v] of entries) {
-        this.put(k, this.share ? this.keyOf(k) : null);
+        this.put(k, null); // a string: putString
         this.put(v, this.share ? this.keyOf(v) : null);
       }
     }
