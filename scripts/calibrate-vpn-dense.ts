@@ -4,7 +4,7 @@
 // ../shared/fixtures/vpn-exits*: those measure the chosen rule afterwards.
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
-import { loadEmbedded } from '../src/data/compile-sources.js';
+import { loadEmbedded } from '../src/lookups/geoip/compile/compile-sources.js';
 import { createGeoIpLookup } from '../src/lookups/geoip/geoip.js';
 import { loadAsnClasses } from '../src/lookups/vpn/asn-classes.js';
 import { detect } from '../src/lookups/vpn/detect.js';

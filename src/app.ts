@@ -304,6 +304,7 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       x.cacheControl = 'no-store';
       if (a.raw.headers !== undefined) x.setHeaders(a.raw.headers);
       const status = a.raw.status ?? 200;
+      if (a.raw.file !== undefined) return x.sendFile(status, a.raw.file, a.raw.contentType);
       return a.raw.body === null
         ? x.sendEmpty(status)
         : x.send(status, a.raw.body, a.raw.contentType);

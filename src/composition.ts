@@ -39,6 +39,7 @@ import { createBlacklistChecker } from './lookups/dnsbl/index.js';
 import { BOOTSTRAP_FILE, createWhoisClient, readBootstrapFile } from './lookups/rdap/index.js';
 import type { DetectionIndexHolder } from './lookups/vpn/index.js';
 import { openDetection } from './lookups/vpn/open-detection.js';
+import { exportHandlers } from './routes/export-routes.js';
 import { GeofeedHolder, openGeofeeds } from './lookups/geofeed/geofeed-holder.js';
 import { fullCollection } from './idle-memory.js';
 import { createVpnJson } from './lookups/vpn/record-json.js';
@@ -364,6 +365,7 @@ export function buildService(
       vpn: vpnHandlers(vpnJson, vpnProvenance.headers),
       network: networkHandlers(instrumented(overrides.network ?? networkLookups(config), metrics)),
       cidr: cidrHandlers(),
+      export: exportHandlers({ dir: config.exportDir }),
       batch: batchHandlers({
         geoip,
         vpnJson,
@@ -428,7 +430,7 @@ export function buildMetricsApp(
     now: Date.now,
     cache: new LookupCache(new MemoryCacheStore(0, Date.now, 0), Date.now),
     rateLimitStore: new MemoryRateLimitStore(),
-    routes: metricsTable(ops),
+    routes: metricsTable(ops, exportHandlers({ dir: config.exportDir })),
     ...optional('access', accessControl({ ...config, apiKeysFile: null }, null)),
   });
 }

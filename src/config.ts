@@ -18,6 +18,7 @@ import { DEFAULT_VPN_RANGE_RULE, type VpnRangeRule } from './lookups/vpn/index/v
 import type { FeedSpec } from './lookups/vpn/feeds/feed-updater.js';
 import { dataUpdateFromEnv, type DataUpdateConfig } from './lookups/geoip/update/update-config.js';
 import { PROJECT_ROOT } from './project-root.js';
+import { EXPORT_PARTS, type ExportPart } from './export/export-files.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -90,6 +91,10 @@ export interface Config {
   /** /metrics on a listener of its own (and 404 on the public port); null: on the public port */
   metricsPort: number | null;
   metricsHost: string;
+  /** EXPORT_DIR: the export kept current there and served at /export/… (docs/export.md); null: off */
+  exportDir: string | null;
+  /** EXPORT_ONLY: the files of that export (as `ipintel export --only`) */
+  exportParts: readonly ExportPart[];
 }
 
 /** The IANA RDAP bootstrap (RFC 9224), refreshed like a feed. */
@@ -248,6 +253,18 @@ const envSchema = z.object({
     .optional(),
   METRICS_PORT: integer(1, 65535).optional(),
   METRICS_HOST: z.string().trim().min(1).default('127.0.0.1'),
+  EXPORT_DIR: optionalPath.optional(),
+  EXPORT_ONLY: z
+    .string()
+    .trim()
+    .transform((v) => v.split(',').map((p) => p.trim()))
+    .refine(
+      (parts) =>
+        parts.length > 0 && parts.every((p) => (EXPORT_PARTS as readonly string[]).includes(p)),
+      `must be a comma-separated list of ${EXPORT_PARTS.join(', ')}`,
+    )
+    .transform((parts) => [...new Set(parts)] as ExportPart[])
+    .default(['city', 'asn', 'anonymous-ip']),
   WORKERS: z
     .string()
     .trim()
@@ -345,6 +362,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     metricsToken: e.METRICS_TOKEN ?? null,
     metricsPort: e.METRICS_PORT ?? null,
     metricsHost: e.METRICS_HOST,
+    exportDir: e.EXPORT_DIR ?? null,
+    exportParts: e.EXPORT_ONLY,
   });
 }
 

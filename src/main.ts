@@ -10,6 +10,7 @@ import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildMetricsApp, buildService, loadServiceData, type ServiceData } from './composition.js';
 import { DataReloader } from './reloader.js';
+import { childBuild, ExportKeeper, exportDataVersion } from './export/export-keeper.js';
 import { ApiKeySource } from './auth/api-key-source.js';
 import { ApiKeysFileError } from './auth/api-keys.js';
 import type { App } from './app.js';
@@ -65,8 +66,19 @@ async function main(): Promise<void> {
   }
   if (cluster.isPrimary) {
     log.info({ workers: config.workers, rateLimit }, 'starting workers');
+    // EXPORT_DIR: the primary holds no data, so its builds check for themselves
+    // (--if-changed) at start, after each scheduled update and on SIGHUP
+    const keeper =
+      config.exportDir === null
+        ? null
+        : new ExportKeeper(childBuild(config.exportDir, config.exportParts), log);
+    keeper?.request('start');
+    if (keeper !== null) process.on('SIGHUP', () => keeper.request('SIGHUP'));
     // the feeds are fetched once per machine, here; the workers reload them on SIGHUP
-    scheduleUpdates(config, log, null, () => signalWorkers('SIGHUP'));
+    scheduleUpdates(config, log, null, () => {
+      signalWorkers('SIGHUP');
+      keeper?.request('update');
+    });
   }
   await runCluster(
     config.workers,
@@ -135,7 +147,18 @@ async function serve(
   const metricsApp = config.metricsPort === null ? null : listenMetrics(config, metrics, log);
   // Data written by `npm run update-data` (or the schedule below) is picked
   // up without a restart: a cheap stat of its files every minute, or SIGHUP.
-  const reloader = new DataReloader(config, data, log);
+  // EXPORT_DIR: the export rebuilt (in a child process) when a reload changed the data
+  const keeper =
+    config.exportDir === null || cluster.isWorker
+      ? null
+      : new ExportKeeper(childBuild(config.exportDir, config.exportParts), log);
+  if (keeper !== null) {
+    metrics.exportBuilds(() => keeper.counts);
+    keeper.dataIs(exportDataVersion(data), 'start');
+  }
+  const reloader = new DataReloader(config, data, log, (reason) =>
+    keeper?.dataIs(exportDataVersion(data), reason),
+  );
   setInterval(() => void reloader.reload({ reason: 'timer', ifChanged: true }), 60_000).unref();
   const keys = apiKeys === null ? null : new ApiKeysReloader(apiKeys, log);
   keys?.watch();

@@ -2,6 +2,7 @@
 // status, cache hits and misses per endpoint, upstream latency and errors per
 // kind, rate-limit rejections and the age of every data set. The per-request
 // series are counted by src/request-stats.ts and rendered by prom-client.
+import type { ExportBuildCounts } from './export/export-keeper.js';
 import type { Aggregator, Counter, Gauge, Registry } from 'prom-client';
 import {
   FastCounter,
@@ -42,6 +43,8 @@ export interface Metrics {
   dataUpdates(read: () => readonly DataUpdateSample[]): void;
   /** the fast path's counts (requests it served, connections it handed to node:http and why), read at scrape time */
   fastPath(read: () => FastPathCounts): void;
+  /** EXPORT_DIR's builds (src/export/export-keeper.ts), read at scrape time */
+  exportBuilds(read: () => ExportBuildCounts): void;
   render(): Promise<string>;
   /** this process's metrics in prom-client's JSON form (for the cluster's sum: cluster-metrics.ts) */
   snapshot(): Promise<unknown[]>;
@@ -100,6 +103,7 @@ export function createMetrics(
   let readDependencies: () => Readonly<Record<string, string>> = () => ({});
   let readFastPath: () => FastPathCounts = () => ({ plainRequests: 0, handOffReasons: {} });
   let workerCount = 1;
+  let readExports: (() => ExportBuildCounts) | null = null;
 
   /** The registry: Node's default metrics, the families above and the gauges read at scrape time. */
   async function buildRegistry(): Promise<Registry> {
@@ -165,6 +169,29 @@ export function createMetrics(
           if (u.succeededAt !== null)
             yield [{ kind: u.kind, event: 'succeeded' }, u.succeededAt / 1000];
         }
+      },
+    );
+    readAtScrape(
+      'ipintel_export_builds',
+      'Builds of the EXPORT_DIR export since start, by result: ok (files written), skipped (already current), failed (the old files kept)',
+      ['result'],
+      'sum',
+      function* () {
+        const counts = readExports?.();
+        if (counts === undefined) return;
+        for (const result of ['ok', 'skipped', 'failed'] as const) {
+          yield [{ result }, counts[result]];
+        }
+      },
+    );
+    readAtScrape(
+      'ipintel_export_last_success_timestamp_seconds',
+      'When the last EXPORT_DIR build ended with current files',
+      [],
+      'max',
+      function* () {
+        const at = readExports?.().lastSuccessAt ?? null;
+        if (at !== null) yield [{}, at / 1000];
       },
     );
     readAtScrape(
@@ -305,6 +332,9 @@ export function createMetrics(
     },
     fastPath(read) {
       readFastPath = read;
+    },
+    exportBuilds(read) {
+      readExports = read;
     },
     render: async () => (await registryNow()).metrics(),
     snapshot: async () => (await registryNow()).getMetricsAsJSON(),

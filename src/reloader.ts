@@ -28,6 +28,8 @@ export class DataReloader {
     private readonly config: Readonly<Config>,
     private readonly data: ServiceData,
     private readonly log: Logger,
+    /** called after each reload with what asked (EXPORT_DIR's keeper: a rebuild when the data changed) */
+    private readonly afterReload: ((reason: string) => void) | null = null,
   ) {}
 
   /** Runs after the reloads already queued; resolves when this one is done (it never rejects). */
@@ -66,5 +68,6 @@ export class DataReloader {
     } catch (error) {
       log.error({ err: error }, 'geofeed reload failed; keeping the old geofeeds');
     }
+    this.afterReload?.(reason);
   }
 }

@@ -88,7 +88,7 @@ is a terminal. An address stands alone as a word: "x1.2.3.4" is not one,
 
 ${EXIT}`;
 
-export const EXPORT_HELP = `Usage: ipintel export --out DIR [--only city,asn,anonymous-ip,csv]
+export const EXPORT_HELP = `Usage: ipintel export --out DIR [--only city,asn,anonymous-ip,csv] [--if-changed]
 
 Writes what the service answers, for every address, into DIR:
   ipintel-city.mmdb          GeoIP2/GeoLite2-City layout (country, city, subdivisions, location)
@@ -100,6 +100,8 @@ Writes what the service answers, for every address, into DIR:
 Each file is renamed into place whole. The data is the service's: GEOIP_DB,
 ASN_DB, DATA_DIR (updates and feeds) and OVERRIDES_FILE (see docs/export.md).
 --only writes only the files named (the CSV is the largest and slowest part).
+--if-changed writes nothing when DIR already holds an export of the same data
+(its manifest names the data's version) by this version of ipintel.
 
 ${ENVIRONMENT}
 

@@ -16,7 +16,7 @@ import {
   SERVE_HELP,
   UPDATE_HELP,
 } from './help.js';
-import type { ExportPart } from '../export/write-export.js';
+import type { ExportPart } from '../export/export-files.js';
 import { handlersFor, LOOKUP_COMMANDS, runHandler, type LookupCommand } from './lookups.js';
 
 export interface CliIo {
@@ -163,6 +163,7 @@ async function exportFiles(args: string[], io: CliIo): Promise<CliOutcome> {
   const { values, positionals } = parse(args, {
     out: { type: 'string' },
     only: { type: 'string' },
+    'if-changed': { type: 'boolean' },
   });
   if (values['help'] === true) {
     io.stdout.write(EXPORT_HELP);
@@ -173,7 +174,7 @@ async function exportFiles(args: string[], io: CliIo): Promise<CliOutcome> {
   if (typeof out !== 'string' || out === '') throw new UsageError('export needs --out DIR');
   const [{ exportData }, { EXPORT_PARTS }] = await Promise.all([
     import('../export/run-export.js'),
-    import('../export/write-export.js'),
+    import('../export/export-files.js'),
   ]);
   const only = values['only'];
   const parts = typeof only === 'string' ? only.split(',') : EXPORT_PARTS;
@@ -185,8 +186,15 @@ async function exportFiles(args: string[], io: CliIo): Promise<CliOutcome> {
   }
   const { config, log } = configOf(io);
   const started = performance.now();
-  const result = await exportData(config, log, out, Date.now(), parts as ExportPart[]);
+  const ifChanged = values['if-changed'] === true;
+  const result = await exportData(config, log, out, Date.now(), parts as ExportPart[], {
+    ifChanged,
+  });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  if (result === null) {
+    io.stdout.write(`up to date: ${out} holds an export of the data in use (${seconds} s)\n`);
+    return { code: EXIT_OK };
+  }
   for (const f of result.files)
     io.stdout.write(`${f.name}\t${f.bytes} bytes\tsha256 ${f.sha256}\n`);
   io.stdout.write(

@@ -4,6 +4,7 @@
 // answers turned into the three files' records (each distinct one written
 // once) and into CSV rows; neighbouring intervals with the same record are
 // one interval of that file.
+import { Buffer } from 'node:buffer';
 import { formatIpv4, formatIpv6, type Ip } from '../net/ip.js';
 import type { GeoIpLookup, GeoIpRecord } from '../lookups/geoip/geoip.js';
 import type { VpnJson } from '../lookups/vpn/record-json.js';
@@ -28,9 +29,11 @@ import {
   placeCsv,
   detectionCsv,
 } from './records.js';
-import { addressText, rangeCidrs } from './cidrs.js';
+import { decrement, v4RangeColumns, v6RangeColumns } from './cidrs.js';
 import { isBogon } from '../lookups/geoip/bogons.js';
 import { NO_OVERRIDE } from '../lookups/overrides/override-index.js';
+import type { GeofeedIndex } from '../lookups/geofeed/geofeed-index.js';
+import { NONE } from '../data/range-table.js';
 
 /** the network key of a bogon (its record's tail differs from an unrouted address's) */
 const BOGON_KEY = -2;
@@ -42,6 +45,8 @@ export interface ExportSources {
   /** the detection index the vpn lookup answers from */
   feeds: { boundaries(): { v4: Uint32Array; v6: Uint32Array } };
   overrides: OverrideIndex;
+  /** the RFC 8805 geofeeds that place addresses (the lookup above reads the same index) */
+  geofeeds: GeofeedIndex;
 }
 
 /**
@@ -55,6 +60,7 @@ export function boundarySources(s: ExportSources): BoundarySource[] {
     rangeTableBoundaries('asn', s.geoip.tables.asn.table),
     { name: 'feeds', boundaries: () => s.feeds.boundaries() },
     { name: 'overrides', boundaries: () => s.overrides.boundaries() },
+    rangeTableBoundaries('geofeeds', s.geofeeds.table),
     bogonBoundaries(),
     layoutBoundaries(),
   ];
@@ -99,11 +105,20 @@ export interface CollectedExport {
 /** One part of answers (a place, a network, a detection): its file offset and CSV fields. */
 interface Part {
   offset: number;
-  csv: string;
+  /** its CSV columns as UTF-8, each after a comma */
+  csv: Buffer;
 }
 
-/** One CSV row: a range and what it holds. */
-export type CsvSink = (row: string) => void;
+/** Where the CSV's rows go, in pieces: no row is ever one string (8 million of them were). */
+export interface CsvSink {
+  /** text of ASCII characters only (addresses, commas) */
+  ascii(text: string): void;
+  bytes(bytes: Buffer): void;
+}
+
+function csvColumns(text: string): Buffer {
+  return Buffer.from(`,${text}`, 'utf8');
+}
 
 /** A JSON record's members after its `"ip":"…",`: the part of an answer the address does not change. */
 function afterAddress(json: string): string {
@@ -199,20 +214,24 @@ export function collectExport(s: ExportSources, csv: CsvSink | null): CollectedE
     value === null ? NO_DATA : data.write(value);
   const places = new Parts((key) => {
     const r = JSON.parse(`{${key}}`) as GeoIpRecord;
-    return { offset: offset(files.city.data, cityRecord(r)), csv: placeCsv(r) };
+    return { offset: offset(files.city.data, cityRecord(r)), csv: csvColumns(placeCsv(r)) };
   });
   const networks = new Parts((key) => {
     const r = JSON.parse(`{${key}`) as GeoIpRecord;
-    return { offset: offset(files.asn.data, asnRecord(r)), csv: networkCsv(r) };
+    return { offset: offset(files.asn.data, asnRecord(r)), csv: csvColumns(networkCsv(r)) };
   });
   const detections = new Parts((key) => {
     const d = JSON.parse(`{"ip":"",${key}`) as VpnDetection;
-    return { offset: offset(files.anonymous.data, anonymousRecord(d)), csv: detectionCsv(d) };
+    return {
+      offset: offset(files.anonymous.data, anonymousRecord(d)),
+      csv: csvColumns(detectionCsv(d)),
+    };
   });
   const rows = csv === null ? null : new CsvRows(csv);
   const overrides = s.geoip.overrides.current;
   /** the parts of an address no override covers, by its table indexes: nothing parsed */
   const placeByLocation = new PartsByIndex();
+  const placeByGeofeed = new PartsByIndex();
   const networkByRecord = new PartsByIndex();
   const detectionByMembers = new PartsBy<string>();
   const geoParts = (ip: Ip): [Part, Part] => {
@@ -229,15 +248,19 @@ export function collectExport(s: ExportSources, csv: CsvSink | null): CollectedE
       [place, network] = geoParts(ip);
       detection = detectionPart(ip);
     } else {
-      // the place part is its location's, the network part its AS record's and bogon flag's
-      const location = s.geoip.locationIndex(ip);
-      const record = isBogon(ip) ? BOGON_KEY : s.geoip.networkIndex(ip);
-      let knownPlace = placeByLocation.get(location);
+      // the place part is its geofeed answer's or its location's, the network
+      // part its AS record's and bogon flag's
+      const bogon = isBogon(ip);
+      const fed = s.geofeeds.size === 0 || bogon ? NONE : s.geofeeds.find(ip);
+      const placeBy = fed === NONE ? placeByLocation : placeByGeofeed;
+      const location = fed === NONE ? s.geoip.locationIndex(ip) : fed;
+      const record = bogon ? BOGON_KEY : s.geoip.networkIndex(ip);
+      let knownPlace = placeBy.get(location);
       let knownNetwork = networkByRecord.get(record);
       if (knownPlace === undefined || knownNetwork === undefined) {
         // made from the texts but not kept by them: millions of place texts cost a gigabyte
         const [placeKey, networkKey] = splitGeo(s.geoip.json(withText(ip)));
-        knownPlace ??= placeByLocation.set(location, places.make(placeKey));
+        knownPlace ??= placeBy.set(location, places.make(placeKey));
         knownNetwork ??= networkByRecord.set(record, networks.make(networkKey));
       }
       place = knownPlace;
@@ -297,7 +320,10 @@ export function collectExport(s: ExportSources, csv: CsvSink | null): CollectedE
 class CsvRows {
   count = 0;
   private family: 4 | 6 = 4;
-  private start: bigint | null = null;
+  /** the open row's first address (IPv4: the last word) */
+  private readonly start = new Uint32Array(4);
+  /** its last address, once known */
+  private readonly last = new Uint32Array(4);
   private parts: [Part, Part, Part] | null = null;
 
   constructor(private readonly sink: CsvSink) {}
@@ -314,42 +340,55 @@ class CsvRows {
   ): void {
     const p = this.parts;
     if (p !== null && same(p[0], place) && same(p[1], network) && same(p[2], detection)) return;
-    const at = family === 4 ? BigInt(w3) : toBig(w0, w1, w2, w3);
-    this.flush(at - 1n);
+    this.flushBefore(w0, w1, w2, w3);
     this.family = family;
-    this.start = at;
+    this.start.set([w0, w1, w2, w3]);
     this.parts = [place, network, detection];
   }
 
   /** A stretch with no rows of its own starts here (the IPv4-mapped alias). */
   gap(w0: number, w1: number, w2: number, w3: number): void {
-    this.flush(toBig(w0, w1, w2, w3) - 1n);
+    this.flushBefore(w0, w1, w2, w3);
   }
 
+  /** The family's last row ends at its last address. */
   end(family: 4 | 6): void {
-    this.flush(family === 4 ? 2n ** 32n - 1n : 2n ** 128n - 1n);
+    this.last.fill(family === 4 ? 0 : 0xffffffff);
+    this.last[3] = 0xffffffff;
+    this.flush();
   }
 
-  private flush(end: bigint): void {
-    const { start, parts, family } = this;
-    this.start = null;
+  /** The open row ends just before (w0 w1 w2 w3). */
+  private flushBefore(w0: number, w1: number, w2: number, w3: number): void {
+    if (this.parts === null) return;
+    this.last.set([w0, w1, w2, w3]);
+    decrement(this.last);
+    this.flush();
+  }
+
+  private flush(): void {
+    const parts = this.parts;
     this.parts = null;
-    if (start === null || parts === null) return;
+    if (parts === null) return;
     // nothing known and nothing flagged: no row (a bogon, unrouted space)
-    if (parts.every((part) => part.offset === NO_DATA)) return;
-    const cidrs = rangeCidrs(family, start, end).join(' ');
-    const first = addressText(family, start);
-    const last = addressText(family, end);
-    this.sink(`${first},${last},${cidrs},${parts[0].csv},${parts[1].csv},${parts[2].csv}\n`);
+    if (parts[0].offset === NO_DATA && parts[1].offset === NO_DATA && parts[2].offset === NO_DATA) {
+      return;
+    }
+    const range =
+      this.family === 4
+        ? v4RangeColumns(this.start[3]!, this.last[3]!)
+        : v6RangeColumns(this.start, this.last);
+    const sink = this.sink;
+    sink.ascii(range);
+    sink.bytes(parts[0].csv);
+    sink.bytes(parts[1].csv);
+    sink.bytes(parts[2].csv);
+    sink.ascii('\n');
     this.count++;
   }
 }
 
 /** Two parts write the same (the part of an override and the data's can be equal). */
 function same(a: Part, b: Part): boolean {
-  return a === b || (a.offset === b.offset && a.csv === b.csv);
-}
-
-function toBig(w0: number, w1: number, w2: number, w3: number): bigint {
-  return (BigInt(w0) << 96n) | (BigInt(w1) << 64n) | (BigInt(w2) << 32n) | BigInt(w3);
+  return a === b || (a.offset === b.offset && a.csv.equals(b.csv));
 }

@@ -65,29 +65,48 @@ export class MmdbDataWriter {
 
   /**
    * Writes a value (a whole record) and returns its offset in the section;
-   * a value written before returns its first offset, nothing written.
+   * a value written before returns its first offset, nothing written (when
+   * it is one that is shared: see keysOf).
    */
   write(value: MmdbValue): number {
-    const key = keysOf(value, this.keys);
-    const found = this.seen.get(key);
-    if (found !== undefined) return found;
+    if (typeof value === 'string' && this.share) {
+      // a whole record that is a string: its first copy, never a pointer to it
+      const first = this.seenStrings.get(value);
+      if (first !== undefined) return first;
+      const at = this.size;
+      this.inline(value);
+      this.seenStrings.set(value, at);
+      return at;
+    }
+    const key = this.share ? keysOf(value, this.keys) : null;
+    const found = key === null ? undefined : this.seen.get(key);
+    if (found !== undefined) {
+      this.keys.clear();
+      return found;
+    }
     const at = this.size;
     this.put(value, key);
     this.keys.clear();
     return at;
   }
 
-  /** the keys of the nested values of the value being written */
-  private readonly keys = new Map<object, string>();
+  /** the keys of the nested values of the value being written (null: not shared) */
+  private readonly keys = new Map<object, string | null>();
 
-  private keyOf(value: MmdbValue): string {
+  /** a nested value's key (strings need none: putString keys them by themselves) */
+  private keyOf(value: MmdbValue): string | null {
+    if (typeof value === 'string') return null;
     return typeof value === 'object' && !(value instanceof MmdbUint || value instanceof MmdbDouble)
       ? this.keys.get(value)!
       : keysOf(value, this.keys);
   }
 
-  private put(value: MmdbValue, key: string): void {
-    if (!this.share) {
+  private put(value: MmdbValue, key: string | null): void {
+    if (typeof value === 'string' && this.share) {
+      this.putString(value);
+      return;
+    }
+    if (!this.share || key === null) {
       this.inline(value);
       return;
     }
@@ -99,6 +118,20 @@ export class MmdbDataWriter {
     const at = this.size;
     this.inline(value);
     if (this.size - at >= MIN_SHARED_BYTES && found === undefined) this.seen.set(key, at);
+  }
+
+  /** a string → the offset of its first copy: keyed by the string itself (no key text made) */
+  private readonly seenStrings = new Map<string, number>();
+
+  private putString(value: string): void {
+    const found = this.seenStrings.get(value);
+    if (found !== undefined && this.pointerBytes(found) < this.encodedBytesAtLeast(value)) {
+      this.pointer(found);
+      return;
+    }
+    const at = this.size;
+    this.inline(value);
+    if (this.size - at >= MIN_SHARED_BYTES && found === undefined) this.seenStrings.set(value, at);
   }
 
   private inline(value: MmdbValue): void {
@@ -118,13 +151,13 @@ export class MmdbDataWriter {
     } else if (Array.isArray(value)) {
       const items = value as readonly MmdbValue[];
       this.control(ARRAY, items.length);
-      for (const item of items) this.put(item, this.share ? this.keyOf(item) : '');
+      for (const item of items) this.put(item, this.share ? this.keyOf(item) : null);
     } else {
       const entries = Object.entries(value as { readonly [key: string]: MmdbValue });
       this.control(MAP, entries.length);
       for (const [k, v] of entries) {
-        this.put(k, this.share ? this.keyOf(k) : '');
-        this.put(v, this.share ? this.keyOf(v) : '');
+        this.put(k, null); // a string: putString
+        this.put(v, this.share ? this.keyOf(v) : null);
       }
     }
   }
@@ -214,28 +247,44 @@ export class MmdbDataWriter {
   }
 }
 
+/** the longest key of a shared map or array: longer ones are written where they occur */
+const MAX_SHARED_KEY = 160;
+
 /**
  * One text per distinct value, its kind included (the string "1" is not the
  * uint 1), made bottom-up once per value of a record: each part says its own
  * length or ends with `;`, so the texts of two different values never agree.
  * (JSON.stringify of every nested value again at each level cost a third of
- * the export's time.)
+ * the export's time.) Null: the value is not shared — a map or array whose
+ * key would be long, or that holds a double (coordinates: nearly one per
+ * place, so a key per location map cost memory and time and saved little;
+ * the export writes each place once anyway). Strings and numbers always are.
  */
-function keysOf(value: MmdbValue, keys: Map<object, string>): string {
+function keysOf(value: MmdbValue, keys: Map<object, string | null>): string | null {
   if (typeof value === 'string') return `s${value.length}:${value}`;
   if (typeof value === 'boolean') return value ? 'T' : 'F';
   if (value instanceof MmdbUint) return `u${value.bits}:${String(value.value)};`;
-  if (value instanceof MmdbDouble) return `d${value.value};`;
-  let key: string;
+  if (value instanceof MmdbDouble) return null;
+  let key: string | null;
   if (Array.isArray(value)) {
     const items = value as readonly MmdbValue[];
-    key = `[${items.length};${items.map((item) => keysOf(item, keys)).join('')}`;
+    key = `[${items.length};`;
+    for (const item of items) key = joined(key, keysOf(item, keys));
   } else {
-    const entries = Object.entries(value as { readonly [key: string]: MmdbValue });
-    key = `{${entries.length};${entries.map(([k, v]) => keysOf(k, keys) + keysOf(v, keys)).join('')}`;
+    const map = value as { readonly [key: string]: MmdbValue };
+    const names = Object.keys(map);
+    key = `{${names.length};`;
+    for (const name of names)
+      key = joined(joined(key, keysOf(name, keys)), keysOf(map[name]!, keys));
   }
   keys.set(value, key);
   return key;
+}
+
+/** A container's key so far and its next part's, or null once either is null or it is too long. */
+function joined(key: string | null, part: string | null): string | null {
+  if (key === null || part === null || key.length + part.length > MAX_SHARED_KEY) return null;
+  return key + part;
 }
 
 /** Encodes one value alone, without pointers (the metadata map after the marker). */

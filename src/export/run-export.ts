@@ -7,10 +7,19 @@ import { VERSION } from '../composition.js';
 import { createGeoIpLookup } from '../lookups/geoip/geoip.js';
 import { loadGeoData, readRest, type GeoData } from '../lookups/geoip/load.js';
 import type { DetectionIndexHolder } from '../lookups/vpn/index/detection-index.js';
+import { openGeofeeds, type GeofeedHolder } from '../lookups/geofeed/geofeed-holder.js';
 import { OverridesHolder } from '../lookups/overrides/overrides-holder.js';
 import { openDetection } from '../lookups/vpn/open-detection.js';
 import { createVpnJson } from '../lookups/vpn/record-json.js';
-import { EXPORT_PARTS, writeExport, type ExportPart, type ExportResult } from './write-export.js';
+import { exportDataVersion } from './export-keeper.js';
+import {
+  EXPORT_FILES,
+  EXPORT_PARTS,
+  PART_FILES,
+  readManifest,
+  type ExportPart,
+} from './export-files.js';
+import { writeExport, type ExportResult } from './write-export.js';
 
 export async function exportData(
   config: Readonly<Config>,
@@ -18,7 +27,8 @@ export async function exportData(
   outDir: string,
   now: number = Date.now(),
   parts: readonly ExportPart[] = EXPORT_PARTS,
-): Promise<ExportResult> {
+  { ifChanged = false }: { ifChanged?: boolean } = {},
+): Promise<ExportResult | null> {
   const overrides = await OverridesHolder.open(config.overridesFile, log);
   const refused = overrides.status.refused;
   if (refused !== null) {
@@ -33,7 +43,10 @@ export async function exportData(
     log,
   );
   const vpn = await openDetection(config, geo);
-  return exportLoaded({ geo, vpn, overrides }, outDir, now, parts);
+  const geofeeds = await openGeofeeds(config, geo);
+  const data = { geo, vpn, geofeeds, overrides };
+  if (ifChanged && isCurrent(outDir, exportDataVersion(data), parts)) return null;
+  return exportLoaded(data, outDir, now, parts);
 }
 
 /**
@@ -42,24 +55,48 @@ export async function exportData(
  * arrays themselves, not through the lookups that page them in.
  */
 export async function exportLoaded(
-  data: { geo: GeoData; vpn: DetectionIndexHolder; overrides: OverridesHolder },
+  data: {
+    geo: GeoData;
+    vpn: DetectionIndexHolder;
+    geofeeds: GeofeedHolder;
+    overrides: OverridesHolder;
+  },
   outDir: string,
   now: number = Date.now(),
   parts: readonly ExportPart[] = EXPORT_PARTS,
 ): Promise<ExportResult> {
   await readRest(data.geo.tables);
-  const geoip = createGeoIpLookup(data.geo, data.overrides);
+  const geoip = createGeoIpLookup(data.geo, data.overrides, data.geofeeds);
   const feeds = data.vpn.current();
   return writeExport(
-    { geoip, vpn: createVpnJson(geoip, data.vpn), feeds, overrides: data.overrides.current },
+    {
+      geoip,
+      vpn: createVpnJson(geoip, data.vpn),
+      feeds,
+      overrides: data.overrides.current,
+      geofeeds: data.geofeeds.current,
+    },
     outDir,
     {
       version: VERSION,
       dataSets: data.geo.dataSets,
-      feeds: feeds.feeds.map((f) => f.feed),
+      feeds: [
+        ...new Set([...feeds.feeds, ...data.geofeeds.current.feeds].map((f) => f.feed)),
+      ].sort(),
       overridesVersion: data.overrides.status.version,
+      dataVersion: exportDataVersion(data),
       now,
     },
     parts,
   );
+}
+
+/** The folder holds an export of this data version by this version of the software, with these files. */
+function isCurrent(outDir: string, dataVersion: string, parts: readonly ExportPart[]): boolean {
+  const manifest = readManifest(outDir);
+  if (manifest === null || manifest.dataVersion !== dataVersion || manifest.version !== VERSION) {
+    return false;
+  }
+  const names = new Set(manifest.files.map((f) => f.name));
+  return parts.every((part) => names.has(EXPORT_FILES[PART_FILES[part]]));
 }

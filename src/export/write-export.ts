@@ -4,26 +4,21 @@
 // written under a temporary name unique to this run and renamed into place,
 // so a reader (nginx, a fleet's curl, the service serving them) sees the old
 // file or the new one, never half of one.
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { partialName } from '../atomic-file.js';
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Buffer } from 'node:buffer';
+import { Buffer } from 'node:buffer';
 import type { DataSetInfo } from '../lookups/geoip/load.js';
-import { collectExport, type ExportFile, type ExportSources } from './build-export.js';
+import {
+  collectExport,
+  type CsvSink,
+  type ExportFile,
+  type ExportSources,
+} from './build-export.js';
 import { buildTree, mmdbFileParts } from './mmdb-tree.js';
 import { CSV_HEADER } from './records.js';
-
-export const EXPORT_FILES = {
-  city: 'ipintel-city.mmdb',
-  asn: 'ipintel-asn.mmdb',
-  anonymous: 'ipintel-anonymous-ip.mmdb',
-  csv: 'ipintel-ranges.csv',
-  manifest: 'ipintel-export.json',
-} as const;
-
-/** The files an export can write (the manifest is always written). */
-export type ExportPart = 'city' | 'asn' | 'anonymous-ip' | 'csv';
-export const EXPORT_PARTS: readonly ExportPart[] = ['city', 'asn', 'anonymous-ip', 'csv'];
+import { EXPORT_FILES, EXPORT_PARTS, type ExportPart, type WrittenFile } from './export-files.js';
 
 /** The names readers check (geoip2's city()/asn()/anonymous_ip(), Go's geoip2 and others). */
 const DATABASE_TYPES = {
@@ -37,14 +32,10 @@ export interface ExportContext {
   dataSets: readonly DataSetInfo[];
   feeds: readonly string[];
   overridesVersion: string;
+  /** the data's version as X-Data-Version says it: a build of the same data is not needed again */
+  dataVersion: string;
   /** ms since the epoch */
   now: number;
-}
-
-export interface WrittenFile {
-  name: string;
-  bytes: number;
-  sha256: string;
 }
 
 export interface ExportResult {
@@ -66,7 +57,8 @@ class AtomicFile {
     private readonly dir: string,
     private readonly name: string,
   ) {
-    this.temp = join(dir, `.${name}.${process.pid}.${randomUUID()}.tmp`);
+    // a name clearAbandoned recognises when the writer was killed (src/atomic-file.ts)
+    this.temp = partialName(join(dir, name));
     this.fd = openSync(this.temp, 'wx', 0o644);
   }
 
@@ -98,23 +90,39 @@ function writeAll(fd: number, chunk: Buffer): number {
   return done;
 }
 
-/** CSV text gathered into ~1 MB writes. */
-class BufferedText {
-  private parts: string[] = [];
+/** The CSV's pieces gathered into 1 MB writes, encoded as they come (no row is one string). */
+class BufferedBytes implements CsvSink {
+  private readonly buffer = Buffer.allocUnsafe(1 << 20);
   private size = 0;
 
   constructor(private readonly file: AtomicFile) {}
 
-  add(text: string): void {
-    this.parts.push(text);
-    this.size += text.length;
-    if (this.size >= 1 << 20) this.flush();
+  // short pieces are copied in JS: Buffer#write and #copy cross into C++ per
+  // call, which cost more than the copy for a few dozen bytes (8 million rows)
+  ascii(text: string): void {
+    if (this.size + text.length > this.buffer.length) this.flush();
+    if (text.length > this.buffer.length) {
+      this.file.write(text);
+      return;
+    }
+    const buffer = this.buffer;
+    let at = this.size;
+    for (let i = 0; i < text.length; i++) buffer[at++] = text.charCodeAt(i);
+    this.size = at;
+  }
+
+  bytes(bytes: Buffer): void {
+    if (this.size + bytes.length > this.buffer.length) this.flush();
+    if (bytes.length > this.buffer.length) this.file.write(bytes);
+    else {
+      this.buffer.set(bytes, this.size);
+      this.size += bytes.length;
+    }
   }
 
   flush(): void {
-    if (this.parts.length === 0) return;
-    this.file.write(this.parts.join(''));
-    this.parts = [];
+    if (this.size === 0) return;
+    this.file.write(this.buffer.subarray(0, this.size));
     this.size = 0;
   }
 }
@@ -150,9 +158,9 @@ export function writeExport(
   };
   try {
     const csvFile = parts.includes('csv') ? start(EXPORT_FILES.csv) : null;
-    const csv = csvFile === null ? null : new BufferedText(csvFile);
-    csv?.add(`${CSV_HEADER}\n`);
-    const collected = collectExport(sources, csv === null ? null : (row) => csv.add(row));
+    const csv = csvFile === null ? null : new BufferedBytes(csvFile);
+    csv?.ascii(`${CSV_HEADER}\n`);
+    const collected = collectExport(sources, csv);
     csv?.flush();
     const mmdb = (kind: keyof typeof DATABASE_TYPES, file: ExportFile, label: string) => {
       if (!parts.includes(kind === 'anonymous' ? 'anonymous-ip' : kind)) return [];
@@ -189,6 +197,7 @@ export function writeExport(
           })),
           feeds: c.feeds,
           overrides: c.overridesVersion,
+          dataVersion: c.dataVersion,
           files: written,
         },
         null,

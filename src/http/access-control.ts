@@ -60,7 +60,7 @@ export class AccessControl {
       if (digest === null || !timingSafeEqual(digest, this.metricsDigest)) {
         refuse(
           x,
-          'GET /metrics needs the METRICS_TOKEN: send Authorization: Bearer <token>.',
+          'The operator endpoints (/metrics, /export/…) need the METRICS_TOKEN: send Authorization: Bearer <token>.',
           'Bearer realm="metrics"',
         );
       }

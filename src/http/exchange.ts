@@ -2,6 +2,8 @@
 // path, caller, request id) and writes (the headers it decided, the status),
 // passed as one value from routing to the access log. The response headers
 // belong to the exchange and are written once, by `send`.
+import type { FileHandle } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { Buffer } from 'node:buffer';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { HeaderValue, RequestHead, Responder } from './message.js';
@@ -135,6 +137,36 @@ export class Exchange {
     // Buffer goes out as a second chunk of a writev, which costs more than
     // copying a small body into a string: its bytes as latin1, one char a byte
     else endWithTurn(this.res, body.toString('latin1'), 'latin1');
+  }
+
+  /**
+   * A file's bytes streamed as the answer (GET /export/…): never read whole
+   * into memory. node:http's responses only (the fast path hands such paths
+   * to node:http: it writes an answer in one piece). The handle is closed
+   * once the file is sent, the client gone, or a HEAD answered.
+   */
+  sendFile(
+    status: number,
+    file: { handle: FileHandle; bytes: number },
+    contentType: string,
+  ): number {
+    const res = this.res;
+    if (!isNodeResponse(res)) {
+      void file.handle.close();
+      throw new Error('a streamed file needs a node:http response');
+    }
+    const headers = this.commonHeaders();
+    headers.push('content-type', contentType, 'content-length', file.bytes);
+    res.writeHead(status, headers);
+    if (this.head) {
+      void file.handle.close();
+      res.end();
+      return status;
+    }
+    const stream = file.handle.createReadStream({ highWaterMark: 256 * 1024 });
+    // pipeline destroys the stream (closing the handle) when the client goes away
+    pipeline(stream, res).catch(() => undefined);
+    return status;
   }
 
   /** An answer without a body (204, or 202 for a JSON-RPC notification). */

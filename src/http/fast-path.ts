@@ -72,6 +72,8 @@ export function readPlainHead(text: string): PlainHead | null {
   if (lineEnd - 9 <= targetAt || !text.startsWith(' HTTP/1.1', lineEnd - 9)) return null;
   const url = text.slice(targetAt, lineEnd - 9);
   if (!TARGET.test(url)) return null;
+  // a streamed file (GET /export/…) is node:http's: an answer here is written in one piece
+  if (url.startsWith('/export/')) return null;
   const block = text.slice(lineEnd + 2, end + 2);
   if (!HEADER_LINES.test(block)) return null;
   const headers: Record<string, string> = {};

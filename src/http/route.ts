@@ -1,6 +1,7 @@
 // What a route is: its method and path, its request and response schemas
 // (which validate, and document it in OpenAPI), its cache policy, and a
 // handler that returns the record. Routes know nothing of sockets or headers.
+import type { FileHandle } from 'node:fs/promises';
 import { Buffer } from 'node:buffer';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
@@ -44,6 +45,8 @@ export interface RouteInput<P, Q> {
 export interface RawBody {
   /** null: no body at all (e.g. 202 Accepted for a JSON-RPC notification); bytes: a precompressed asset */
   body: string | Buffer | null;
+  /** a file streamed as the body (body null): its open handle, closed once sent, and its size */
+  file?: { handle: FileHandle; bytes: number };
   contentType: string;
   status?: number;
   headers?: Record<string, string>;

@@ -16,6 +16,8 @@ export interface Handlers {
   cidr: Record<'calculate', AnyHandler>;
   mcp: Record<'endpoint', AnyHandler>;
   batch: Record<'lookup', AnyHandler>;
+  /** EXPORT_DIR's files (src/routes/export-routes.ts) */
+  export: Record<'file', AnyHandler>;
   /** the web page: GET / for browsers over a JSON handler for everyone else, and its files */
   page: { home: (json: AnyHandler) => AnyHandler; asset: AnyHandler };
 }
@@ -27,6 +29,7 @@ const OPERATOR = { limited: false, operator: true } as const;
 
 export function routeTable(h: Handlers): AnyRoute[] {
   const { ops, geoip, vpn, network, cidr, mcp, batch, page } = h;
+  const exported = h.export;
   return [
     route('GET', '/', page.home(ops.info), LIMITED),
     // static, immutable and cached by the browser: not counted, like /healthz
@@ -34,6 +37,7 @@ export function routeTable(h: Handlers): AnyRoute[] {
     route('GET', '/healthz', ops.health, FREE),
     route('GET', '/readyz', ops.ready, FREE),
     route('GET', '/metrics', ops.metrics, OPERATOR),
+    route('GET', '/export/:file', exported.file, OPERATOR),
     route('GET', '/openapi.json', ops.openApi, LIMITED),
     // in-memory data: computed per request, no server-side cache
     route('GET', '/ip', geoip.caller, { ...LIMITED, lifetime: CALLER_LIFETIME }),
@@ -54,7 +58,10 @@ export function routeTable(h: Handlers): AnyRoute[] {
   ];
 }
 
-/** The table of the METRICS_PORT listener: /metrics alone. */
-export function metricsTable(ops: Handlers['ops']): AnyRoute[] {
-  return [route('GET', '/metrics', ops.metrics, OPERATOR)];
+/** The table of the METRICS_PORT listener: the operator's endpoints (/metrics, /export/…) alone. */
+export function metricsTable(ops: Handlers['ops'], exported: Handlers['export']): AnyRoute[] {
+  return [
+    route('GET', '/metrics', ops.metrics, OPERATOR),
+    route('GET', '/export/:file', exported.file, OPERATOR),
+  ];
 }

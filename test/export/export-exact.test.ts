@@ -2,12 +2,13 @@
 // data, feeds of every kind (a provider's exits that the vpn-range rule
 // expands, Tor, an open-proxy list, a cloud's ranges, IPv4 and IPv6) and
 // overrides (a public range moved, private space given a place, an office
-// VPN flagged) exported, then 100,000 seeded random IPv4/IPv6 addresses and
+// VPN flagged) and RFC 8805 geofeeds (a network's and a privacy relay's,
+// fetched by the updater from loopback) exported, then 100,000 seeded random IPv4/IPv6 addresses and
 // every feed and override edge read back from the files with mmdb-lib's
 // reader and compared with the service's own lookups in process; a sample
 // through the running service over HTTP too.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -21,6 +22,10 @@ import { cidrRanges } from '../../src/export/boundaries.js';
 import type { GeoIpRecord } from '../../src/lookups/geoip/geoip.js';
 import type { VpnDetection } from '../../src/lookups/vpn/detect.js';
 import { seededRandom } from '../helpers/seeded-random.js';
+import { startFeedServer } from '../helpers/feed-server.js';
+import { GEOFEED_FEEDS } from '../../src/lookups/geofeed/geofeed-feeds.js';
+import { feedsDir } from '../../src/lookups/vpn/feeds/feed-store.js';
+import { updateFeeds } from '../../src/lookups/vpn/feeds/feed-updater.js';
 import { storedFeed, vpnHostFeed } from '../helpers/vpn-feeds.js';
 import { dataOf, get, serviceData, startService, type TestService } from '../helpers/service.js';
 import { assertSame, openExport, type ExportReaders } from './export-check.js';
@@ -56,6 +61,53 @@ const OVERRIDES = [
 
 const RANDOM_ADDRESSES = 100_000;
 
+/** geofeeds by feed id: the recorded-style examples of test/fixtures/geofeeds */
+const GEOFEEDS: Record<string, string> = {
+  'apple-icloud-private-relay': 'relay-example.csv',
+  'geofeed-eastlink': 'network-example.csv',
+};
+const GEOFEED_DIR = join(import.meta.dirname, '..', 'fixtures', 'geofeeds');
+
+/** The geofeeds fetched by the updater from a loopback server into `dir`'s feeds; their prefixes. */
+async function storeGeofeeds(dir: string): Promise<string[]> {
+  const bodies = Object.fromEntries(
+    await Promise.all(
+      Object.values(GEOFEEDS).map(async (name) => [name, await readFile(join(GEOFEED_DIR, name))]),
+    ),
+  ) as Record<string, Buffer>;
+  const server = await startFeedServer(
+    Object.fromEntries(Object.keys(bodies).map((name) => [`/${name}`, { body: bodies[name]! }])),
+  );
+  try {
+    const feeds = GEOFEED_FEEDS.filter((f) => f.id in GEOFEEDS).map((f) => ({
+      ...f,
+      url: server.url(`/${GEOFEEDS[f.id]!}`),
+      minPrefixes: 1,
+    }));
+    const results = await updateFeeds({ dataDir: feedsDir(dir), feeds });
+    assert.deepEqual(
+      results.map((r) => r.ok),
+      [true, true],
+    );
+  } finally {
+    await server.close();
+  }
+  return Object.values(bodies).flatMap((body) =>
+    body
+      .toString('utf8')
+      .split('\n')
+      .map((line) =>
+        line
+          .replace(/^\uFEFF/, '')
+          .split(',')[0]!
+          .trim(),
+      )
+      .filter((prefix) => prefix !== '' && !prefix.startsWith('#')),
+  );
+}
+
+let geofeedPrefixes: string[] = [];
+
 let dir: string;
 let readers: ExportReaders;
 let lookup: (address: string) => { g: GeoIpRecord; d: VpnDetection };
@@ -69,12 +121,13 @@ before(async () => {
     await writeFile(join(dir, 'feeds', feedFileName(feed.feed)), serialiseFeed(feed));
   }
   await writeFile(join(dir, 'overrides.csv'), OVERRIDES);
+  geofeedPrefixes = await storeGeofeeds(dir);
   const env = { DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000' };
   const data = await serviceData(loadConfig(env));
   // the MMDB files only: the CSV (the export's slowest part) is tested on small data (real-readers)
   await exportLoaded(data, join(dir, 'out'), Date.now(), ['city', 'asn', 'anonymous-ip']);
   readers = openExport(join(dir, 'out'));
-  const geoip = createGeoIpLookup(data.geo, data.overrides);
+  const geoip = createGeoIpLookup(data.geo, data.overrides, data.geofeeds);
   const vpn = createVpnJson(geoip, data.vpn);
   lookup = (address) => {
     const ip = parseIp(address)!;
@@ -106,6 +159,7 @@ function randomAddress(): string {
 function edges(): string[] {
   const texts = [
     ...FEEDS.flatMap((f) => f.prefixes),
+    ...geofeedPrefixes,
     ...OVERRIDES.split('\n')
       .slice(1)
       .map((line) => line.replace(/^"?([^",]+)"?,.*$/, '$1')),
@@ -146,6 +200,8 @@ describe('the exported files answer as the API', () => {
     // the rows of the test did reach the files (no check that cannot fail)
     assert.deepEqual(readers.city.get('8.8.8.8')?.['city'], { names: { en: 'Berlin' } });
     assert.equal(lookup('185.65.134.99').d.isVpn, true, 'the vpn-range rule expanded the /24');
+    // a network's geofeed placed its /18 (the data alone says otherwise)
+    assert.deepEqual(readers.city.get('24.89.192.1')?.['city'], { names: { en: 'Halifax' } });
   });
 
   it('an IPv4 address is found as itself and as IPv4-mapped IPv6; ::/96 is the IPv4 subtree', () => {

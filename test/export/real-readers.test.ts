@@ -17,9 +17,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../../src/cli/run.js';
-import { EXPORT_FILES } from '../../src/export/write-export.js';
+import { EXPORT_FILES } from '../../src/export/export-files.js';
 import { feedFileName, serialiseFeed } from '../../src/lookups/vpn/feeds/feed-store.js';
-import { buildMmdb, cityRecord, MmdbUint } from '../helpers/mmdb-writer.js';
+import { writeSmallGeoData } from './small-geo-data.js';
 import { freePort } from '../helpers/ports.js';
 import { storedFeed, vpnHostFeed } from '../helpers/vpn-feeds.js';
 import { serviceData } from '../helpers/service.js';
@@ -44,51 +44,7 @@ before(async () => {
   assert.equal(install.status, 0, `${ENSURE} failed: the readers are needed`);
   dir = await mkdtemp(join(tmpdir(), 'ipintel-readers-'));
   out = join(dir, 'out');
-  const city = join(dir, 'city.mmdb');
-  const asn = join(dir, 'asn.mmdb');
-  await writeFile(
-    city,
-    buildMmdb({
-      databaseType: 'GeoLite2-City',
-      networks: [
-        {
-          network: '81.2.69.0/24',
-          data: cityRecord({
-            country: 'GB',
-            city: 'London',
-            region: 'England',
-            latitude: 51.5142,
-            longitude: -0.0931,
-            timeZone: 'Europe/London',
-          }),
-        },
-        { network: '185.65.134.0/24', data: cityRecord({ country: 'SE', city: 'Malmö' }) },
-        { network: '2a02:d0c0::/29', data: cityRecord({ country: 'DE', city: 'Berlin' }) },
-      ],
-    }),
-  );
-  await writeFile(
-    asn,
-    buildMmdb({
-      databaseType: 'GeoLite2-ASN',
-      networks: [
-        {
-          network: '81.2.69.0/24',
-          data: {
-            autonomous_system_number: new MmdbUint(32, 20712),
-            autonomous_system_organization: 'Andrews & Arnold Ltd',
-          },
-        },
-        {
-          network: '185.65.134.0/24',
-          data: {
-            autonomous_system_number: new MmdbUint(32, 39351),
-            autonomous_system_organization: '31173 Services AB',
-          },
-        },
-      ],
-    }),
-  );
+  const { city, asn } = await writeSmallGeoData(dir);
   await mkdir(join(dir, 'feeds'));
   for (const feed of [
     vpnHostFeed('mullvad', 'mullvad', ['185.65.134.10', '185.65.134.11']),
@@ -302,7 +258,7 @@ function csvFields(line: string): string[] {
 describe('ipintel-ranges.csv', () => {
   it('each row: its CIDRs cover exactly start–end, and both ends answer its columns as the API', async () => {
     const data = await serviceData(loadConfig(env));
-    const geoip = createGeoIpLookup(data.geo, data.overrides);
+    const geoip = createGeoIpLookup(data.geo, data.overrides, data.geofeeds);
     const vpn = createVpnJson(geoip, data.vpn);
     const columns = (address: string): string[] => {
       const ip = parseIp(address)!;
@@ -352,5 +308,56 @@ describe('ipintel-ranges.csv', () => {
       rest?.[2],
       '185.65.134.12/30 185.65.134.16/28 185.65.134.32/27 185.65.134.64/26 185.65.134.128/25',
     );
+  });
+});
+
+/** The SQL of docs/export.md's DuckDB example, its statements in order. */
+async function documentedDuckDbQuery(): Promise<string[]> {
+  const doc = await readFile(join(import.meta.dirname, '..', '..', 'docs', 'export.md'), 'utf8');
+  const sql = /## CSV and range joins[\s\S]*?```sql\n([\s\S]*?)```/.exec(doc)?.[1];
+  assert.ok(sql !== undefined, 'docs/export.md has the DuckDB query');
+  return sql
+    .split(/;\s*\n/)
+    .map((statement) => statement.trim())
+    .filter((statement) => statement !== '');
+}
+
+describe('DuckDB (@duckdb/node-api): the documented query enriching a log', () => {
+  it('joins a log’s IPv4 addresses to the CSV’s ranges as docs/export.md says', async () => {
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const log = join(dir, 'access.log');
+    await writeFile(
+      log,
+      [
+        '81.2.69.160 - - [27/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 512',
+        '185.65.134.10 - - [27/Nov/2026:10:00:01 +0000] "GET /a HTTP/1.1" 200 64',
+        '2a02:d0c0::1 - - [27/Nov/2026:10:00:02 +0000] "GET /b HTTP/1.1" 200 64',
+        '192.0.2.1 - - [27/Nov/2026:10:00:03 +0000] "GET /c HTTP/1.1" 404 0',
+      ].join('\n') + '\n',
+    );
+    const statements = (await documentedDuckDbQuery()).map((statement) =>
+      statement
+        .replaceAll("'ipintel-ranges.csv'", `'${join(out, EXPORT_FILES.csv)}'`)
+        .replaceAll("'access.log'", `'${log}'`),
+    );
+    const db = await DuckDBInstance.create(':memory:');
+    const connection = await db.connect();
+    try {
+      for (const statement of statements.slice(0, -1)) await connection.run(statement);
+      const result = await connection.runAndReadAll(statements.at(-1)!);
+      const rows = result.getRowObjectsJson() as Record<string, unknown>[];
+      const byIp = new Map(rows.map((r) => [r['ip'], r]));
+      // IPv4 lines only; a documentation address (no row in the CSV) finds nothing
+      assert.deepEqual([...byIp.keys()].sort(), ['185.65.134.10', '81.2.69.160']);
+      assert.deepEqual(
+        [byIp.get('81.2.69.160')?.['country'], byIp.get('81.2.69.160')?.['city']],
+        ['GB', 'London'],
+      );
+      assert.equal(byIp.get('81.2.69.160')?.['asn'], 'AS20712');
+      assert.equal(byIp.get('185.65.134.10')?.['is_vpn'], 'true');
+      assert.equal(byIp.get('185.65.134.10')?.['provider'], 'Mullvad');
+    } finally {
+      connection.closeSync();
+    }
   });
 });
