@@ -18,7 +18,7 @@ import { DEFAULT_VPN_RANGE_RULE, type VpnRangeRule } from './lookups/vpn/index/v
 import type { FeedSpec } from './lookups/vpn/feeds/feed-updater.js';
 import { dataUpdateFromEnv, type DataUpdateConfig } from './lookups/geoip/update/update-config.js';
 import { PROJECT_ROOT } from './project-root.js';
-import { EXPORT_PARTS, type ExportPart } from './export/export-files.js';
+import { EXPORT_PARTS, type ExportPart } from './export-files.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 

@@ -2,7 +2,7 @@
 // status, cache hits and misses per endpoint, upstream latency and errors per
 // kind, rate-limit rejections and the age of every data set. The per-request
 // series are counted by src/request-stats.ts and rendered by prom-client.
-import type { ExportBuildCounts } from './export/export-keeper.js';
+import type { ExportBuildCounts } from './export-files.js';
 import type { Aggregator, Counter, Gauge, Registry } from 'prom-client';
 import {
   FastCounter,

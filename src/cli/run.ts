@@ -16,7 +16,7 @@ import {
   SERVE_HELP,
   UPDATE_HELP,
 } from './help.js';
-import type { ExportPart } from '../export/export-files.js';
+import type { ExportPart } from '../export-files.js';
 import { handlersFor, LOOKUP_COMMANDS, runHandler, type LookupCommand } from './lookups.js';
 
 export interface CliIo {
@@ -174,7 +174,7 @@ async function exportFiles(args: string[], io: CliIo): Promise<CliOutcome> {
   if (typeof out !== 'string' || out === '') throw new UsageError('export needs --out DIR');
   const [{ exportData }, { EXPORT_PARTS }] = await Promise.all([
     import('../export/run-export.js'),
-    import('../export/export-files.js'),
+    import('../export-files.js'),
   ]);
   const only = values['only'];
   const parts = typeof only === 'string' ? only.split(',') : EXPORT_PARTS;

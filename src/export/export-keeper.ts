@@ -13,17 +13,9 @@ import type { Logger } from 'pino';
 import { clearAbandoned } from '../atomic-file.js';
 import { PROJECT_ROOT } from '../project-root.js';
 import { dataVersion, type ProvenanceSources } from '../lookups/provenance.js';
-import type { ExportPart } from './export-files.js';
+import type { ExportBuildCounts, ExportPart } from '../export-files.js';
 
 /** What the keeper has done, for /metrics (read at scrape time). */
-export interface ExportBuildCounts {
-  /** builds that wrote new files, found them current, or failed */
-  ok: number;
-  skipped: number;
-  failed: number;
-  /** when the last build ended with current files (epoch ms), or null */
-  lastSuccessAt: number | null;
-}
 
 /** Runs one build; resolves with what the child said (its last line), rejects on failure. */
 export type ExportBuild = () => Promise<string>;

@@ -18,7 +18,7 @@ import {
 } from './build-export.js';
 import { buildTree, mmdbFileParts } from './mmdb-tree.js';
 import { CSV_HEADER } from './records.js';
-import { EXPORT_FILES, EXPORT_PARTS, type ExportPart, type WrittenFile } from './export-files.js';
+import { EXPORT_FILES, EXPORT_PARTS, type ExportPart, type WrittenFile } from '../export-files.js';
 
 /** The names readers check (geoip2's city()/asn()/anonymous_ip(), Go's geoip2 and others). */
 const DATABASE_TYPES = {

@@ -62,6 +62,7 @@ const LAYERS = [
     'early-stop',
     'request-stats',
     'idle-memory',
+    'export-files',
   ],
   // bytes, CSV, range tables and change stamps; addresses and networks; the Redis link;
   // the malloc_trim addon

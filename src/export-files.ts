@@ -46,3 +46,13 @@ export function readManifest(dir: string): ExportManifest | null {
     return null;
   }
 }
+
+/** What EXPORT_DIR's builds came to (src/export/export-keeper.ts), for /metrics. */
+export interface ExportBuildCounts {
+  /** builds that wrote new files, found them current, or failed */
+  ok: number;
+  skipped: number;
+  failed: number;
+  /** when the last build ended with current files (epoch ms), or null */
+  lastSuccessAt: number | null;
+}
