@@ -1,7 +1,8 @@
 // Parsers for the clouds that publish their address space as JSON. Field names
-// follow the published documents (see DOMAIN.md §5); every parser requires the
-// top-level arrays to exist so that a different JSON document (an error
-// object, a moved API) is refused rather than read as "no prefixes".
+// follow the published documents (their URLs are in default-feeds.ts); every
+// parser requires the top-level arrays to exist so that a different JSON
+// document (an error object, a moved API) is refused rather than read as
+// "no prefixes".
 import { FeedFormatError, type FeedParser, type ParsedFeed } from './feed-types.js';
 import {
   isRecord,
