@@ -9,7 +9,7 @@
 import type { AsnClassTable } from '../asn-classes.js';
 import type { AsnEvidence } from '../detect.js';
 import type { StoredFeed } from '../feeds/feed-types.js';
-import { packCanonicalV4 } from './prefix-events.js';
+import { forEachListedVpnExitV4 } from './prefix-events.js';
 import { isOwnNetwork, providerName } from '../providers.js';
 import type { RoutedRangeOf } from './vpn-ranges.js';
 
@@ -59,24 +59,17 @@ export function learnVpnNetworks(
     number,
     { org: string | null; blocks: Set<number>; providers: Set<string> }
   >();
-  for (const feed of stored) {
-    if (feed.kind !== 'vpn') continue;
-    feed.prefixes.forEach((prefix, i) => {
-      const provider = feed.providers?.[i] || feed.provider;
-      const packed = packCanonicalV4(prefix);
-      if (provider === undefined || packed < 0 || packed % 64 !== 32) return;
-      const value = (packed - 32) / 64;
-      const asn = rangeOf(value)?.asn;
-      if (asn === null || asn === undefined) return;
-      let entry = byAs.get(asn.asn);
-      if (entry === undefined) {
-        entry = { org: asn.org, blocks: new Set(), providers: new Set() };
-        byAs.set(asn.asn, entry);
-      }
-      entry.blocks.add(Math.floor(value / 256));
-      entry.providers.add(provider);
-    });
-  }
+  forEachListedVpnExitV4(stored, (value, provider) => {
+    const asn = rangeOf(value)?.asn;
+    if (asn === null || asn === undefined) return;
+    let entry = byAs.get(asn.asn);
+    if (entry === undefined) {
+      entry = { org: asn.org, blocks: new Set(), providers: new Set() };
+      byAs.set(asn.asn, entry);
+    }
+    entry.blocks.add(Math.floor(value / 256));
+    entry.providers.add(provider);
+  });
   const out: LearnedNetwork[] = [];
   // the sizes take one walk of the whole ASN table (a second of CPU at start):
   // only when some AS has the exits to qualify

@@ -3,6 +3,7 @@
 // a sweep over the sorted events (prefix-sweep.ts) yields the boundaries of the
 // elementary intervals with the label set covering each.
 import { parseCidr } from '../../../net/cidr-match.js';
+import type { StoredFeed } from '../feeds/feed-types.js';
 import type { LabelSweep } from './prefix-sweep.js';
 
 /** The packed IPv4 events, in one preallocated array (no boxed numbers while loading). */
@@ -164,4 +165,24 @@ export function packCanonicalV4(text: string): number {
   if (length > 32 || (lengthText === 2 && text.charCodeAt(i + 1) === 48)) return -1;
   if (value % 2 ** (32 - length) !== 0) return -1;
   return value * 64 + length;
+}
+
+/**
+ * Each single IPv4 address a VPN feed lists, as a number, with the provider
+ * it is listed for (an aggregate's per-entry provider, else the feed's own);
+ * wider prefixes and entries without a provider are skipped.
+ */
+export function forEachListedVpnExitV4(
+  stored: readonly StoredFeed[],
+  visit: (value: number, provider: string) => void,
+): void {
+  for (const feed of stored) {
+    if (feed.kind !== 'vpn') continue;
+    feed.prefixes.forEach((prefix, i) => {
+      const provider = feed.providers?.[i] || feed.provider;
+      const packed = packCanonicalV4(prefix);
+      if (provider === undefined || packed < 0 || packed % 64 !== 32) return;
+      visit((packed - 32) / 64, provider);
+    });
+  }
 }

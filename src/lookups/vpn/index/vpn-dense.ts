@@ -8,7 +8,7 @@
 import type { AsnClassTable } from '../asn-classes.js';
 import { isDatacenterList, type StoredFeed } from '../feeds/feed-types.js';
 import { classifyOrgName } from '../org-rules.js';
-import { packCanonicalV4 } from './prefix-events.js';
+import { forEachListedVpnExitV4, packCanonicalV4 } from './prefix-events.js';
 import {
   DEFAULT_VPN_RANGE_RULE,
   rangeToCidrs,
@@ -59,29 +59,22 @@ export function denseBlocks(
 ): DenseBlock[] {
   if (rule.minProviders <= 0) return [];
   const tallies = new Map<number, Tally>();
-  for (const feed of stored) {
-    if (feed.kind !== 'vpn') continue;
-    feed.prefixes.forEach((prefix, i) => {
-      const provider = feed.providers?.[i] || feed.provider;
-      const packed = packCanonicalV4(prefix);
-      if (provider === undefined || packed < 0 || packed % 64 !== 32) return;
-      const value = (packed - 32) / 64;
-      const row = rangeOf(value);
-      if (row === null || row.asn === null) return;
-      const range = routedBlockOf(row, value);
-      if (range === null) return;
-      const size = range.end - range.start + 1;
-      // the narrower blocks are the vpn-range rule's
-      if (size <= rangeRule.maxAddresses || size > rule.maxAddresses) return;
-      let tally = tallies.get(range.start);
-      if (tally === undefined) {
-        tally = { range, providers: new Set(), blocks: new Set() };
-        tallies.set(range.start, tally);
-      }
-      tally.providers.add(provider);
-      tally.blocks.add(Math.floor(value / 256));
-    });
-  }
+  forEachListedVpnExitV4(stored, (value, provider) => {
+    const row = rangeOf(value);
+    if (row === null || row.asn === null) return;
+    const range = routedBlockOf(row, value);
+    if (range === null) return;
+    const size = range.end - range.start + 1;
+    // the narrower blocks are the vpn-range rule's
+    if (size <= rangeRule.maxAddresses || size > rule.maxAddresses) return;
+    let tally = tallies.get(range.start);
+    if (tally === undefined) {
+      tally = { range, providers: new Set(), blocks: new Set() };
+      tallies.set(range.start, tally);
+    }
+    tally.providers.add(provider);
+    tally.blocks.add(Math.floor(value / 256));
+  });
   const clouds = cloudRanges(stored);
   const out: DenseBlock[] = [];
   for (const { range, providers, blocks } of tallies.values()) {
