@@ -237,7 +237,6 @@ label() { docker image inspect -f "{{ index .Config.Labels \"org.opencontainers.
 # very same tree.
 tree_state() {
   git rev-parse HEAD 2>/dev/null || echo no-git
-  git status --porcelain --untracked-files=no -- $(sed -n 's/^!//p' .dockerignore) 2>/dev/null | sha256sum
   git diff HEAD -- $(sed -n 's/^!//p' .dockerignore) 2>/dev/null | sha256sum
 }
 
