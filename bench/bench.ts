@@ -11,6 +11,10 @@
 // the service's RSS after the load, and the time from spawning it to its
 // first /ip/8.8.8.8 answer (directly, and through `npm start` after an
 // untimed build check).
+// BENCH_AGAINST=<another checkout, built> also starts that checkout's service
+// on the same CPU and loads it in the same rounds (the two services' order
+// alternating from round to round, the bare server last): side by side with
+// another revision, as issue 36 asks, with the per-round ratio of the two.
 // See BENCHMARKS.md. Exit 0 (a benchmark, not a gate); 1 when it could not
 // measure, 2 when wrk, taskset or /proc is missing.
 import { spawnSync } from 'node:child_process';
@@ -122,6 +126,31 @@ async function main(): Promise<number> {
     out(tail(join(work, 'service.stderr')));
     return 1;
   }
+  const againstRoot = process.env['BENCH_AGAINST']?.trim() || null;
+  let against: Server | null = null;
+  if (againstRoot !== null) {
+    const other = startCommand(resolve(againstRoot));
+    try {
+      against = await startServer({
+        name: `the service in ${againstRoot}`,
+        command: [process.execPath, ...other.flags, MAIN],
+        cwd: resolve(againstRoot),
+        env: { ...other.env, ...SERVICE_ENV },
+        port: await freePort(),
+        cpu: SERVER_CPU,
+        errFile: join(work, 'against.stderr'),
+        readyPath: READY_PATH,
+        timeoutMs: 30_000,
+      });
+    } catch (error) {
+      out(`${(error as Error).message}; its stderr ends with:`);
+      out(tail(join(work, 'against.stderr')));
+      return 1;
+    }
+    out(
+      `against: ${againstRoot} (BENCH_AGAINST), answered ${READY_PATH} ${against.readyMs} ms after spawn`,
+    );
+  }
   const bare = await startServer({
     name: 'the bare server',
     command: [process.execPath, join(here, 'baseline-server.js')],
@@ -149,12 +178,28 @@ async function main(): Promise<number> {
     const pathsFile = pathFiles[scenario.name];
     out(`${scenario.name}: ${scenario.label}`);
     await load(service, { ...loadOptions, pathsFile });
+    if (against !== null) await load(against, { ...loadOptions, pathsFile });
     await load(bare, { ...loadOptions, pathsFile });
     const ratios: number[] = [];
     const p99Ratios: number[] = [];
+    const sideBySide: { us: number; p99: number }[] = [];
     for (let round = 1; round <= rounds; round++) {
+      let a: ReturnType<typeof figures> | null = null;
+      // the two services alternate who goes first, so neither always follows the other
+      if (against !== null && round % 2 === 0)
+        a = figures(await load(against, { ...loadOptions, pathsFile }));
       const s = figures(await load(service, { ...loadOptions, pathsFile }));
+      if (against !== null && round % 2 === 1)
+        a = figures(await load(against, { ...loadOptions, pathsFile }));
       const b = figures(await load(bare, { ...loadOptions, pathsFile }));
+      if (a !== null) {
+        const us = Number(s.us) > 0 ? Number(a.us) / Number(s.us) : 0;
+        const p99 = Number(a.p99) > 0 ? Number(s.p99) / Number(a.p99) : 99;
+        sideBySide.push({ us, p99 });
+        out(
+          `  ${scenario.name} round ${round}: against ${a.text} | against/service cpu ${us.toFixed(3)} | service/against p99 ${p99.toFixed(2)}`,
+        );
+      }
       // from the printed (rounded) figures, as perf-bar.sh computes them
       const ratio = Number(s.us) > 0 ? (Number(b.us) / Number(s.us)).toFixed(3) : '0.000';
       const p99Ratio = Number(b.p99) > 0 ? (Number(s.p99) / Number(b.p99)).toFixed(2) : '99.00';
@@ -165,6 +210,14 @@ async function main(): Promise<number> {
           [...s.problems.map((p) => `service: ${p}`), ...b.problems.map((p) => `bare: ${p}`)]
             .map((p) => ` | ${p}`)
             .join(''),
+      );
+    }
+    if (sideBySide.length > 0) {
+      const cpu = sideBySide.map((x) => x.us);
+      const p99 = sideBySide.map((x) => x.p99);
+      out(
+        `  ${scenario.name} side by side: against/service cpu per request median ${median(cpu).toFixed(3)} (rounds ${Math.min(...cpu).toFixed(3)}–${Math.max(...cpu).toFixed(3)}), ` +
+          `service/against p99 median ${median(p99).toFixed(2)} (${Math.min(...p99).toFixed(2)}–${Math.max(...p99).toFixed(2)})`,
       );
     }
     const ratio = median(ratios);
@@ -182,6 +235,7 @@ async function main(): Promise<number> {
 
   const rss = rssMb(service.pid);
   stop(service.child);
+  if (against !== null) stop(against.child);
   stop(bare.child);
   const rssOk = rss <= MAX_RSS_MB;
   if (!rssOk) failed.push('rss');
