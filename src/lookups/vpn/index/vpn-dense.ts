@@ -6,10 +6,9 @@
 // at each index build, never per request, and it names no provider.
 // Pure: the ASN table and the classes are passed in.
 import type { AsnClassTable } from '../asn-classes.js';
-import type { StoredFeed } from '../feeds/feed-types.js';
+import { isDatacenterList, type StoredFeed } from '../feeds/feed-types.js';
 import { classifyOrgName } from '../org-rules.js';
-import { cloudRangesV4, overlapsAny } from './cloud-ranges.js';
-import { forEachListedVpnExitV4 } from './prefix-events.js';
+import { forEachListedVpnExitV4, packCanonicalV4 } from './prefix-events.js';
 import {
   DEFAULT_VPN_RANGE_RULE,
   rangeToCidrs,
@@ -76,7 +75,7 @@ export function denseBlocks(
     tally.providers.add(provider);
     tally.blocks.add(Math.floor(value / 256));
   });
-  const clouds = cloudRangesV4(stored);
+  const clouds = cloudRanges(stored);
   const out: DenseBlock[] = [];
   for (const { range, providers, blocks } of tallies.values()) {
     const asn = range.asn!;
@@ -84,7 +83,7 @@ export function denseBlocks(
     if (providers.size < rule.minProviders || blocks.size / total < rule.minExitShare) continue;
     const cls = classes.get(asn.asn)?.class ?? classifyOrgName(asn.org)?.class ?? null;
     if (cls !== 'hosting' && cls !== 'vpn') continue;
-    if (overlapsAny(clouds, range.start, range.end)) continue;
+    if (overlaps(clouds, range.start, range.end)) continue;
     out.push({
       start: range.start,
       end: range.end,
@@ -106,4 +105,40 @@ export function denseCidrsByAsn(blocks: readonly DenseBlock[]): Map<number, stri
     list.push(...rangeToCidrs(b.start, b.end));
   }
   return out;
+}
+
+/** The IPv4 ranges the clouds publish as their own, as sorted [start, end] pairs. */
+function cloudRanges(stored: readonly StoredFeed[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const feed of stored) {
+    if (feed.kind !== 'hosting' || isDatacenterList(feed.feed)) continue;
+    for (const prefix of feed.prefixes) {
+      const packed = packCanonicalV4(prefix);
+      if (packed < 0) continue;
+      const length = packed % 64;
+      const start = (packed - length) / 64;
+      out.push([start, start + 2 ** (32 - length) - 1]);
+    }
+  }
+  return out.sort((a, b) => a[0] - b[0]);
+}
+
+/** Whether [start, end] meets any of the sorted ranges (their ends need not be sorted). */
+function overlaps(ranges: readonly [number, number][], start: number, end: number): boolean {
+  // the last range starting at or before `end`; nested and overlapping prefixes
+  // are few, so walking back while a range could still reach `start` is short
+  let lo = 0;
+  let hi = ranges.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ranges[mid]![0] <= end) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo - 1; i >= 0; i--) {
+    const [s, e] = ranges[i]!;
+    if (e >= start) return true;
+    // a /8 is the widest published range: nothing starting earlier can reach `start`
+    if (s < start - 2 ** 24) return false;
+  }
+  return false;
 }

@@ -5,17 +5,15 @@
 // prefixes, one of its aligned CIDR blocks), that block is at most `maxAddresses`
 // wide and its AS is a hosting or VPN network (curated class, else an
 // organisation-name rule) — or an AS nobody classed, or none (a gap of the
-// table), and the block is no wider than `maxUnclassifiedAddresses` (a /24) —
-// the whole block is VPN space, with its own, weaker reason: the provider's
-// when all its exits are one provider's, no provider (shared) when they are
-// several providers'. A block wider than its network's limit is judged by the
-// /24 holding the exits instead, the smallest block routed on its own.
+// table), and the block is no wider than `maxUnclassifiedAddresses` (a /24;
+// in a gap, the /24 around the exits) — the whole block is VPN space, with its own,
+// weaker reason: the provider's when all its exits are one provider's, no
+// provider (shared) when they are several providers'.
 // Pure: the ASN table and the classes are passed in.
 import { formatIpv4 } from '../../../net/ip.js';
 import type { AsnClass, AsnClassTable } from '../asn-classes.js';
 import type { StoredFeed } from '../feeds/feed-types.js';
 import { classifyOrgName } from '../org-rules.js';
-import { cloudRangesV4, overlapsAny } from './cloud-ranges.js';
 import { packCanonicalV4 } from './prefix-events.js';
 import { collectV6Blocks, type NetworkOfV6 } from './vpn-ranges-v6.js';
 import { isOwnNetwork } from '../providers.js';
@@ -73,8 +71,8 @@ export function expandVpnRanges(
 ): ExpandedRanges {
   const out: ExpandedRanges = { byProvider: new Map(), ownNetwork: new Map(), shared: [] };
   if (rule.minExits <= 0) return out;
-  for (const { range, exits } of collectCandidates(stored, rangeOf, classes, rule).values()) {
-    if (distinctExits(exits) < rule.minExits) continue;
+  for (const { range, exits } of collectCandidates(stored, rangeOf, rule).values()) {
+    if (distinctExits(exits) < rule.minExits || !expandable(range, classes, rule)) continue;
     place(out, exits, rangeToCidrs(range.start, range.end), range.asn?.org ?? null);
   }
   if (networkOfV6 === undefined) return out;
@@ -115,16 +113,13 @@ function place(
   list.push(...cidrs);
 }
 
-/** The blocks the rule may expand, with the exits of each provider in them. */
+/** Routed blocks no wider than the rule's limit, with the exits of each provider in them. */
 function collectCandidates(
   stored: readonly StoredFeed[],
   rangeOf: RoutedRangeOf,
-  classes: AsnClassTable,
   rule: VpnRangeRule,
 ): Map<number, Candidate> {
   const candidates = new Map<number, Candidate>();
-  const clouds = cloudRangesV4(stored);
-  const inCloud = (range: RoutedRange) => overlapsAny(clouds, range.start, range.end);
   for (const feed of stored) {
     if (feed.kind !== 'vpn') continue;
     feed.prefixes.forEach((prefix, i) => {
@@ -132,8 +127,8 @@ function collectCandidates(
       const value = provider === undefined ? null : hostV4(prefix);
       if (value === null || provider === undefined) return;
       const row = rangeOf(value);
-      const range = row === null ? null : blockFor(row, value, classes, rule, inCloud);
-      if (range === null) return;
+      const range = row === null ? null : blockFor(row, value, rule);
+      if (range === null || range.end - range.start + 1 > rule.maxAddresses) return;
       let candidate = candidates.get(range.start);
       if (candidate === undefined) {
         candidate = { range, exits: new Map() };
@@ -147,43 +142,30 @@ function collectCandidates(
 }
 
 /**
- * The block judged for an exit: its routed block when no wider than its
- * network's limit; else the /24 holding it — the smallest block routed on its
- * own, judged as one announced alone (a gap of the ASN table routes nothing
- * as one, so there too) unless a cloud publishes it as its own. An access
- * network's exits are never expanded.
+ * The routed block holding an exit. In a gap of the ASN table nothing routes
+ * a block as one; as for an AS nobody classed, the block is then at most the
+ * unclassed width (a /24) around the exit.
  */
-function blockFor(
-  row: RoutedRange,
-  value: number,
-  classes: AsnClassTable,
-  rule: VpnRangeRule,
-  inCloud: (range: RoutedRange) => boolean,
-): RoutedRange | null {
+function blockFor(row: RoutedRange, value: number, rule: VpnRangeRule): RoutedRange | null {
   const block = routedBlockOf(row, value);
-  const widest = widestBlock(row.asn, classes, rule);
-  if (block === null || widest < 1) return null;
-  if (block.end - block.start + 1 <= widest) return block;
-  const size = Math.min(SMALLEST_ROUTED, widest);
+  if (block === null || row.asn !== null) return block;
+  const size = rule.maxUnclassifiedAddresses ?? DEFAULT_MAX_UNCLASSIFIED;
+  if (block.end - block.start + 1 <= size) return block;
+  if (size < 1) return null;
   const start = Math.floor(value / size) * size;
-  const part = { start, end: start + size - 1, asn: row.asn };
-  // a cloud's /24 holds other customers' machines beside a VPN's (vpn-dense.ts)
-  return inCloud(part) ? null : part;
+  return { start, end: start + size - 1, asn: null };
 }
 
-/** a /24: the longest IPv4 prefix routed on the Internet */
-const SMALLEST_ROUTED = 256;
-
 /**
- * The widest block taken whole: a hosting or VPN network (curated class, else
- * organisation name) up to the rule's width; an AS with no class at all, or no
- * AS (a gap), up to a /24 (by default); an access network (isp, mobile) never.
+ * A hosting or VPN network (curated class, else organisation name) up to the
+ * rule's width; an AS with no class at all, or no AS (a gap), only up to a /24
+ * (by default); an access network (isp, mobile) never.
  */
-function widestBlock(asn: RoutedRange['asn'], classes: AsnClassTable, rule: VpnRangeRule): number {
-  const cls = classOf(asn, classes);
-  if (cls === 'hosting' || cls === 'vpn') return rule.maxAddresses;
-  if (cls === null) return rule.maxUnclassifiedAddresses ?? DEFAULT_MAX_UNCLASSIFIED;
-  return 0;
+function expandable(range: RoutedRange, classes: AsnClassTable, rule: VpnRangeRule): boolean {
+  const cls = classOf(range.asn, classes);
+  if (cls === 'hosting' || cls === 'vpn') return true;
+  const widest = rule.maxUnclassifiedAddresses ?? DEFAULT_MAX_UNCLASSIFIED;
+  return cls === null && range.end - range.start + 1 <= widest;
 }
 
 /** The curated class of an AS, else its organisation-name class; null: unclassed or no AS. */
