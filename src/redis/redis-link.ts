@@ -72,7 +72,10 @@ export class RedisLink {
     }
     this.timeoutMs = timeoutMs;
     this.listener = options.onStateChange;
-    this.client = new RedisClient(url, {
+    // built into a const, then assigned: `this.client = new RedisClient(…)`
+    // (the field's type as context for ioredis's overloaded constructor) cost
+    // 3–5 s of every type-check and lint
+    const clientOptions = {
       // Fail instead of queueing while disconnected: the stores have a fallback,
       // and a queue would grow without bound during an outage.
       enableOfflineQueue: false,
@@ -88,13 +91,15 @@ export class RedisLink {
       // waiting out the timeout and piling up unanswered in the socket.
       socketTimeout: Math.max(1_000, timeoutMs * 10),
       connectTimeout: Math.max(1_000, timeoutMs * 10),
-      retryStrategy: (attempt) => Math.min(attempt * 100, RECONNECT_MAX_DELAY_MS),
+      retryStrategy: (attempt: number) => Math.min(attempt * 100, RECONNECT_MAX_DELAY_MS),
       lazyConnect: false,
       // Not enableAutoPipelining: in ioredis 6 a batch that fails (a timed-out
       // or dropped connection) can throw from a nextTick ("results[i] is not
       // iterable", seen in bench:scale's simulation), which would end the
       // process. The lease calls are one per turn anyway.
-    });
+    };
+    const client = new RedisClient(url, clientOptions);
+    this.client = client;
     this.client.on('ready', () => this.mark('up'));
     // Without an 'error' listener ioredis prints every connection failure.
     this.client.on('error', (error: Error) => this.mark('down', error));

@@ -85,9 +85,11 @@ export function redisStoreFixture(timeoutMs: number): RedisStoreFixture {
   const opened: RedisStores[] = [];
   before(async () => {
     server = await startRedisServer();
-    raw = new Redis(server.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-    raw.on('error', () => {});
-    await raw.connect();
+    // a const first: `raw = new Redis(…)` costs seconds of type-checking (redis-link.ts)
+    const client = new Redis(server.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    raw = client;
+    client.on('error', () => {});
+    await client.connect();
   });
   after(async () => {
     await Promise.all(opened.map((s) => s.close()));
