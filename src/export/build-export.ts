@@ -102,6 +102,7 @@ export interface CollectedExport {
 /** One part of answers (a place, a network, a detection): its file offset and CSV columns. */
 type Part = FedPart;
 
+/** `csvColumns` empty when no CSV is made */
 function part(offset: number, csvColumns: string): Part {
   return { offset, csv: `,${csvColumns}`, id: -1 };
 }
@@ -200,15 +201,18 @@ export function collectExport(s: ExportSources, csv: CsvInWorker | null): Collec
     value === null ? NO_DATA : data.write(value);
   const places = new Parts((key) => {
     const r = JSON.parse(`{${key}}`) as GeoIpRecord;
-    return part(offset(files.city.data, cityRecord(r)), placeCsv(r));
+    return part(offset(files.city.data, cityRecord(r)), csv === null ? '' : placeCsv(r));
   });
   const networks = new Parts((key) => {
     const r = JSON.parse(`{${key}`) as GeoIpRecord;
-    return part(offset(files.asn.data, asnRecord(r)), networkCsv(r));
+    return part(offset(files.asn.data, asnRecord(r)), csv === null ? '' : networkCsv(r));
   });
   const detections = new Parts((key) => {
     const d = JSON.parse(`{"ip":"",${key}`) as VpnDetection;
-    return part(offset(files.anonymous.data, anonymousRecord(d)), detectionCsv(d));
+    return part(
+      offset(files.anonymous.data, anonymousRecord(d)),
+      csv === null ? '' : detectionCsv(d),
+    );
   });
   const rows = csv;
   const overrides = s.geoip.overrides.current;

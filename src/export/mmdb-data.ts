@@ -283,30 +283,34 @@ function keysOf(
   const frozen = Object.isFrozen(value);
   let key = frozen ? frozenKeys.get(value) : undefined;
   if (key === undefined) {
-    if (Array.isArray(value)) {
-      const items = value as readonly MmdbValue[];
-      key = `[${items.length};`;
-      for (const item of items) key = joined(key, keysOf(item, keys, frozenKeys));
-    } else {
-      const map = value as { readonly [key: string]: MmdbValue };
-      const names = Object.keys(map);
-      key = `{${names.length};`;
-      for (const name of names) {
-        key = joined(
-          joined(key, keysOf(name, keys, frozenKeys)),
-          keysOf(map[name]!, keys, frozenKeys),
-        );
-      }
+    // the members' keys first, and the container's text only when none is
+    // null: a place's record holds its coordinates, so it never has one, and
+    // making its text up to there was most of the cost (the members not
+    // reached are keyed when they are written: keyOf)
+    const items = Array.isArray(value) ? (value as readonly MmdbValue[]) : Object.values(value);
+    const parts: string[] = [];
+    let length = 0;
+    for (const item of items) {
+      const part = keysOf(item, keys, frozenKeys);
+      if (part === null || (length += part.length) > MAX_SHARED_KEY) break;
+      parts.push(part);
     }
+    key = parts.length === items.length ? containerKey(value, parts) : null;
     (frozen ? frozenKeys : keys).set(value, key);
   }
   return key;
 }
 
-/** A container's key so far and its next part's, or null once either is null or it is too long. */
-function joined(key: string | null, part: string | null): string | null {
-  if (key === null || part === null || key.length + part.length > MAX_SHARED_KEY) return null;
-  return key + part;
+/** A container's text from its members' (null when it is too long). */
+function containerKey(value: MmdbValue, parts: readonly string[]): string | null {
+  let key: string;
+  if (Array.isArray(value)) key = `[${parts.length};${parts.join('')}`;
+  else {
+    const names = Object.keys(value);
+    key = `{${names.length};`;
+    for (let i = 0; i < names.length; i++) key += `s${names[i]!.length}:${names[i]!}${parts[i]!}`;
+  }
+  return key.length > MAX_SHARED_KEY ? null : key;
 }
 
 /** Encodes one value alone, without pointers (the metadata map after the marker). */

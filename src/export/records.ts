@@ -136,15 +136,19 @@ export const CSV_HEADER =
   'start,end,cidr,country,region,city,latitude,longitude,timezone,asn,org,isp,' +
   'is_vpn,is_proxy,is_hosting,is_mobile,is_tor,provider,confidence,reasons';
 
+const NEEDS_QUOTES = /[",\r\n]/;
+
 /** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
 function csvLine(values: readonly (string | number | boolean | null)[]): string {
-  return values
-    .map((value) => {
-      if (value === null) return '';
-      const text = String(value);
-      return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-    })
-    .join(',');
+  let line = '';
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) line += ',';
+    const value = values[i]!;
+    if (value === null) continue;
+    const text = typeof value === 'string' ? value : String(value);
+    line += NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  }
+  return line;
 }
 
 /** The CSV's place columns of a GeoIP answer. */
