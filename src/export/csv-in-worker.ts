@@ -50,27 +50,52 @@ const STALLED_MS = 120_000;
 export class CsvInWorker {
   private readonly worker: Worker;
   private readonly reply: Promise<CsvWorkerReply>;
-  private ops = new Uint32Array(CHUNK_OPS * OP_WORDS);
+  private readonly started: Promise<void>;
+  private ops: Uint32Array<ArrayBuffer>;
   private count = 0;
   private nextId = 0;
   private parts = { ids: [] as number[], offsets: [] as number[], texts: [] as string[] };
   private readonly progress = new Int32Array(new SharedArrayBuffer(8));
   private sent = 0;
 
-  /** `csvFd`: the open file the worker writes (after `header` and a line break). */
-  constructor(csvFd: number, header: string) {
+  /**
+   * `csvFd`: the open file the worker writes (after `header` and a line
+   * break); `chunkOps`: operations per chunk (smaller in tests, to cross many).
+   */
+  constructor(
+    csvFd: number,
+    header: string,
+    private readonly chunkOps = CHUNK_OPS,
+  ) {
+    this.ops = new Uint32Array(chunkOps * OP_WORDS);
     this.worker = startSiblingWorker(import.meta.url, 'csv-worker', {
       csvFd,
       header,
       progress: this.progress,
     } satisfies CsvWorkerData);
+    let started: () => void = () => undefined;
+    this.started = new Promise<void>((resolve) => (started = resolve));
     this.reply = new Promise<CsvWorkerReply>((resolve) => {
-      this.worker.once('message', resolve);
-      this.worker.once('error', (error) => resolve({ ok: false, message: error.message }));
-      this.worker.once('exit', (code) =>
-        resolve({ ok: false, message: `the CSV worker exited with code ${code}` }),
-      );
+      this.worker.on('message', (message: CsvWorkerReply | 'started') => {
+        if (message === 'started') started();
+        else resolve(message);
+      });
+      const failed = (reason: string) => {
+        started();
+        resolve({ ok: false, message: reason });
+      };
+      this.worker.once('error', (error) => failed(error.message));
+      this.worker.once('exit', (code) => failed(`the CSV worker exited with code ${code}`));
     });
+  }
+
+  /**
+   * The worker has loaded its code. Wait for this before the first chunk:
+   * sending blocks this thread while chunks queue (waitForRoom), and under
+   * tsx a worker's modules load through this thread's event loop.
+   */
+  start(): Promise<void> {
+    return this.started;
   }
 
   add(
@@ -149,7 +174,7 @@ export class CsvInWorker {
     ops[at + 5] = a;
     ops[at + 6] = b;
     ops[at + 7] = c;
-    if (++this.count === CHUNK_OPS) this.send();
+    if (++this.count === this.chunkOps) this.send();
   }
 
   private send(): void {
@@ -162,7 +187,7 @@ export class CsvInWorker {
     };
     this.worker.postMessage(message, [this.ops.buffer]);
     this.sent++;
-    this.ops = new Uint32Array(CHUNK_OPS * OP_WORDS);
+    this.ops = new Uint32Array(this.chunkOps * OP_WORDS);
     this.count = 0;
     this.parts = { ids: [], offsets: [], texts: [] };
   }

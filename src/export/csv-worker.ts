@@ -18,6 +18,7 @@ if (
   const { csvFd, header, progress } = workerData as CsvWorkerData;
   const out = new HashedOutput(csvFd);
   const rows = new CsvRows(out, header);
+  port.postMessage('started');
   port.on('message', (message: CsvWorkerMessage) => {
     try {
       if (message.kind === 'ops') {

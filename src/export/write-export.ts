@@ -118,6 +118,7 @@ export async function writeExport(
   try {
     const csvFile = parts.includes('csv') ? start(EXPORT_FILES.csv) : null;
     csv = csvFile === null ? null : new CsvInWorker(csvFile.fd, CSV_HEADER);
+    await csv?.start();
     const collected = collectExport(sources, csv);
     const mmdb = (kind: keyof typeof DATABASE_TYPES, file: ExportFile, label: string) => {
       if (!parts.includes(kind === 'anonymous' ? 'anonymous-ip' : kind)) return [];
