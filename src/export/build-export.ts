@@ -240,8 +240,9 @@ export function collectExport(s: ExportSources, csv: CsvInWorker | null): Collec
       const bogon = isBogon(ip);
       const fed = s.geofeeds.size === 0 || bogon ? NONE : s.geofeeds.find(ip);
       const placeBy = fed === NONE ? placeByLocation : placeByGeofeed;
-      const location = fed === NONE ? s.geoip.locationIndex(ip) : fed;
-      const record = bogon ? BOGON_KEY : s.geoip.networkIndex(ip);
+      const indexes = s.geoip.recordIndexes(ip);
+      const location = fed === NONE ? indexes.location : fed;
+      const record = bogon ? BOGON_KEY : indexes.network;
       let knownPlace = placeBy.get(location);
       let knownNetwork = networkByRecord.get(record);
       if (knownPlace === undefined || knownNetwork === undefined) {
