@@ -36,6 +36,7 @@ import {
   type RawBody,
   type RequestContext,
   type RouteInput,
+  streamedPaths,
 } from './http/route.js';
 import { Router, type Match } from './http/router.js';
 import { checkInput } from './http/validate.js';
@@ -383,7 +384,12 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       responseFailed(error);
     }
   };
-  const server = new FastPathServer(serverOptions(config), serveOne, config.fastPath);
+  const server = new FastPathServer(
+    serverOptions(config),
+    serveOne,
+    config.fastPath,
+    streamedPaths(deps.routes),
+  );
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> =>
     serve(req, res);
   configureServer(server);

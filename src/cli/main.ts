@@ -16,26 +16,20 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCli } from './run.js';
 import { SERVICE_FLAGS } from './service-flags.js';
+import { EXPORT_FLAGS } from '../export-files.js';
 
 /**
- * The service (src/main.ts) as a child process with the service's flags:
- * signals are passed on (SIGHUP reloads, SIGTERM and SIGINT stop it) and its
- * exit is this process's.
+ * A program as a child process with its own node flags (the others of this
+ * one kept): signals are passed on (SIGHUP reloads, SIGTERM and SIGINT stop
+ * it) and its exit is this process's.
  */
-function serve(args: string[]): void {
-  // built, the service's bundle (dist/bundle/main.js, what `npm start` runs);
-  // under tsx, src/main.ts
-  const entry = fileURLToPath(
-    extname(import.meta.url) === '.ts'
-      ? new URL('../main.ts', import.meta.url)
-      : new URL('../../bundle/main.js', import.meta.url),
-  );
+function runAsChild(entry: string, ownFlags: readonly string[], args: string[]): void {
   const flags = process.execArgv.filter((flag) => !flag.startsWith('--max-semi-space-size'));
-  const child = spawn(process.execPath, [...flags, ...SERVICE_FLAGS, entry, ...args], {
+  const child = spawn(process.execPath, [...flags, ...ownFlags, entry, ...args], {
     stdio: 'inherit',
   });
   child.on('error', (error) => {
-    process.stderr.write(`ipintel: cannot start the service: ${error.message}\n`);
+    process.stderr.write(`ipintel: cannot start ${entry}: ${error.message}\n`);
     process.exit(1);
   });
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -48,28 +42,49 @@ function serve(args: string[]): void {
   });
 }
 
+/** The service (src/main.ts) with the service's flags. */
+function serve(args: string[]): void {
+  // built, the service's bundle (dist/bundle/main.js, what `npm start` runs);
+  // under tsx, src/main.ts
+  const entry = fileURLToPath(
+    extname(import.meta.url) === '.ts'
+      ? new URL('../main.ts', import.meta.url)
+      : new URL('../../bundle/main.js', import.meta.url),
+  );
+  runAsChild(entry, SERVICE_FLAGS, args);
+}
+
+/** `ipintel export` started without its flags (EXPORT_FLAGS): this CLI again, with them. */
+function needsExportFlags(args: readonly string[]): boolean {
+  return args[0] === 'export' && !EXPORT_FLAGS.every((flag) => process.execArgv.includes(flag));
+}
+
 // `ipintel enrich big.log | head`: a closed pipe ends the output, not in an error
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0);
   throw error;
 });
 
-const outcome = await runCli(process.argv.slice(2), {
-  env: process.env,
-  stdin: process.stdin,
-  stdout: process.stdout,
-  stderr: process.stderr,
-});
-
-if ('code' in outcome) {
-  // the network clients may hold sockets open: exit once the output is written
-  process.stdout.write('', () => process.exit(outcome.code));
+if (needsExportFlags(process.argv.slice(2))) {
+  runAsChild(fileURLToPath(import.meta.url), EXPORT_FLAGS, process.argv.slice(2));
 } else {
-  // the started program parses process.argv itself: it sees only its own arguments
-  process.argv.splice(2, process.argv.length - 2, ...outcome.args);
-  if (outcome.become === 'serve') serve(outcome.args);
-  else {
-    const { updateDataMain } = await import('./update-data.js');
-    await updateDataMain(outcome.args, process.env);
+  const outcome = await runCli(process.argv.slice(2), {
+    env: process.env,
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  });
+
+  if ('code' in outcome) {
+    // the network clients may hold sockets open: exit once the output is written
+    process.stdout.write('', () => process.exit(outcome.code));
+  } else {
+    // the started program parses process.argv itself: it sees only its own arguments
+    process.argv.splice(2, process.argv.length - 2, ...outcome.args);
+    if (outcome.become === 'serve') serve(outcome.args);
+    else {
+      const { updateDataMain } = await import('./update-data.js');
+      await updateDataMain(outcome.args, process.env);
+    }
   }
 }

@@ -4,7 +4,6 @@
 // answers turned into the three files' records (each distinct one written
 // once) and into CSV rows; neighbouring intervals with the same record are
 // one interval of that file.
-import { Buffer } from 'node:buffer';
 import { formatIpv4, formatIpv6, type Ip } from '../net/ip.js';
 import type { GeoIpLookup, GeoIpRecord } from '../lookups/geoip/geoip.js';
 import type { VpnJson } from '../lookups/vpn/record-json.js';
@@ -29,7 +28,7 @@ import {
   placeCsv,
   detectionCsv,
 } from './records.js';
-import { decrement, v4RangeColumns, v6RangeColumns } from './cidrs.js';
+import type { CsvInWorker, FedPart } from './csv-in-worker.js';
 import { isBogon } from '../lookups/geoip/bogons.js';
 import { NO_OVERRIDE } from '../lookups/overrides/override-index.js';
 import type { GeofeedIndex } from '../lookups/geofeed/geofeed-index.js';
@@ -98,26 +97,14 @@ export interface CollectedExport {
   anonymous: ExportFile;
   /** elementary intervals looked up */
   intervals: number;
-  /** CSV rows written */
-  rows: number;
 }
 
-/** One part of answers (a place, a network, a detection): its file offset and CSV fields. */
-interface Part {
-  offset: number;
-  /** its CSV columns as UTF-8, each after a comma */
-  csv: Buffer;
-}
+/** One part of answers (a place, a network, a detection): its file offset and CSV columns. */
+type Part = FedPart;
 
-/** Where the CSV's rows go, in pieces: no row is ever one string (8 million of them were). */
-export interface CsvSink {
-  /** text of ASCII characters only (addresses, commas) */
-  ascii(text: string): void;
-  bytes(bytes: Buffer): void;
-}
-
-function csvColumns(text: string): Buffer {
-  return Buffer.from(`,${text}`, 'utf8');
+/** `csvColumns` empty when no CSV is made */
+function part(offset: number, csvColumns: string): Part {
+  return { offset, csv: `,${csvColumns}`, id: -1 };
 }
 
 /** A JSON record's members after its `"ip":"…",`: the part of an answer the address does not change. */
@@ -204,7 +191,7 @@ function withText(ip: Ip): Ip {
 }
 
 /** `csv` null: no CSV rows are made (an export of the MMDB files only). */
-export function collectExport(s: ExportSources, csv: CsvSink | null): CollectedExport {
+export function collectExport(s: ExportSources, csv: CsvInWorker | null): CollectedExport {
   const files = {
     city: { data: new MmdbDataWriter(), list: new IntervalList() },
     asn: { data: new MmdbDataWriter(), list: new IntervalList() },
@@ -214,20 +201,20 @@ export function collectExport(s: ExportSources, csv: CsvSink | null): CollectedE
     value === null ? NO_DATA : data.write(value);
   const places = new Parts((key) => {
     const r = JSON.parse(`{${key}}`) as GeoIpRecord;
-    return { offset: offset(files.city.data, cityRecord(r)), csv: csvColumns(placeCsv(r)) };
+    return part(offset(files.city.data, cityRecord(r)), csv === null ? '' : placeCsv(r));
   });
   const networks = new Parts((key) => {
     const r = JSON.parse(`{${key}`) as GeoIpRecord;
-    return { offset: offset(files.asn.data, asnRecord(r)), csv: csvColumns(networkCsv(r)) };
+    return part(offset(files.asn.data, asnRecord(r)), csv === null ? '' : networkCsv(r));
   });
   const detections = new Parts((key) => {
     const d = JSON.parse(`{"ip":"",${key}`) as VpnDetection;
-    return {
-      offset: offset(files.anonymous.data, anonymousRecord(d)),
-      csv: csvColumns(detectionCsv(d)),
-    };
+    return part(
+      offset(files.anonymous.data, anonymousRecord(d)),
+      csv === null ? '' : detectionCsv(d),
+    );
   });
-  const rows = csv === null ? null : new CsvRows(csv);
+  const rows = csv;
   const overrides = s.geoip.overrides.current;
   /** the parts of an address no override covers, by its table indexes: nothing parsed */
   const placeByLocation = new PartsByIndex();
@@ -253,8 +240,9 @@ export function collectExport(s: ExportSources, csv: CsvSink | null): CollectedE
       const bogon = isBogon(ip);
       const fed = s.geofeeds.size === 0 || bogon ? NONE : s.geofeeds.find(ip);
       const placeBy = fed === NONE ? placeByLocation : placeByGeofeed;
-      const location = fed === NONE ? s.geoip.locationIndex(ip) : fed;
-      const record = bogon ? BOGON_KEY : s.geoip.networkIndex(ip);
+      const indexes = s.geoip.recordIndexes(ip);
+      const location = fed === NONE ? indexes.location : fed;
+      const record = bogon ? BOGON_KEY : indexes.network;
       let knownPlace = placeBy.get(location);
       let knownNetwork = networkByRecord.get(record);
       if (knownPlace === undefined || knownNetwork === undefined) {
@@ -312,83 +300,5 @@ export function collectExport(s: ExportSources, csv: CsvSink | null): CollectedE
     asn: done(files.asn),
     anonymous: done(files.anonymous),
     intervals: v4.length + count6,
-    rows: rows?.count ?? 0,
   };
-}
-
-/** The CSV's rows: neighbouring intervals with the same answers are one row. */
-class CsvRows {
-  count = 0;
-  private family: 4 | 6 = 4;
-  /** the open row's first address (IPv4: the last word) */
-  private readonly start = new Uint32Array(4);
-  /** its last address, once known */
-  private readonly last = new Uint32Array(4);
-  private parts: [Part, Part, Part] | null = null;
-
-  constructor(private readonly sink: CsvSink) {}
-
-  add(
-    family: 4 | 6,
-    w0: number,
-    w1: number,
-    w2: number,
-    w3: number,
-    place: Part,
-    network: Part,
-    detection: Part,
-  ): void {
-    const p = this.parts;
-    if (p !== null && same(p[0], place) && same(p[1], network) && same(p[2], detection)) return;
-    this.flushBefore(w0, w1, w2, w3);
-    this.family = family;
-    this.start.set([w0, w1, w2, w3]);
-    this.parts = [place, network, detection];
-  }
-
-  /** A stretch with no rows of its own starts here (the IPv4-mapped alias). */
-  gap(w0: number, w1: number, w2: number, w3: number): void {
-    this.flushBefore(w0, w1, w2, w3);
-  }
-
-  /** The family's last row ends at its last address. */
-  end(family: 4 | 6): void {
-    this.last.fill(family === 4 ? 0 : 0xffffffff);
-    this.last[3] = 0xffffffff;
-    this.flush();
-  }
-
-  /** The open row ends just before (w0 w1 w2 w3). */
-  private flushBefore(w0: number, w1: number, w2: number, w3: number): void {
-    if (this.parts === null) return;
-    this.last.set([w0, w1, w2, w3]);
-    decrement(this.last);
-    this.flush();
-  }
-
-  private flush(): void {
-    const parts = this.parts;
-    this.parts = null;
-    if (parts === null) return;
-    // nothing known and nothing flagged: no row (a bogon, unrouted space)
-    if (parts[0].offset === NO_DATA && parts[1].offset === NO_DATA && parts[2].offset === NO_DATA) {
-      return;
-    }
-    const range =
-      this.family === 4
-        ? v4RangeColumns(this.start[3]!, this.last[3]!)
-        : v6RangeColumns(this.start, this.last);
-    const sink = this.sink;
-    sink.ascii(range);
-    sink.bytes(parts[0].csv);
-    sink.bytes(parts[1].csv);
-    sink.bytes(parts[2].csv);
-    sink.ascii('\n');
-    this.count++;
-  }
-}
-
-/** Two parts write the same (the part of an override and the data's can be equal). */
-function same(a: Part, b: Part): boolean {
-  return a === b || (a.offset === b.offset && a.csv.equals(b.csv));
 }

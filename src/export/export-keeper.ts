@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { clearAbandoned } from '../atomic-file.js';
 import { PROJECT_ROOT } from '../project-root.js';
 import { dataVersion, type ProvenanceSources } from '../lookups/provenance.js';
-import type { ExportBuildCounts, ExportPart } from '../export-files.js';
+import { EXPORT_FLAGS, type ExportBuildCounts, type ExportPart } from '../export-files.js';
 
 /** What the keeper has done, for /metrics (read at scrape time). */
 
@@ -111,6 +111,8 @@ export function childBuild(dir: string, parts: readonly ExportPart[]): ExportBui
     : join(PROJECT_ROOT, 'dist', 'src', 'cli', 'main.js');
   const args = [
     ...(fromSource ? ['--import', 'tsx'] : []),
+    // the export's own (the CLI would otherwise start itself again with them)
+    ...EXPORT_FLAGS,
     cli,
     'export',
     '--out',

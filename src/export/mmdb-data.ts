@@ -78,7 +78,7 @@ export class MmdbDataWriter {
       this.seenStrings.set(value, at);
       return at;
     }
-    const key = this.share ? keysOf(value, this.keys) : null;
+    const key = this.share ? keysOf(value, this.keys, this.frozenKeys) : null;
     const found = key === null ? undefined : this.seen.get(key);
     if (found !== undefined) {
       this.keys.clear();
@@ -92,13 +92,24 @@ export class MmdbDataWriter {
 
   /** the keys of the nested values of the value being written (null: not shared) */
   private readonly keys = new Map<object, string | null>();
+  /**
+   * the keys of frozen values, kept across writes: a frozen value cannot
+   * change, and the records reuse theirs (a country, a city's names) for
+   * every place, so its key is made once, not once per record
+   */
+  private readonly frozenKeys = new Map<object, string | null>();
 
   /** a nested value's key (strings need none: putString keys them by themselves) */
   private keyOf(value: MmdbValue): string | null {
     if (typeof value === 'string') return null;
-    return typeof value === 'object' && !(value instanceof MmdbUint || value instanceof MmdbDouble)
-      ? this.keys.get(value)!
-      : keysOf(value, this.keys);
+    if (typeof value === 'object' && !(value instanceof MmdbUint || value instanceof MmdbDouble)) {
+      // made by keysOf with its container's: this write's, or a frozen value's of any write
+      const key = this.keys.get(value);
+      if (key !== undefined) return key;
+      const frozenKey = this.frozenKeys.get(value);
+      if (frozenKey !== undefined) return frozenKey;
+    }
+    return keysOf(value, this.keys, this.frozenKeys);
   }
 
   private put(value: MmdbValue, key: string | null): void {
@@ -260,31 +271,46 @@ const MAX_SHARED_KEY = 160;
  * place, so a key per location map cost memory and time and saved little;
  * the export writes each place once anyway). Strings and numbers always are.
  */
-function keysOf(value: MmdbValue, keys: Map<object, string | null>): string | null {
+function keysOf(
+  value: MmdbValue,
+  keys: Map<object, string | null>,
+  frozenKeys: Map<object, string | null>,
+): string | null {
   if (typeof value === 'string') return `s${value.length}:${value}`;
   if (typeof value === 'boolean') return value ? 'T' : 'F';
   if (value instanceof MmdbUint) return `u${value.bits}:${String(value.value)};`;
   if (value instanceof MmdbDouble) return null;
-  let key: string | null;
-  if (Array.isArray(value)) {
-    const items = value as readonly MmdbValue[];
-    key = `[${items.length};`;
-    for (const item of items) key = joined(key, keysOf(item, keys));
-  } else {
-    const map = value as { readonly [key: string]: MmdbValue };
-    const names = Object.keys(map);
-    key = `{${names.length};`;
-    for (const name of names)
-      key = joined(joined(key, keysOf(name, keys)), keysOf(map[name]!, keys));
+  const frozen = Object.isFrozen(value);
+  let key = frozen ? frozenKeys.get(value) : undefined;
+  if (key === undefined) {
+    // the members' keys first, and the container's text only when none is
+    // null: a place's record holds its coordinates, so it never has one, and
+    // making its text up to there was most of the cost (the members not
+    // reached are keyed when they are written: keyOf)
+    const items = Array.isArray(value) ? (value as readonly MmdbValue[]) : Object.values(value);
+    const parts: string[] = [];
+    let length = 0;
+    for (const item of items) {
+      const part = keysOf(item, keys, frozenKeys);
+      if (part === null || (length += part.length) > MAX_SHARED_KEY) break;
+      parts.push(part);
+    }
+    key = parts.length === items.length ? containerKey(value, parts) : null;
+    (frozen ? frozenKeys : keys).set(value, key);
   }
-  keys.set(value, key);
   return key;
 }
 
-/** A container's key so far and its next part's, or null once either is null or it is too long. */
-function joined(key: string | null, part: string | null): string | null {
-  if (key === null || part === null || key.length + part.length > MAX_SHARED_KEY) return null;
-  return key + part;
+/** A container's text from its members' (null when it is too long). */
+function containerKey(value: MmdbValue, parts: readonly string[]): string | null {
+  let key: string;
+  if (Array.isArray(value)) key = `[${parts.length};${parts.join('')}`;
+  else {
+    const names = Object.keys(value);
+    key = `{${names.length};`;
+    for (let i = 0; i < names.length; i++) key += `s${names[i]!.length}:${names[i]!}${parts[i]!}`;
+  }
+  return key.length > MAX_SHARED_KEY ? null : key;
 }
 
 /** Encodes one value alone, without pointers (the metadata map after the marker). */

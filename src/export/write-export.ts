@@ -4,18 +4,14 @@
 // written under a temporary name unique to this run and renamed into place,
 // so a reader (nginx, a fleet's curl, the service serving them) sees the old
 // file or the new one, never half of one.
-import { createHash } from 'node:crypto';
 import { partialName } from '../atomic-file.js';
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Buffer } from 'node:buffer';
 import type { DataSetInfo } from '../lookups/geoip/load.js';
-import {
-  collectExport,
-  type CsvSink,
-  type ExportFile,
-  type ExportSources,
-} from './build-export.js';
+import { collectExport, type ExportFile, type ExportSources } from './build-export.js';
+import { CsvInWorker } from './csv-in-worker.js';
+import { HashedOutput } from './hashed-output.js';
 import { buildTree, mmdbFileParts } from './mmdb-tree.js';
 import { CSV_HEADER } from './records.js';
 import { EXPORT_FILES, EXPORT_PARTS, type ExportPart, type WrittenFile } from '../export-files.js';
@@ -48,9 +44,9 @@ export interface ExportResult {
 /** A file written in pieces under a temporary name, hashed on the way, renamed at the end. */
 class AtomicFile {
   private readonly temp: string;
-  private readonly fd: number;
-  private readonly hash = createHash('sha256');
-  private bytes = 0;
+  /** the open file (the CSV worker writes it by this number) */
+  readonly fd: number;
+  private readonly out: HashedOutput;
   private closed = false;
 
   constructor(
@@ -60,19 +56,19 @@ class AtomicFile {
     // a name clearAbandoned recognises when the writer was killed (src/atomic-file.ts)
     this.temp = partialName(join(dir, name));
     this.fd = openSync(this.temp, 'wx', 0o644);
+    this.out = new HashedOutput(this.fd);
   }
 
   write(chunk: Buffer | string): void {
-    const text = typeof chunk === 'string';
-    this.hash.update(chunk);
-    this.bytes += text ? writeSync(this.fd, chunk) : writeAll(this.fd, chunk);
+    this.out.write(chunk);
   }
 
-  commit(): WrittenFile {
+  /** `written`: what another writer of the fd (the CSV worker) wrote, else this one's writes. */
+  commit(written: { bytes: number; sha256: string } = this.out.finish()): WrittenFile {
     this.closed = true;
     closeSync(this.fd);
     renameSync(this.temp, join(this.dir, this.name));
-    return { name: this.name, bytes: this.bytes, sha256: this.hash.digest('hex') };
+    return { name: this.name, bytes: written.bytes, sha256: written.sha256 };
   }
 
   /** Drops a file not committed (a failed run leaves no temporary file behind). */
@@ -81,49 +77,6 @@ class AtomicFile {
     this.closed = true;
     closeSync(this.fd);
     rmSync(this.temp, { force: true });
-  }
-}
-
-function writeAll(fd: number, chunk: Buffer): number {
-  let done = 0;
-  while (done < chunk.length) done += writeSync(fd, chunk, done, chunk.length - done);
-  return done;
-}
-
-/** The CSV's pieces gathered into 1 MB writes, encoded as they come (no row is one string). */
-class BufferedBytes implements CsvSink {
-  private readonly buffer = Buffer.allocUnsafe(1 << 20);
-  private size = 0;
-
-  constructor(private readonly file: AtomicFile) {}
-
-  // short pieces are copied in JS: Buffer#write and #copy cross into C++ per
-  // call, which cost more than the copy for a few dozen bytes (8 million rows)
-  ascii(text: string): void {
-    if (this.size + text.length > this.buffer.length) this.flush();
-    if (text.length > this.buffer.length) {
-      this.file.write(text);
-      return;
-    }
-    const buffer = this.buffer;
-    let at = this.size;
-    for (let i = 0; i < text.length; i++) buffer[at++] = text.charCodeAt(i);
-    this.size = at;
-  }
-
-  bytes(bytes: Buffer): void {
-    if (this.size + bytes.length > this.buffer.length) this.flush();
-    if (bytes.length > this.buffer.length) this.file.write(bytes);
-    else {
-      this.buffer.set(bytes, this.size);
-      this.size += bytes.length;
-    }
-  }
-
-  flush(): void {
-    if (this.size === 0) return;
-    this.file.write(this.buffer.subarray(0, this.size));
-    this.size = 0;
   }
 }
 
@@ -143,12 +96,17 @@ function description(kind: string, c: ExportContext): Record<string, string> {
   };
 }
 
-export function writeExport(
+/**
+ * Writes the export. The CSV is written by a worker thread from the intervals
+ * as they are found (csv-in-worker.ts), while this thread looks them up and
+ * writes the MMDB files: on two cores the wall time is the longer of the two.
+ */
+export async function writeExport(
   sources: ExportSources,
   dir: string,
   c: ExportContext,
   parts: readonly ExportPart[] = EXPORT_PARTS,
-): ExportResult {
+): Promise<ExportResult> {
   mkdirSync(dir, { recursive: true });
   const open: AtomicFile[] = [];
   const start = (name: string) => {
@@ -156,12 +114,12 @@ export function writeExport(
     open.push(file);
     return file;
   };
+  let csv: CsvInWorker | null = null;
   try {
     const csvFile = parts.includes('csv') ? start(EXPORT_FILES.csv) : null;
-    const csv = csvFile === null ? null : new BufferedBytes(csvFile);
-    csv?.ascii(`${CSV_HEADER}\n`);
+    csv = csvFile === null ? null : new CsvInWorker(csvFile.fd, CSV_HEADER);
+    await csv?.start();
     const collected = collectExport(sources, csv);
-    csv?.flush();
     const mmdb = (kind: keyof typeof DATABASE_TYPES, file: ExportFile, label: string) => {
       if (!parts.includes(kind === 'anonymous' ? 'anonymous-ip' : kind)) return [];
       const out = start(EXPORT_FILES[kind]);
@@ -180,9 +138,11 @@ export function writeExport(
       ...mmdb('city', collected.city, 'City'),
       ...mmdb('asn', collected.asn, 'ASN'),
       ...mmdb('anonymous', collected.anonymous, 'Anonymous IP'),
-      ...(csvFile === null ? [] : [csvFile]),
     ];
+    const csvDone = csv === null ? null : await csv.finish();
+    csv = null;
     const written = files.map((f) => f.commit());
+    if (csvFile !== null && csvDone !== null) written.push(csvFile.commit(csvDone));
     const builtAt = new Date(c.now).toISOString();
     const manifest = start(EXPORT_FILES.manifest);
     manifest.write(
@@ -206,8 +166,10 @@ export function writeExport(
     );
     manifest.commit();
     open.length = 0;
-    return { files: written, intervals: collected.intervals, rows: collected.rows, builtAt };
+    return { files: written, intervals: collected.intervals, rows: csvDone?.rows ?? 0, builtAt };
   } finally {
+    // a failure stops the worker before its file is closed and removed
+    await csv?.stop();
     for (const file of open) file.abandon();
   }
 }

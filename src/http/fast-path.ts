@@ -52,9 +52,11 @@ export interface PlainHead {
 /**
  * The plain request at the start of `text` (a connection's bytes as latin1),
  * or null when there is none: not there whole yet, or not plain (see the
- * module's comment). Null hands the connection to node:http.
+ * module's comment), or its target starts with one of `nodePaths` (the
+ * streamed routes': streamedPaths in src/http/route.ts). Null hands the
+ * connection to node:http.
  */
-export function readPlainHead(text: string): PlainHead | null {
+export function readPlainHead(text: string, nodePaths: readonly string[] = []): PlainHead | null {
   const end = text.indexOf('\r\n\r\n');
   if (end === -1 || end + 4 > MAX_HEAD_BYTES) return null;
   let method: 'GET' | 'HEAD';
@@ -72,8 +74,8 @@ export function readPlainHead(text: string): PlainHead | null {
   if (lineEnd - 9 <= targetAt || !text.startsWith(' HTTP/1.1', lineEnd - 9)) return null;
   const url = text.slice(targetAt, lineEnd - 9);
   if (!TARGET.test(url)) return null;
-  // a streamed file (GET /export/…) is node:http's: an answer here is written in one piece
-  if (url.startsWith('/export/')) return null;
+  // a streamed route's (GET /export/…) is node:http's: an answer here is written in one piece
+  for (const path of nodePaths) if (url.startsWith(path)) return null;
   const block = text.slice(lineEnd + 2, end + 2);
   if (!HEADER_LINES.test(block)) return null;
   const headers: Record<string, string> = {};
@@ -219,6 +221,8 @@ export interface FastPathStats {
 interface Lane {
   server: HttpServer;
   serve: Serve;
+  /** where the targets node:http answers begin (the streamed routes') */
+  nodePaths: readonly string[];
   /** `Connection: keep-alive` and `Keep-Alive` as node:http writes them */
   keepAlive: string;
   keepAliveTimeoutMs: number;
@@ -341,7 +345,7 @@ class FastConnection {
     const idle = this.pending === 0 && this.heads.length === 0;
     let text = this.text;
     while (text !== '') {
-      const head = readPlainHead(text);
+      const head = readPlainHead(text, this.lane.nodePaths);
       if (head === null) break;
       this.heads.push(head);
       text = text.length === head.length ? '' : text.slice(head.length);
@@ -489,8 +493,17 @@ export class FastPathServer extends HttpServer {
     handOffReasons: { 'not-plain': 0, partial: 0, traced: 0 },
   };
 
-  /** `fastPath: false`: every connection is node:http's from the start (FAST_PATH=false). */
-  constructor(options: ServerOptions, serve: Serve, fastPath = true) {
+  /**
+   * `fastPath: false`: every connection is node:http's from the start
+   * (FAST_PATH=false); `nodePaths`: where the targets begin that node:http
+   * answers however plain their request (the streamed routes').
+   */
+  constructor(
+    options: ServerOptions,
+    serve: Serve,
+    fastPath = true,
+    nodePaths: readonly string[] = [],
+  ) {
     super(options, serve);
     const listeners = this.listeners('connection');
     // node:http's connection handler, as its Server constructor adds it; were
@@ -508,6 +521,7 @@ export class FastPathServer extends HttpServer {
     const lane: Lane = {
       server: this,
       serve,
+      nodePaths,
       keepAlive:
         this.keepAliveTimeout > 0
           ? `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(this.keepAliveTimeout / 1000)}\r\n`

@@ -68,6 +68,11 @@ export interface Route<P = unknown, Q = unknown, D = unknown> {
   /** the operator's endpoint (/metrics): METRICS_TOKEN guards it (src/http/access-control.ts) */
   operator?: boolean;
   /**
+   * answers streamed from a file (GET /export/…): node:http's, never the
+   * fast path's, which writes an answer in one piece (streamedPaths below)
+   */
+  streamed?: boolean;
+  /**
    * Cache-Control of answers from in-memory data (no server cache): from the
    * table's lifetime, built once in route(); 'no-store' without one
    */
@@ -186,4 +191,19 @@ export class JsonBody {
     /** this answer's own headers beyond the route's (where a GeoIP location came from) */
     readonly headers: Readonly<Record<string, string>> | null = null,
   ) {}
+}
+
+/**
+ * Where the streamed routes' paths begin (up to their first parameter): the
+ * fast path leaves a request whose target starts so to node:http. A prefix
+ * can take in more than the route (a path it does not serve): node:http
+ * answers that as well, only not as fast.
+ */
+export function streamedPaths(routes: readonly AnyRoute[]): string[] {
+  return routes
+    .filter((r) => r.streamed === true)
+    .map((r) => {
+      const parameter = r.path.indexOf('/:');
+      return parameter === -1 ? r.path : r.path.slice(0, parameter + 1);
+    });
 }

@@ -102,6 +102,8 @@ export function exportHandlers({ dir }: ExportRouteOptions) {
       response: z.string(),
       errors: ['UNAUTHORIZED'],
       raw: true,
+      // the file is streamed: node:http answers it, never the fast path
+      streamed: true,
       handle: async ({ params, ctx }: RouteInput<{ file: string }, unknown>): Promise<RawBody> => {
         const contentType = SERVED.get(params.file);
         if (contentType === undefined) {

@@ -63,6 +63,7 @@ const LAYERS = [
     'request-stats',
     'idle-memory',
     'export-files',
+    'worker-thread',
   ],
   // bytes, CSV, range tables and change stamps; addresses and networks; the Redis link;
   // the malloc_trim addon
@@ -111,6 +112,7 @@ const ENTRIES = [
   'cli/main.ts',
   'early-stop.ts',
   'lookups/geoip/update/compile-worker.ts',
+  'export/csv-worker.ts',
   'mcp/stdio.ts',
 ];
 

@@ -6,14 +6,15 @@
 // fetched by the updater from loopback) exported, then 100,000 seeded random IPv4/IPv6 addresses and
 // every feed and override edge read back from the files with mmdb-lib's
 // reader and compared with the service's own lookups in process; a sample
-// through the running service over HTTP too.
+// through the running service over HTTP too. The files are written by the
+// command itself, `ipintel export`, as an operator runs it.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
-import { exportLoaded } from '../../src/export/run-export.js';
 import { createGeoIpLookup } from '../../src/lookups/geoip/geoip.js';
 import { createVpnJson } from '../../src/lookups/vpn/record-json.js';
 import { feedFileName, serialiseFeed } from '../../src/lookups/vpn/feeds/feed-store.js';
@@ -22,6 +23,7 @@ import { cidrRanges } from '../../src/export/boundaries.js';
 import type { GeoIpRecord } from '../../src/lookups/geoip/geoip.js';
 import type { VpnDetection } from '../../src/lookups/vpn/detect.js';
 import { seededRandom } from '../helpers/seeded-random.js';
+import { PROJECT_ROOT } from '../../src/project-root.js';
 import { startFeedServer } from '../helpers/feed-server.js';
 import { GEOFEED_FEEDS } from '../../src/lookups/geofeed/geofeed-feeds.js';
 import { feedsDir } from '../../src/lookups/vpn/feeds/feed-store.js';
@@ -29,6 +31,8 @@ import { updateFeeds } from '../../src/lookups/vpn/feeds/feed-updater.js';
 import { storedFeed, vpnHostFeed } from '../helpers/vpn-feeds.js';
 import { dataOf, get, serviceData, startService, type TestService } from '../helpers/service.js';
 import { assertSame, openExport, type ExportReaders } from './export-check.js';
+
+const CLI = join(PROJECT_ROOT, 'src', 'cli', 'main.ts');
 
 const FEEDS = [
   // three exits in one hosting /24: the vpn-range rule takes the block
@@ -123,10 +127,11 @@ before(async () => {
   await writeFile(join(dir, 'overrides.csv'), OVERRIDES);
   geofeedPrefixes = await storeGeofeeds(dir);
   const env = { DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000' };
+  // the command itself, `ipintel export` (it starts itself again with its node
+  // flags), in a process of its own while this one loads the same data: the
+  // MMDB files only, the CSV (its slowest part) is tested on small data (real-readers)
+  const exported = ipintelExport(env, join(dir, 'out'), 'city,asn,anonymous-ip');
   const data = await serviceData(loadConfig(env));
-  // the MMDB files only: the CSV (the export's slowest part) is tested on small data (real-readers)
-  await exportLoaded(data, join(dir, 'out'), Date.now(), ['city', 'asn', 'anonymous-ip']);
-  readers = openExport(join(dir, 'out'));
   const geoip = createGeoIpLookup(data.geo, data.overrides, data.geofeeds);
   const vpn = createVpnJson(geoip, data.vpn);
   lookup = (address) => {
@@ -134,7 +139,26 @@ before(async () => {
     return { g: geoip.lookup(ip), d: vpn.detection(ip) };
   };
   service = await startService({ env });
+  await exported;
+  readers = openExport(join(dir, 'out'));
 });
+
+/** `ipintel export --out <out> --only <only>` with `env` alone (and PATH), from source. */
+function ipintelExport(env: Record<string, string>, out: string, only: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const args = ['--import', 'tsx', CLI, 'export', '--out', out, '--only', only];
+    const child = spawn(process.execPath, args, {
+      env: { ...env, PATH: process.env['PATH'] ?? '' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`ipintel export exited ${code}: ${stderr}`)),
+    );
+  });
+}
 
 after(async () => {
   await service?.close();

@@ -8,7 +8,10 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { z } from 'zod';
 import { FastPathServer, readPlainHead } from '../../src/http/fast-path.js';
+import { defineHandler, route, streamedPaths } from '../../src/http/route.js';
+import { exportHandlers } from '../../src/routes/export-routes.js';
 import { parseResponse, rawRequest, type RawResponse } from '../helpers/inject.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 import { startService, type TestService } from '../helpers/service.js';
@@ -76,6 +79,41 @@ describe('readPlainHead', () => {
       assert.equal(readPlainHead(text), null);
     });
   }
+
+  it("leaves the targets of the streamed routes' paths to node:http, and no others", () => {
+    const get = (target: string) => `GET ${target} HTTP/1.1\r\nHost: a\r\n\r\n`;
+    assert.equal(readPlainHead(get('/export/ipintel-city.mmdb'), ['/export/']), null);
+    assert.equal(readPlainHead(get('/ip/8.8.8.8'), ['/export/'])?.url, '/ip/8.8.8.8');
+    // the paths are the route table's to give, not a prefix the fast path knows
+    assert.equal(readPlainHead(get('/export/x'))?.url, '/export/x');
+  });
+});
+
+describe('streamedPaths', () => {
+  const handler = (streamed: boolean) =>
+    defineHandler({
+      summary: 'a test route',
+      tags: [],
+      response: z.string(),
+      errors: [],
+      handle: () => '',
+      ...(streamed ? { streamed: true } : {}),
+    });
+
+  it("is where the streamed routes' paths begin: up to the first parameter, or the whole path", () => {
+    const routes = [
+      route('GET', '/files/:dir/:name', handler(true), { limited: false }),
+      route('GET', '/ip/:ip', handler(false), { limited: true }),
+      route('GET', '/dump.csv', handler(true), { limited: false }),
+    ];
+    assert.deepEqual(streamedPaths(routes), ['/files/', '/dump.csv']);
+  });
+
+  it('takes in GET /export/:file, whose handler streams the file', () => {
+    const exported = exportHandlers({ dir: null }).file;
+    const routes = [route('GET', '/export/:file', exported, { limited: false, operator: true })];
+    assert.deepEqual(streamedPaths(routes), ['/export/']);
+  });
 });
 
 /** Writes `request` (all at once, or in `parts` with `gapMs` between) and reads until `count` answers or the close. */

@@ -2,8 +2,7 @@
 // of seconds of CPU, which on the main thread would stall every request.
 // The worker (./compile-worker.ts) gets the job as workerData and posts back
 // the manifest or the error's message.
-import { Worker } from 'node:worker_threads';
-import { extname } from 'node:path';
+import { startSiblingWorker } from '../../../worker-thread.js';
 import { DataError } from '../compile/compile-sources.js';
 import type { Manifest } from '../compiled-set.js';
 import type { CompileJob } from './compile-update.js';
@@ -12,19 +11,8 @@ export type CompileReply = { ok: true; manifest: Manifest } | { ok: false; messa
 
 /** Compiles `job` off the main thread; rejects with a DataError carrying the worker's reason. */
 export function compileInWorker(job: CompileJob): Promise<Manifest> {
-  // The worker's file sits beside this module's, with the same extension:
-  // .js when built (dist/src/lookups/geoip/update/, or dist/bundle/ where both are
-  // bundle outputs), .ts under tsx (tests, scripts), where Node 20 workers do
-  // not take `--import tsx` and the file is loaded through tsx's API.
-  const ext = extname(import.meta.url);
-  const entry = new URL(`./compile-worker${ext}`, import.meta.url);
-  const worker =
-    ext === '.ts'
-      ? new Worker(
-          `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(entry.href)}, ${JSON.stringify(import.meta.url)}))`,
-          { eval: true, workerData: job },
-        )
-      : new Worker(entry, { workerData: job });
+  // the worker's file sits beside this module's (src/worker-thread.ts)
+  const worker = startSiblingWorker(import.meta.url, 'compile-worker', job);
   return new Promise<Manifest>((resolve, reject) => {
     let settled = false;
     worker.once('message', (reply: CompileReply) => {
