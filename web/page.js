@@ -5,7 +5,20 @@
 // each answer shown in its own panel as it arrives, with its curl command;
 // the URL follows the query (/?q=…) and the back button works. Without it the
 // form still works: the server renders /?q=… (src/web/page-html.ts).
-import { el, errorPanel, renderers } from './render.js';
+import { curlLine, errorBody, h, panel, renderers } from './render.js';
+
+/**
+ * A node of the shared renderer (web/render.js) as DOM: text stays text.
+ * @param {import('./render.js').Child} node
+ * @returns {Node}
+ */
+function toDom(node) {
+  if (typeof node === 'string') return document.createTextNode(node);
+  const element = document.createElement(node.tag);
+  for (const [name, value] of Object.entries(node.attrs)) element.setAttribute(name, value);
+  element.append(...node.children.map(toDom));
+  return element;
+}
 
 const form = /** @type {HTMLFormElement} */ (document.getElementById('lookup'));
 const input = /** @type {HTMLInputElement} */ (document.getElementById('q'));
@@ -89,15 +102,12 @@ function lookupsOf(query) {
 
 /** @param {Lookup} l */
 function newPanel(l) {
-  const curl = el('p', { class: 'curl' }, [
-    el('code', {}, [`curl '${location.origin}${withKey(l.path)}'`]),
-  ]);
-  const body = el('p', { class: 'loading' }, ['Looking up…']);
-  const section = el('section', { class: 'panel', 'data-lookup': l.lookup, 'aria-busy': 'true' }, [
-    el('h3', {}, [l.title]),
-    body,
-    curl,
-  ]);
+  const loading = h('p', { class: 'loading' }, ['Looking up…']);
+  const curl = curlLine(location.origin, withKey(l.path));
+  const section = /** @type {HTMLElement} */ (
+    toDom(panel(l, [loading, curl], { 'aria-busy': 'true' }))
+  );
+  const body = /** @type {HTMLElement} */ (section.querySelector('.loading'));
   return { section, body };
 }
 
@@ -162,18 +172,18 @@ async function show(query, keep = new Set()) {
   results.querySelector('.note')?.remove();
   results.querySelector('h2')?.remove();
   if (query === '') return restoreCallerMarker();
-  results.prepend(el('h2', { id: 'results-title' }, [`Lookups of ${query}`]));
+  results.prepend(toDom(h('h2', { id: 'results-title' }, [`Lookups of ${query}`])));
   const lookups = lookupsOf(query).filter((l) => !keep.has(l.lookup));
   const run = async (/** @type {Lookup} */ l) => {
     const { section, body } = newPanel(l);
     panels.append(section);
     try {
       const answer = await ask(l.path, controller.signal);
-      body.replaceWith(...renderers[l.render](answer.data, answer.attribution));
+      body.replaceWith(...renderers[l.render](answer.data, answer.attribution).map(toDom));
       if (l.render === 'geoip') placeMarker(answer.data);
     } catch (error) {
       if (controller.signal.aborted) return;
-      body.replaceWith(errorPanel(/** @type {Error} */ (error).message));
+      body.replaceWith(toDom(errorBody(/** @type {Error} */ (error).message)));
       if (l.render === 'geoip') marker.setAttribute('visibility', 'hidden');
       throw error;
     } finally {

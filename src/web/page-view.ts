@@ -9,10 +9,10 @@ import { bogonRangeOf } from '../net/special-purpose.js';
 import type { Attribution } from './html.js';
 import type { CallerView } from './page-html.js';
 import {
-  cidrBody,
+  cidrContent,
   errorBody,
   geoBody,
-  vpnBody,
+  vpnContent,
   type CidrRecord,
   type GeoIpRecord,
   type PanelHtml,
@@ -95,7 +95,7 @@ export async function queryView(
     const cidr = await attempt(
       () => lookup('/cidr', { query: { range: query } }, ctx) as Promise<CidrRecord>,
     );
-    const body = cidr instanceof AppError ? errorBody(cidr.message) : cidrBody(cidr);
+    const body = cidr instanceof AppError ? [errorBody(cidr.message)] : cidrContent(cidr);
     return {
       panels: [{ lookup: 'cidr', title: 'CIDR range', body, path }],
       note: null,
@@ -114,14 +114,14 @@ export async function queryView(
     {
       lookup: 'geoip',
       title: 'Location and network',
-      body: geo instanceof AppError ? errorBody(geo.message) : geoBody(geo, bogonPurpose),
+      body: geo instanceof AppError ? [errorBody(geo.message)] : geoBody(geo, bogonPurpose),
       path: base,
       attributions: geo instanceof AppError || geo.bogon ? [] : attributions.geo,
     },
     {
       lookup: 'vpn',
       title: 'VPN, proxy or hosting',
-      body: vpn instanceof AppError ? errorBody(vpn.message) : vpnBody(vpn),
+      body: vpn instanceof AppError ? [errorBody(vpn.message)] : vpnContent(vpn),
       path: `${base}/vpn`,
       attributions: vpn instanceof AppError ? [] : attributions.vpn,
     },
