@@ -5,7 +5,9 @@
 // each answer shown in its own panel as it arrives, with its curl command;
 // the URL follows the query (/?q=…) and the back button works. Without it the
 // form still works: the server renders /?q=… (src/web/page-html.ts).
-import { curlLine, errorBody, h, panel, renderers } from './render.js';
+import { curlLine, errorBody, h, lookupsOf, panel, renderers } from './render.js';
+
+/** @typedef {import('./render.js').Lookup} Lookup */
 
 /**
  * A node of the shared renderer (web/render.js) as DOM: text stays text.
@@ -38,16 +40,6 @@ const callerMarker = {
   caption: caption.textContent,
 };
 
-/** @param {string} query @returns {'ip' | 'cidr' | 'domain'} the same rule as the server's queryKind */
-function kindOf(query) {
-  if (query.includes('/')) return 'cidr';
-  if (query.includes(':') || /^[\d.]+$/.test(query)) return 'ip';
-  return 'domain';
-}
-
-/** @param {string} text */
-const segment = (text) => encodeURIComponent(text).replace(/%3A/gi, ':');
-
 // the API key the page was opened with (/?key=…): every API call, curl
 // command and address of the page keeps it, as the server's links do
 const apiKey = new URLSearchParams(location.search).get('key');
@@ -56,49 +48,6 @@ const withKey = (path) =>
   apiKey === null || apiKey === ''
     ? path
     : `${path}${path.includes('?') ? '&' : '?'}key=${encodeURIComponent(apiKey)}`;
-
-/**
- * @typedef {{ lookup: string, title: string, path: string, render: keyof typeof renderers }} Lookup
- * @param {string} query
- * @returns {Lookup[]}
- */
-function lookupsOf(query) {
-  const kind = kindOf(query);
-  if (kind === 'cidr')
-    return [
-      {
-        lookup: 'cidr',
-        title: 'CIDR range',
-        path: `/cidr?range=${encodeURIComponent(query)}`,
-        render: 'cidr',
-      },
-    ];
-  if (kind === 'domain') {
-    return ['A', 'AAAA', 'MX', 'TXT', 'NS', 'CNAME'].map((type) => ({
-      lookup: `dns-${type}`,
-      title: `DNS ${type} records`,
-      path: `/dns/${segment(query)}?type=${type}`,
-      render: 'dns',
-    }));
-  }
-  const ip = `/${segment(query)}`;
-  /** @type {Lookup[]} */
-  const list = [
-    { lookup: 'geoip', title: 'Location and network', path: `/ip${ip}`, render: 'geoip' },
-    { lookup: 'vpn', title: 'VPN, proxy or hosting', path: `/ip${ip}/vpn`, render: 'vpn' },
-    { lookup: 'whois', title: 'Registry (RDAP/whois)', path: `/whois${ip}`, render: 'whois' },
-    { lookup: 'reverse', title: 'Reverse DNS', path: `/dns${ip}/reverse`, render: 'reverse' },
-  ];
-  // DNSBLs list IPv4 addresses only
-  if (!query.includes(':'))
-    list.push({
-      lookup: 'blacklist',
-      title: 'Blacklists (DNSBL)',
-      path: `/blacklist${ip}`,
-      render: 'blacklist',
-    });
-  return list;
-}
 
 /** @param {Lookup} l */
 function newPanel(l) {

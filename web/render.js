@@ -1,5 +1,5 @@
 // @ts-check
-// The panels of the web page's lookups, one renderer for both sides: the
+// The lookups a query gets and their panels, one renderer for both sides: the
 // server renders the first view's panels with it (src/web/panels-html.ts
 // writes the nodes as HTML text) and the page's script the API's JSON
 // (web/page.js makes them DOM nodes). A node is plain data, so this module
@@ -317,3 +317,70 @@ export const renderers = {
   dns: (data) => dnsContent(/** @type {DnsRecords} */ (data)),
   cidr: (data) => cidrContent(/** @type {CidrRecord} */ (data)),
 };
+
+/**
+ * What a query is taken for: a range when it has a "/", an address when it
+ * has a ":" or only digits and dots, a domain otherwise.
+ * @param {string} query
+ * @returns {'ip' | 'cidr' | 'domain'}
+ */
+export function queryKind(query) {
+  if (query.includes('/')) return 'cidr';
+  if (query.includes(':') || /^[\d.]+$/.test(query)) return 'ip';
+  return 'domain';
+}
+
+/**
+ * A path segment as the page writes it in URLs and curl commands (":" of IPv6 kept readable).
+ * @param {string} text
+ */
+export const segment = (text) => encodeURIComponent(text).replace(/%3A/gi, ':');
+
+/**
+ * @typedef {{ lookup: string, title: string, path: string, render: keyof typeof renderers }} Lookup
+ */
+
+/**
+ * Every lookup that applies to a query: its panel's name and title, its API
+ * path and its renderer. The server renders the in-memory ones of these for
+ * /?q=; the script asks the API for the rest.
+ * @param {string} query
+ * @returns {Lookup[]}
+ */
+export function lookupsOf(query) {
+  const kind = queryKind(query);
+  if (kind === 'cidr')
+    return [
+      {
+        lookup: 'cidr',
+        title: 'CIDR range',
+        path: `/cidr?range=${encodeURIComponent(query)}`,
+        render: 'cidr',
+      },
+    ];
+  if (kind === 'domain') {
+    return ['A', 'AAAA', 'MX', 'TXT', 'NS', 'CNAME'].map((type) => ({
+      lookup: `dns-${type}`,
+      title: `DNS ${type} records`,
+      path: `/dns/${segment(query)}?type=${type}`,
+      render: 'dns',
+    }));
+  }
+  const ip = `/${segment(query)}`;
+  /** @type {Lookup[]} */
+  const list = [
+    { lookup: 'geoip', title: 'Location and network', path: `/ip${ip}`, render: 'geoip' },
+    { lookup: 'vpn', title: 'VPN, proxy or hosting', path: `/ip${ip}/vpn`, render: 'vpn' },
+    { lookup: 'whois', title: 'Registry (RDAP/whois)', path: `/whois${ip}`, render: 'whois' },
+    { lookup: 'reverse', title: 'Reverse DNS', path: `/dns${ip}/reverse`, render: 'reverse' },
+  ];
+  // DNSBLs list IPv4 addresses only
+  if (!query.includes(':'))
+    list.push({
+      lookup: 'blacklist',
+      title: 'Blacklists (DNSBL)',
+      path: `/blacklist${ip}`,
+      render: 'blacklist',
+    });
+  return list;
+}
