@@ -5,7 +5,7 @@
 // each answer shown in its own panel as it arrives, with its curl command;
 // the URL follows the query (/?q=…) and the back button works. Without it the
 // form still works: the server renders /?q=… (src/web/page-html.ts).
-import { curlLine, errorBody, h, lookupsOf, panel, renderers } from './render.js';
+import { curlLine, errorBody, h, lookupsOf, panel, renderers, withKey } from './render.js';
 
 /** @typedef {import('./render.js').Lookup} Lookup */
 
@@ -44,15 +44,12 @@ const callerMarker = {
 // command and address of the page keeps it, as the server's links do
 const apiKey = new URLSearchParams(location.search).get('key');
 /** @param {string} path */
-const withKey = (path) =>
-  apiKey === null || apiKey === ''
-    ? path
-    : `${path}${path.includes('?') ? '&' : '?'}key=${encodeURIComponent(apiKey)}`;
+const keyed = (path) => withKey(path, apiKey);
 
 /** @param {Lookup} l */
 function newPanel(l) {
   const loading = h('p', { class: 'loading' }, ['Looking up…']);
-  const curl = curlLine(location.origin, withKey(l.path));
+  const curl = curlLine(location.origin, keyed(l.path));
   const section = /** @type {HTMLElement} */ (
     toDom(panel(l, [loading, curl], { 'aria-busy': 'true' }))
   );
@@ -65,7 +62,7 @@ function newPanel(l) {
  * @param {string} path @param {AbortSignal} signal
  */
 async function ask(path, signal) {
-  const response = await fetch(withKey(path), { headers: { accept: 'application/json' }, signal });
+  const response = await fetch(keyed(path), { headers: { accept: 'application/json' }, signal });
   /** @type {{ data?: unknown, error?: { code?: string, message?: string } } | null} */
   const body = await response.json().then(
     (/** @type {unknown} */ json) => /** @type {typeof body} */ (json),
@@ -155,7 +152,7 @@ form.addEventListener('submit', (event) => {
   event.preventDefault();
   const query = input.value.trim();
   if (query === '') return;
-  history.pushState({ query }, '', withKey(`/?q=${encodeURIComponent(query)}`));
+  history.pushState({ query }, '', keyed(`/?q=${encodeURIComponent(query)}`));
   document.title = `${query} — ipintel`;
   void show(query);
 });

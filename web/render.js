@@ -319,6 +319,17 @@ export const renderers = {
 };
 
 /**
+ * A link of the page with the caller's API key kept on (`?key=`): a page
+ * opened as /?key=… asks the API, and shows curl commands, with that key.
+ * @param {string} path
+ * @param {string | null} key null (or empty): none
+ */
+export function withKey(path, key) {
+  if (key === null || key === '') return path;
+  return `${path}${path.includes('?') ? '&' : '?'}key=${encodeURIComponent(key)}`;
+}
+
+/**
  * What a query is taken for: a range when it has a "/", an address when it
  * has a ":" or only digits and dots, a domain otherwise.
  * @param {string} query

@@ -30,11 +30,4 @@ export function toHtml(nodes: readonly Child[]): string {
     .join('');
 }
 
-/**
- * A link of the page with the caller's API key kept on (`?key=`): a page
- * opened as /?key=… asks the API, and shows curl commands, with that key.
- */
-export function withKey(path: string, key: string | null): string {
-  if (key === null) return path;
-  return `${path}${path.includes('?') ? '&' : '?'}key=${encodeURIComponent(key)}`;
-}
+export { withKey } from '../../web/render.js';
