@@ -5,7 +5,16 @@
 // each answer shown in its own panel as it arrives, with its curl command;
 // the URL follows the query (/?q=…) and the back button works. Without it the
 // form still works: the server renders /?q=… (src/web/page-html.ts).
-import { curlLine, errorBody, h, lookupsOf, panel, renderers, withKey } from './render.js';
+import {
+  curlLine,
+  errorBody,
+  h,
+  lookupsOf,
+  markerOf,
+  panel,
+  renderers,
+  withKey,
+} from './render.js';
 
 /** @typedef {import('./render.js').Lookup} Lookup */
 
@@ -79,17 +88,16 @@ async function ask(path, signal) {
 /** @param {unknown} data the GeoIP record of the query */
 function placeMarker(data) {
   const geo = /** @type {import('./api').GeoIpRecord} */ (data);
-  if (geo.latitude === null || geo.longitude === null) {
+  const at = markerOf(geo, scale);
+  if (at === null) {
     marker.setAttribute('visibility', 'hidden');
     caption.textContent = `No location for ${geo.ip}.`;
     return;
   }
-  // plate carrée, as the server drew the map (src/web/world-map.ts)
-  marker.setAttribute('cx', String(Math.round((geo.longitude + 180) * scale * 10) / 10));
-  marker.setAttribute('cy', String(Math.round((90 - geo.latitude) * scale * 10) / 10));
+  marker.setAttribute('cx', String(at.x));
+  marker.setAttribute('cy', String(at.y));
   marker.removeAttribute('visibility');
-  const place = [geo.city, geo.country].filter((p) => p !== null).join(', ');
-  caption.textContent = `Marker: ${geo.ip}${place === '' ? '' : ` — ${place}`} (${geo.latitude}, ${geo.longitude})`;
+  caption.textContent = at.caption;
 }
 
 function restoreCallerMarker() {

@@ -292,6 +292,32 @@ export function cidrContent(c) {
   ];
 }
 
+/**
+ * The map position of a coordinate: plate carrée at `scale` map units per
+ * degree, as the server draws the map (src/web/projection.ts, world-map.ts).
+ * @param {number} longitude
+ * @param {number} latitude
+ * @param {number} scale
+ */
+export function project(longitude, latitude, scale) {
+  return {
+    x: Math.round((longitude + 180) * scale * 10) / 10,
+    y: Math.round((90 - latitude) * scale * 10) / 10,
+  };
+}
+
+/**
+ * Where the map's marker goes for a GeoIP record, with its caption; null without coordinates.
+ * @param {GeoIpRecord} geo
+ * @param {number} scale map units per degree
+ */
+export function markerOf(geo, scale) {
+  if (geo.latitude === null || geo.longitude === null) return null;
+  const place = [geo.city, geo.country].filter((p) => p !== null).join(', ');
+  const caption = `Marker: ${geo.ip}${place === '' ? '' : ` — ${place}`} (${geo.latitude}, ${geo.longitude})`;
+  return { ...project(geo.longitude, geo.latitude, scale), caption };
+}
+
 /** what the page says of a bogon it asked the API about (the API does not name its range) */
 const SPECIAL_PURPOSE = 'private, loopback or other special-purpose';
 

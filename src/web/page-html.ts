@@ -2,7 +2,7 @@
 // and VPN verdict rendered here, so the first view needs no script; a lookup
 // form that works without script too (GET /?q=…); the offline map; and where
 // to go next (OpenAPI, MCP). web/page.js takes over the form when it runs.
-import { attributionLine } from '../../web/render.js';
+import { attributionLine, markerOf } from '../../web/render.js';
 import { escape, toHtml, withKey } from './html.js';
 import {
   geoBody,
@@ -13,7 +13,7 @@ import {
   type VpnRecord,
 } from './panels-html.js';
 import type { Attribution } from './html.js';
-import { MAP_SCALE, MAP_VIEW_BOX, project } from './projection.js';
+import { MAP_SCALE, MAP_VIEW_BOX } from './projection.js';
 
 export interface PageAssets {
   css: string;
@@ -51,18 +51,14 @@ export interface PageView {
 }
 
 function marker(located: GeoIpRecord | null): { attrs: string; caption: string } {
-  if (located === null || located.latitude === null || located.longitude === null) {
+  const at = located === null ? null : markerOf(located, MAP_SCALE);
+  if (at === null) {
     return {
       attrs: 'cx="0" cy="0" class="marker" visibility="hidden"',
       caption: 'No location to show.',
     };
   }
-  const { x, y } = project(located.longitude, located.latitude);
-  const place = [located.city, located.country].filter((p) => p !== null).join(', ');
-  return {
-    attrs: `cx="${x}" cy="${y}" class="marker"`,
-    caption: `Marker: ${located.ip}${place === '' ? '' : ` — ${place}`} (${located.latitude}, ${located.longitude})`,
-  };
+  return { attrs: `cx="${at.x}" cy="${at.y}" class="marker"`, caption: at.caption };
 }
 
 function callerSection(view: PageView): string {
