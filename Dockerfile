@@ -62,6 +62,8 @@ COPY --from=prod-deps /app/node_modules ./node_modules
 COPY --from=build /app/package.json ./
 COPY --from=build /app/tables ./tables
 COPY --from=build /app/dist/src ./dist/src
+# the page's renderer as tsc emits it beside dist/src (src/web imports ../../web/render.js)
+COPY --from=build /app/dist/web ./dist/web
 # the service itself runs as its bundle (scripts/bundle.ts); dist/src serves the CLI and scripts
 COPY --from=build /app/dist/bundle ./dist/bundle
 COPY --from=build /app/dist/native ./dist/native

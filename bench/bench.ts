@@ -19,16 +19,23 @@
 // measure, 2 when wrk, taskset or /proc is missing.
 import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import {
+  BENCH_DIR,
+  CLIENT_CPU,
+  CONNECTIONS,
+  envCount,
   freePort,
   load,
   loadWorkspace,
   MAIN,
+  median,
   missingTools,
   pin,
+  ROOT,
   rssMb,
+  SERVER_CPU,
+  SERVICE_ENV,
   startCommand,
   startServer,
   stop,
@@ -37,17 +44,7 @@ import {
 } from './harness.js';
 import { PATH_COUNT, writePathLists, type ScenarioName } from './paths.js';
 
-const here = dirname(fileURLToPath(import.meta.url)); // dist/bench
-const root = resolve(here, '..', '..');
-const SERVER_CPU = 0;
-const CLIENT_CPU = 1;
-const CONNECTIONS = 50;
 const READY_PATH = '/ip/8.8.8.8';
-const SERVICE_ENV = {
-  HOST: '127.0.0.1',
-  RATE_LIMIT_MAX: '1000000000',
-  LOG_LEVEL: 'info',
-};
 
 const SCENARIOS: readonly { name: ScenarioName; label: string; min: number }[] = [
   { name: 'ip4', label: '/ip/<random public IPv4>', min: 0.7 },
@@ -60,16 +57,6 @@ const MAX_RSS_MB = 250;
 const MAX_READY_MS = 1000;
 const MAX_NPM_START_READY_MS = 1500;
 
-function envCount(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) {
-    throw new Error(`${name} must be a positive integer, not "${raw}"`);
-  }
-  return value;
-}
-
 function selectedScenarios(): typeof SCENARIOS {
   const raw = process.env['BENCH_SCENARIOS'];
   if (raw === undefined || raw.trim() === '') return SCENARIOS;
@@ -81,11 +68,6 @@ function selectedScenarios(): typeof SCENARIOS {
   return SCENARIOS.filter((s) => names.includes(s.name));
 }
 
-const median = (values: readonly number[]): number => {
-  // perf-bar.sh's: the middle value, the lower one of an even count
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length + 1) / 2) - 1] ?? 0;
-};
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -100,7 +82,7 @@ async function main(): Promise<number> {
   const seconds = envCount('BENCH_SECONDS', 6);
   const scenarios = selectedScenarios();
   const override = process.env['BENCH_SERVICE_CMD']?.trim() || null;
-  const start = startCommand(root);
+  const start = startCommand(ROOT);
   const command = override?.split(/\s+/) ?? [process.execPath, ...start.flags, MAIN];
   const timeNpmStart = override === null && process.env['BENCH_NPM_START'] !== '0';
 
@@ -113,7 +95,7 @@ async function main(): Promise<number> {
     service = await startServer({
       name: 'the service',
       command,
-      cwd: root,
+      cwd: ROOT,
       env: override === null ? { ...start.env, ...SERVICE_ENV } : SERVICE_ENV,
       port: await freePort(),
       cpu: SERVER_CPU,
@@ -153,8 +135,8 @@ async function main(): Promise<number> {
   }
   const bare = await startServer({
     name: 'the bare server',
-    command: [process.execPath, join(here, 'baseline-server.js')],
-    cwd: root,
+    command: [process.execPath, join(BENCH_DIR, 'baseline-server.js')],
+    cwd: ROOT,
     env: {},
     port: await freePort(),
     cpu: SERVER_CPU,
@@ -256,7 +238,7 @@ async function main(): Promise<number> {
       const npm = await startServer({
         name: 'npm start',
         command: ['npm', 'start'],
-        cwd: root,
+        cwd: ROOT,
         env: SERVICE_ENV,
         port: await freePort(),
         cpu: SERVER_CPU,
@@ -295,7 +277,7 @@ function buildIfStale(errFile: string): void {
   const err = openSync(errFile, 'a');
   try {
     const result = spawnSync(process.execPath, ['scripts/build-if-stale.mjs'], {
-      cwd: root,
+      cwd: ROOT,
       stdio: ['ignore', 'ignore', err],
     });
     if (result.error) throw result.error;

@@ -14,7 +14,41 @@ import {
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Where the compiled bench runs from (dist/bench), and the checkout around it. */
+export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+export const ROOT = resolve(BENCH_DIR, '..', '..');
+
+/** perf-bar.sh's setup: the servers on CPU 0, wrk on CPU 1 with 50 connections. */
+export const SERVER_CPU = 0;
+export const CLIENT_CPU = 1;
+export const CONNECTIONS = 50;
+
+/** The service's environment under load: loopback, no rate limit in the way, the usual log. */
+export const SERVICE_ENV: Readonly<Record<string, string>> = {
+  HOST: '127.0.0.1',
+  RATE_LIMIT_MAX: '1000000000',
+  LOG_LEVEL: 'info',
+};
+
+/** A positive integer from the environment (BENCH_ROUNDS, …); unset or empty: `fallback`. */
+export function envCount(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new Error(`${name} must be a positive integer, not "${raw}"`);
+  }
+  return value;
+}
+
+/** perf-bar.sh's median: the middle value, the lower one of an even count. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length + 1) / 2) - 1] ?? 0;
+}
 
 /** What `npm run bench` needs and does not find: it says which and exits 2. */
 export function missingTools(): string[] {

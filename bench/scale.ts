@@ -11,17 +11,24 @@
 // BENCH_SIM=0. See BENCHMARKS.md. Exit 0 (a benchmark, not a gate); 1 when it
 // could not measure, 2 when wrk, taskset, /proc or redis-server is missing.
 import { spawn, spawnSync } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import {
+  BENCH_DIR,
+  CLIENT_CPU,
+  CONNECTIONS,
   cpuSeconds,
+  envCount,
   freePort,
   groupPids,
   load,
   loadWorkspace,
   MAIN,
+  median,
   missingTools,
   pin,
+  ROOT,
+  SERVER_CPU,
+  SERVICE_ENV,
   startCommand,
   startServer,
   stopAll,
@@ -29,24 +36,8 @@ import {
 } from './harness.js';
 import { writePathLists } from './paths.js';
 
-const here = dirname(fileURLToPath(import.meta.url)); // dist/bench
-const root = resolve(here, '..', '..');
-const SERVER_CPU = 0;
-const CLIENT_CPU = 1;
-const CONNECTIONS = 50;
 const TARGETS = { workers: 1.15, redis: 1.3 } as const;
 const out = (line: string) => process.stdout.write(`${line}\n`);
-
-function envCount(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length + 1) / 2) - 1] ?? 0;
-};
 
 interface Setup {
   name: 'one' | 'workers' | 'redis';
@@ -91,11 +82,11 @@ async function main(): Promise<number> {
   pin(process.pid, CLIENT_CPU);
   const { work, lua } = loadWorkspace('ipintel-scale-');
   // the service as `npm start` runs it: its node flags and environment
-  const start = startCommand(root);
+  const start = startCommand(ROOT);
   const pathsFile = writePathLists(work).ip4;
   const redis = await startRedis(work);
   process.on('exit', () => redis.child.kill('SIGKILL'));
-  const base = { HOST: '127.0.0.1', RATE_LIMIT_MAX: '1000000000', LOG_LEVEL: 'info' };
+  const base = { ...SERVICE_ENV };
   const setups: Setup[] = [
     { name: 'one', label: 'one process', env: base },
     { name: 'workers', label: 'WORKERS=2', env: { ...base, WORKERS: '2' } },
@@ -112,7 +103,7 @@ async function main(): Promise<number> {
       await startServer({
         name: setup.label,
         command: [process.execPath, ...start.flags, MAIN],
-        cwd: root,
+        cwd: ROOT,
         env: { ...start.env, ...setup.env },
         port: await freePort(),
         cpu: SERVER_CPU,
@@ -168,7 +159,9 @@ async function main(): Promise<number> {
   redis.child.kill('SIGKILL');
   if (process.env['BENCH_SIM'] !== '0') {
     out('');
-    const sim = spawnSync(process.execPath, [join(here, 'scale-sim.js')], { stdio: 'inherit' });
+    const sim = spawnSync(process.execPath, [join(BENCH_DIR, 'scale-sim.js')], {
+      stdio: 'inherit',
+    });
     if (sim.status !== 0) return 1;
   }
   return 0;

@@ -10,7 +10,8 @@
 //                                            check and the service in one process)
 //
 // "Stale" is make's rule: some input was modified after the last successful
-// build began. The inputs are src/, scripts/, bench/ (their files and their
+// build began. The inputs are src/, scripts/, bench/, web/ (the page's
+// renderer, web/render.js, is the server's too) (their files and their
 // directories, so a deleted or renamed file counts too), tsconfig*.json and
 // package.json. The stamp dist/.build-stamp is written after both succeed,
 // dated when the build began, so a file saved during a build is newer than the
@@ -25,7 +26,7 @@ import { buildNative } from './build-native.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const STAMP = join(ROOT, 'dist', '.build-stamp');
-const INPUT_DIRS = ['src', 'scripts', 'bench'];
+const INPUT_DIRS = ['src', 'scripts', 'bench', 'web'];
 const BUILD_ARGS = ['-p', 'tsconfig.build.json'];
 
 /**

@@ -33,10 +33,8 @@ async function addonBuilt(): Promise<boolean> {
         stdio: ['ignore', 'inherit', 'inherit'],
       },
     );
-    // @ts-expect-error: a plain JavaScript build script, no declarations
-    const { buildNative } = (await import('../scripts/build-native.mjs')) as {
-      buildNative: (root: string) => void;
-    };
+    // a plain JavaScript build script, typed by its JSDoc (allowJs)
+    const { buildNative } = await import('../scripts/build-native.mjs');
     buildNative(PROJECT_ROOT);
   }
   return existsSync(NATIVE_HEAP_ADDON);

@@ -5,7 +5,31 @@
 // each answer shown in its own panel as it arrives, with its curl command;
 // the URL follows the query (/?q=…) and the back button works. Without it the
 // form still works: the server renders /?q=… (src/web/page-html.ts).
-import { el, errorPanel, renderers } from './render.js';
+import {
+  curlLine,
+  errorBody,
+  h,
+  lookupsOf,
+  markerOf,
+  panel,
+  renderers,
+  withKey,
+} from './render.js';
+
+/** @typedef {import('./render.js').Lookup} Lookup */
+
+/**
+ * A node of the shared renderer (web/render.js) as DOM: text stays text.
+ * @param {import('./render.js').Child} node
+ * @returns {Node}
+ */
+function toDom(node) {
+  if (typeof node === 'string') return document.createTextNode(node);
+  const element = document.createElement(node.tag);
+  for (const [name, value] of Object.entries(node.attrs)) element.setAttribute(name, value);
+  element.append(...node.children.map(toDom));
+  return element;
+}
 
 const form = /** @type {HTMLFormElement} */ (document.getElementById('lookup'));
 const input = /** @type {HTMLInputElement} */ (document.getElementById('q'));
@@ -25,79 +49,20 @@ const callerMarker = {
   caption: caption.textContent,
 };
 
-/** @param {string} query @returns {'ip' | 'cidr' | 'domain'} the same rule as the server's queryKind */
-function kindOf(query) {
-  if (query.includes('/')) return 'cidr';
-  if (query.includes(':') || /^[\d.]+$/.test(query)) return 'ip';
-  return 'domain';
-}
-
-/** @param {string} text */
-const segment = (text) => encodeURIComponent(text).replace(/%3A/gi, ':');
-
 // the API key the page was opened with (/?key=…): every API call, curl
 // command and address of the page keeps it, as the server's links do
 const apiKey = new URLSearchParams(location.search).get('key');
 /** @param {string} path */
-const withKey = (path) =>
-  apiKey === null || apiKey === ''
-    ? path
-    : `${path}${path.includes('?') ? '&' : '?'}key=${encodeURIComponent(apiKey)}`;
-
-/**
- * @typedef {{ lookup: string, title: string, path: string, render: keyof typeof renderers }} Lookup
- * @param {string} query
- * @returns {Lookup[]}
- */
-function lookupsOf(query) {
-  const kind = kindOf(query);
-  if (kind === 'cidr')
-    return [
-      {
-        lookup: 'cidr',
-        title: 'CIDR range',
-        path: `/cidr?range=${encodeURIComponent(query)}`,
-        render: 'cidr',
-      },
-    ];
-  if (kind === 'domain') {
-    return ['A', 'AAAA', 'MX', 'TXT', 'NS', 'CNAME'].map((type) => ({
-      lookup: `dns-${type}`,
-      title: `DNS ${type} records`,
-      path: `/dns/${segment(query)}?type=${type}`,
-      render: 'dns',
-    }));
-  }
-  const ip = `/${segment(query)}`;
-  /** @type {Lookup[]} */
-  const list = [
-    { lookup: 'geoip', title: 'Location and network', path: `/ip${ip}`, render: 'geoip' },
-    { lookup: 'vpn', title: 'VPN, proxy or hosting', path: `/ip${ip}/vpn`, render: 'vpn' },
-    { lookup: 'whois', title: 'Registry (RDAP/whois)', path: `/whois${ip}`, render: 'whois' },
-    { lookup: 'reverse', title: 'Reverse DNS', path: `/dns${ip}/reverse`, render: 'reverse' },
-  ];
-  // DNSBLs list IPv4 addresses only
-  if (!query.includes(':'))
-    list.push({
-      lookup: 'blacklist',
-      title: 'Blacklists (DNSBL)',
-      path: `/blacklist${ip}`,
-      render: 'blacklist',
-    });
-  return list;
-}
+const keyed = (path) => withKey(path, apiKey);
 
 /** @param {Lookup} l */
 function newPanel(l) {
-  const curl = el('p', { class: 'curl' }, [
-    el('code', {}, [`curl '${location.origin}${withKey(l.path)}'`]),
-  ]);
-  const body = el('p', { class: 'loading' }, ['Looking up…']);
-  const section = el('section', { class: 'panel', 'data-lookup': l.lookup, 'aria-busy': 'true' }, [
-    el('h3', {}, [l.title]),
-    body,
-    curl,
-  ]);
+  const loading = h('p', { class: 'loading' }, ['Looking up…']);
+  const curl = curlLine(location.origin, keyed(l.path));
+  const section = /** @type {HTMLElement} */ (
+    toDom(panel(l, [loading, curl], { 'aria-busy': 'true' }))
+  );
+  const body = /** @type {HTMLElement} */ (section.querySelector('.loading'));
   return { section, body };
 }
 
@@ -106,7 +71,7 @@ function newPanel(l) {
  * @param {string} path @param {AbortSignal} signal
  */
 async function ask(path, signal) {
-  const response = await fetch(withKey(path), { headers: { accept: 'application/json' }, signal });
+  const response = await fetch(keyed(path), { headers: { accept: 'application/json' }, signal });
   /** @type {{ data?: unknown, error?: { code?: string, message?: string } } | null} */
   const body = await response.json().then(
     (/** @type {unknown} */ json) => /** @type {typeof body} */ (json),
@@ -123,17 +88,16 @@ async function ask(path, signal) {
 /** @param {unknown} data the GeoIP record of the query */
 function placeMarker(data) {
   const geo = /** @type {import('./api').GeoIpRecord} */ (data);
-  if (geo.latitude === null || geo.longitude === null) {
+  const at = markerOf(geo, scale);
+  if (at === null) {
     marker.setAttribute('visibility', 'hidden');
     caption.textContent = `No location for ${geo.ip}.`;
     return;
   }
-  // plate carrée, as the server drew the map (src/web/world-map.ts)
-  marker.setAttribute('cx', String(Math.round((geo.longitude + 180) * scale * 10) / 10));
-  marker.setAttribute('cy', String(Math.round((90 - geo.latitude) * scale * 10) / 10));
+  marker.setAttribute('cx', String(at.x));
+  marker.setAttribute('cy', String(at.y));
   marker.removeAttribute('visibility');
-  const place = [geo.city, geo.country].filter((p) => p !== null).join(', ');
-  caption.textContent = `Marker: ${geo.ip}${place === '' ? '' : ` — ${place}`} (${geo.latitude}, ${geo.longitude})`;
+  caption.textContent = at.caption;
 }
 
 function restoreCallerMarker() {
@@ -162,18 +126,18 @@ async function show(query, keep = new Set()) {
   results.querySelector('.note')?.remove();
   results.querySelector('h2')?.remove();
   if (query === '') return restoreCallerMarker();
-  results.prepend(el('h2', { id: 'results-title' }, [`Lookups of ${query}`]));
+  results.prepend(toDom(h('h2', { id: 'results-title' }, [`Lookups of ${query}`])));
   const lookups = lookupsOf(query).filter((l) => !keep.has(l.lookup));
   const run = async (/** @type {Lookup} */ l) => {
     const { section, body } = newPanel(l);
     panels.append(section);
     try {
       const answer = await ask(l.path, controller.signal);
-      body.replaceWith(...renderers[l.render](answer.data, answer.attribution));
+      body.replaceWith(...renderers[l.render](answer.data, answer.attribution).map(toDom));
       if (l.render === 'geoip') placeMarker(answer.data);
     } catch (error) {
       if (controller.signal.aborted) return;
-      body.replaceWith(errorPanel(/** @type {Error} */ (error).message));
+      body.replaceWith(toDom(errorBody(/** @type {Error} */ (error).message)));
       if (l.render === 'geoip') marker.setAttribute('visibility', 'hidden');
       throw error;
     } finally {
@@ -196,7 +160,7 @@ form.addEventListener('submit', (event) => {
   event.preventDefault();
   const query = input.value.trim();
   if (query === '') return;
-  history.pushState({ query }, '', withKey(`/?q=${encodeURIComponent(query)}`));
+  history.pushState({ query }, '', keyed(`/?q=${encodeURIComponent(query)}`));
   document.title = `${query} — ipintel`;
   void show(query);
 });

@@ -1,73 +1,164 @@
 // @ts-check
-// The panels of the web page's lookups, built from the API's JSON with DOM
-// calls (text is set as text: nothing the API or the query says becomes
-// markup). The server renders the same panels for the first view
-// (src/web/panels-html.ts).
+// The lookups a query gets and their panels, one renderer for both sides: the
+// server renders the first view's panels with it (src/web/panels-html.ts
+// writes the nodes as HTML text) and the page's script the API's JSON
+// (web/page.js makes them DOM nodes). A node is plain data, so this module
+// needs no DOM and Node imports it as it is; text stays text on both sides:
+// nothing the API or the query says becomes markup.
+
+/**
+ * @typedef {{ tag: string, attrs: Readonly<Record<string, string>>, children: readonly Child[] }} Element
+ * @typedef {Element | string} Child
+ * @typedef {{ text: string, url: string, licence: string }} Attribution
+ * @typedef {import('./api.js').GeoIpRecord} GeoIpRecord
+ * @typedef {import('./api.js').VpnRecord} VpnRecord
+ * @typedef {import('./api.js').WhoisRecord} WhoisRecord
+ * @typedef {import('./api.js').ReverseRecord} ReverseRecord
+ * @typedef {import('./api.js').BlacklistRecord} BlacklistRecord
+ * @typedef {import('./api.js').DnsRecords} DnsRecords
+ * @typedef {import('./api.js').CidrRecord} CidrRecord
+ */
 
 /**
  * @param {string} tag
- * @param {Record<string, string>} attrs
- * @param {(Node | string)[]} children
+ * @param {Readonly<Record<string, string>>} attrs
+ * @param {readonly Child[]} children
+ * @returns {Element}
  */
-export function el(tag, attrs = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
-  node.append(...children);
-  return node;
+export function h(tag, attrs = {}, children = []) {
+  return { tag, attrs, children };
 }
 
-/** @param {[string, string | number | null][]} rows */
+/**
+ * A definition list ("—" for an unknown value).
+ * @param {readonly (readonly [string, string | number | null])[]} rows
+ */
 export function dl(rows) {
-  return el(
+  return h(
     'dl',
     {},
     rows.flatMap(([term, value]) => [
-      el('dt', {}, [term]),
-      el('dd', {}, [value === null ? '—' : String(value)]),
+      h('dt', {}, [term]),
+      h('dd', {}, [value === null ? '—' : String(value)]),
     ]),
   );
 }
 
 /** @param {string} message the API's own words */
-export function errorPanel(message) {
-  return el('p', { class: 'error', role: 'alert' }, [message]);
+export function errorBody(message) {
+  return h('p', { class: 'error', role: 'alert' }, [message]);
 }
 
 /** @param {string[]} items */
 const list = (items) =>
-  el(
+  h(
     'ul',
     {},
-    items.map((item) => el('li', {}, [item])),
+    items.map((item) => h('li', {}, [item])),
   );
 
 /**
- * The X-Data-Attribution header (`text <url> (licence), …`) as links: the
- * licence of DB-IP's data asks for one wherever its data is shown.
- * @param {string | null} header
- * @returns {Node[]}
+ * "IP geolocation by DB-IP (CC BY 4.0)" with the link the licence asks for:
+ * DB-IP's licence asks for one wherever its data is shown.
+ * @param {readonly Attribution[]} attributions
+ * @returns {Child[]} nothing when there is none
  */
-function attribution(header) {
-  if (header === null) return [];
-  const links = [...header.matchAll(/\s*([^<,][^<]*?) <([^>]+)> \(([^)]+)\)/g)].flatMap((m, i) => [
+export function attributionLine(attributions) {
+  if (attributions.length === 0) return [];
+  const links = attributions.flatMap((a, i) => [
     ...(i > 0 ? [', '] : []),
-    el('a', { href: m[2] ?? '' }, [m[1] ?? '']),
-    ` (${m[3]})`,
+    h('a', { href: a.url }, [a.text]),
+    ` (${a.licence})`,
   ]);
-  return links.length === 0 ? [] : [el('p', { class: 'attribution' }, links)];
+  return [h('p', { class: 'attribution' }, links)];
 }
 
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+/**
+ * The X-Data-Attribution header (`text <url> (licence), …`) the API answers with.
+ * @param {string | null} header
+ * @returns {Attribution[]}
+ */
+export function parseAttribution(header) {
+  if (header === null) return [];
+  return [...header.matchAll(/\s*([^<,][^<]*?) <([^>]+)> \(([^)]+)\)/g)].map((m) => ({
+    text: m[1] ?? '',
+    url: m[2] ?? '',
+    licence: m[3] ?? '',
+  }));
+}
 
-/** @param {string | null} code */
-function country(code) {
+/** @param {string} origin @param {string} path */
+export function curlLine(origin, path) {
+  return h('p', { class: 'curl' }, [h('code', {}, [`curl '${origin}${path}'`])]);
+}
+
+/**
+ * One lookup's panel: its title, then its content (the result or the API's
+ * message, its attribution, its curl command).
+ * @param {{ lookup: string, title: string }} p
+ * @param {readonly Child[]} content
+ * @param {Readonly<Record<string, string>>} [attrs] more attributes of the section
+ */
+export function panel(p, content, attrs = {}) {
+  return h('section', { class: 'panel', 'data-lookup': p.lookup, ...attrs }, [
+    h('h3', {}, [p.title]),
+    ...content,
+  ]);
+}
+
+/** made at the first panel that names a country: ICU's region names cost ~20 ms of a start-up otherwise */
+/** @type {Intl.DisplayNames | null} */
+let regionNames = null;
+
+/**
+ * "United States (US)", or the code alone when ICU does not know it.
+ * @param {string | null} code
+ */
+export function countryName(code) {
   if (code === null) return null;
-  const name = regionNames.of(code);
+  /** @type {string | undefined} */
+  let name;
+  try {
+    regionNames ??= new Intl.DisplayNames(['en'], { type: 'region' });
+    name = regionNames.of(code);
+  } catch {
+    name = undefined;
+  }
   return name === undefined || name === code ? code : `${name} (${code})`;
 }
 
 /** @param {{ asn: string | null, org: string | null }} r */
-const network = (r) => (r.asn === null ? r.org : r.org === null ? r.asn : `${r.asn} ${r.org}`);
+export function network(r) {
+  if (r.asn === null) return r.org;
+  return r.org === null ? r.asn : `${r.asn} ${r.org}`;
+}
+
+/**
+ * A GeoIP record's content; a bogon is said to be one ("… is a `purpose` address").
+ * @param {GeoIpRecord} geo
+ * @param {string} purpose e.g. "loopback (RFC 1122)"
+ */
+export function geoContent(geo, purpose) {
+  if (geo.bogon) {
+    return [
+      h('p', { class: 'bogon' }, [
+        `${geo.ip} is a ${purpose} address: it has no public location or network.`,
+      ]),
+    ];
+  }
+  const coordinates =
+    geo.latitude === null || geo.longitude === null ? null : `${geo.latitude}, ${geo.longitude}`;
+  return [
+    dl([
+      ['Country', countryName(geo.country)],
+      ['Region', geo.region],
+      ['City', geo.city],
+      ['Time zone', geo.timezone],
+      ['Coordinates', coordinates],
+      ['Network', network(geo)],
+    ]),
+  ];
+}
 
 const FLAGS = /** @type {const} */ ([
   ['isVpn', 'VPN'],
@@ -79,63 +170,34 @@ const FLAGS = /** @type {const} */ ([
 ]);
 
 /**
- * @typedef {import('./api').GeoIpRecord} GeoIpRecord
- * @typedef {import('./api').VpnRecord} VpnRecord
- * @typedef {import('./api').WhoisRecord} WhoisRecord
- * @typedef {import('./api').ReverseRecord} ReverseRecord
- * @typedef {import('./api').BlacklistRecord} BlacklistRecord
- * @typedef {import('./api').DnsRecords} DnsRecords
- * @typedef {import('./api').CidrRecord} CidrRecord
+ * "VPN, hosting (confidence high)" or "No VPN, proxy or hosting signal (confidence low)".
+ * @param {VpnRecord} vpn
  */
-
-/** @param {unknown} data @param {string | null} header */
-function geoip(data, header) {
-  const geo = /** @type {GeoIpRecord} */ (data);
-  if (geo.bogon) {
-    return [
-      el('p', { class: 'bogon' }, [
-        `${geo.ip} is a private, loopback or other special-purpose address: it has no public location or network.`,
-      ]),
-    ];
-  }
-  const coordinates = geo.latitude === null ? null : `${geo.latitude}, ${geo.longitude}`;
-  return [
-    dl([
-      ['Country', country(geo.country)],
-      ['Region', geo.region],
-      ['City', geo.city],
-      ['Time zone', geo.timezone],
-      ['Coordinates', coordinates],
-      ['Network', network(geo)],
-    ]),
-    ...attribution(header),
-  ];
+export function verdict(vpn) {
+  const flags = FLAGS.filter(([key]) => vpn[key]).map(([, label]) => label);
+  const said = flags.length === 0 ? 'No VPN, proxy or hosting signal' : flags.join(', ');
+  const service = vpn.provider === null ? '' : `: ${vpn.provider}`;
+  return `${said.charAt(0).toUpperCase()}${said.slice(1)}${service} (confidence ${vpn.confidence})`;
 }
 
-/** @param {unknown} data @param {string | null} header */
-function vpn(data, header) {
-  const v = /** @type {VpnRecord} */ (data);
-  const flags = FLAGS.filter(([key]) => v[key]).map(([, label]) => label);
-  const said = flags.length === 0 ? 'No VPN, proxy or hosting signal' : flags.join(', ');
-  const service = v.provider === null ? '' : `: ${v.provider}`;
-  const verdict = `${said.charAt(0).toUpperCase()}${said.slice(1)}${service} (confidence ${v.confidence})`;
+/** @param {VpnRecord} vpn */
+export function vpnContent(vpn) {
   const reasons =
-    v.reasons.length === 0
-      ? [el('p', {}, ['Reasons: none'])]
+    vpn.reasons.length === 0
+      ? [h('p', {}, ['Reasons: none'])]
       : [
-          el('p', {}, ['Reasons:']),
-          el(
+          h('p', {}, ['Reasons:']),
+          h(
             'ul',
             { class: 'reasons' },
-            v.reasons.map((r) => el('li', {}, [el('code', {}, [r])])),
+            vpn.reasons.map((r) => h('li', {}, [h('code', {}, [r])])),
           ),
         ];
-  return [el('p', { class: 'verdict' }, [verdict]), ...reasons, ...attribution(header)];
+  return [h('p', { class: 'verdict' }, [verdict(vpn)]), ...reasons];
 }
 
-/** @param {unknown} data */
-function whois(data) {
-  const w = /** @type {WhoisRecord} */ (data);
+/** @param {WhoisRecord} w */
+function whoisContent(w) {
   const events = w.events.map((e) => `${e.action}: ${e.date}`);
   return [
     dl([
@@ -143,7 +205,7 @@ function whois(data) {
       ['Handle', w.handle],
       ['Range', w.startAddress === null ? null : `${w.startAddress} – ${w.endAddress ?? ''}`],
       ['CIDR', w.cidrs.length === 0 ? null : w.cidrs.join(', ')],
-      ['Country', country(w.country)],
+      ['Country', countryName(w.country)],
       ['Registrant', w.registrant],
       ['Type', w.type],
       ['Registry', `${w.registry ?? 'unknown'} (${w.source})`],
@@ -153,17 +215,16 @@ function whois(data) {
   ];
 }
 
-/** @param {unknown} data */
-function reverse(data) {
-  const r = /** @type {ReverseRecord} */ (data);
+/** @param {ReverseRecord} r */
+function reverseContent(r) {
   // a PTR name is the reverse zone's word; a confirmed one its own zone's too
   return [
     r.hostnames.length === 0
-      ? el('p', {}, [`No PTR record at ${r.ptr}.`])
+      ? h('p', {}, [`No PTR record at ${r.ptr}.`])
       : list(
           r.hostnames.map(
-            (h) =>
-              `${h} — ${r.confirmedHostnames.includes(h) ? 'forward-confirmed' : 'not confirmed'}`,
+            (name) =>
+              `${name} — ${r.confirmedHostnames.includes(name) ? 'forward-confirmed' : 'not confirmed'}`,
           ),
         ),
   ];
@@ -171,24 +232,23 @@ function reverse(data) {
 
 /** @param {string[]} headings @param {string[][]} rows @param {(row: number, column: number) => string} [cellClass] */
 function table(headings, rows, cellClass = () => '') {
-  const head = el(
+  const head = h(
     'tr',
     {},
-    headings.map((h) => el('th', { scope: 'col' }, [h])),
+    headings.map((heading) => h('th', { scope: 'col' }, [heading])),
   );
   const body = rows.map((cells, r) =>
-    el(
+    h(
       'tr',
       {},
-      cells.map((c, i) => el('td', { class: cellClass(r, i) }, [c])),
+      cells.map((c, i) => h('td', { class: cellClass(r, i) }, [c])),
     ),
   );
-  return el('table', {}, [el('thead', {}, [head]), el('tbody', {}, body)]);
+  return h('table', {}, [h('thead', {}, [head]), h('tbody', {}, body)]);
 }
 
-/** @param {unknown} data */
-function blacklist(data) {
-  const { sources } = /** @type {BlacklistRecord} */ (data);
+/** @param {BlacklistRecord} record */
+function blacklistContent({ sources }) {
   const listed = sources.filter((s) => s.listed).length;
   const summary =
     listed === 0
@@ -199,15 +259,14 @@ function blacklist(data) {
     s.error ?? (s.listed ? `listed${s.reason === null ? '' : `: ${s.reason}`}` : 'not listed'),
   ]);
   return [
-    el('p', { class: 'verdict' }, [summary]),
+    h('p', { class: 'verdict' }, [summary]),
     table(['List', 'Result'], rows, (r, c) => (c === 1 && sources[r]?.listed ? 'listed' : '')),
   ];
 }
 
-/** @param {unknown} data */
-function dns(data) {
-  const { records } = /** @type {DnsRecords} */ (data);
-  if (records.length === 0) return [el('p', {}, ['No records of this type.'])];
+/** @param {DnsRecords} record */
+function dnsContent({ records }) {
+  if (records.length === 0) return [h('p', {}, ['No records of this type.'])];
   return [
     table(
       ['Name', 'TTL', 'Data'],
@@ -216,9 +275,8 @@ function dns(data) {
   ];
 }
 
-/** @param {unknown} data */
-function cidr(data) {
-  const c = /** @type {CidrRecord} */ (data);
+/** @param {CidrRecord} c */
+export function cidrContent(c) {
   return [
     dl([
       ['Range', c.cidr],
@@ -234,5 +292,132 @@ function cidr(data) {
   ];
 }
 
-/** One renderer per lookup: the record and its X-Data-Attribution header → the panel's content. */
-export const renderers = { geoip, vpn, whois, reverse, blacklist, dns, cidr };
+/**
+ * The map position of a coordinate: plate carrée at `scale` map units per
+ * degree, as the server draws the map (src/web/projection.ts, world-map.ts).
+ * @param {number} longitude
+ * @param {number} latitude
+ * @param {number} scale
+ */
+export function project(longitude, latitude, scale) {
+  return {
+    x: Math.round((longitude + 180) * scale * 10) / 10,
+    y: Math.round((90 - latitude) * scale * 10) / 10,
+  };
+}
+
+/**
+ * Where the map's marker goes for a GeoIP record, with its caption; null without coordinates.
+ * @param {GeoIpRecord} geo
+ * @param {number} scale map units per degree
+ */
+export function markerOf(geo, scale) {
+  if (geo.latitude === null || geo.longitude === null) return null;
+  const place = [geo.city, geo.country].filter((p) => p !== null).join(', ');
+  const caption = `Marker: ${geo.ip}${place === '' ? '' : ` — ${place}`} (${geo.latitude}, ${geo.longitude})`;
+  return { ...project(geo.longitude, geo.latitude, scale), caption };
+}
+
+/** what the page says of a bogon it asked the API about (the API does not name its range) */
+const SPECIAL_PURPOSE = 'private, loopback or other special-purpose';
+
+/**
+ * One renderer per lookup of the page's script: the API's record and its
+ * X-Data-Attribution header → the panel's content.
+ * @type {Record<'geoip' | 'vpn' | 'whois' | 'reverse' | 'blacklist' | 'dns' | 'cidr', (data: unknown, header: string | null) => Child[]>}
+ */
+export const renderers = {
+  geoip: (data, header) => {
+    const geo = /** @type {GeoIpRecord} */ (data);
+    // a bogon has no data of DB-IP's to credit
+    const credit = geo.bogon ? [] : attributionLine(parseAttribution(header));
+    return [...geoContent(geo, SPECIAL_PURPOSE), ...credit];
+  },
+  vpn: (data, header) => [
+    ...vpnContent(/** @type {VpnRecord} */ (data)),
+    ...attributionLine(parseAttribution(header)),
+  ],
+  whois: (data) => whoisContent(/** @type {WhoisRecord} */ (data)),
+  reverse: (data) => reverseContent(/** @type {ReverseRecord} */ (data)),
+  blacklist: (data) => blacklistContent(/** @type {BlacklistRecord} */ (data)),
+  dns: (data) => dnsContent(/** @type {DnsRecords} */ (data)),
+  cidr: (data) => cidrContent(/** @type {CidrRecord} */ (data)),
+};
+
+/**
+ * A link of the page with the caller's API key kept on (`?key=`): a page
+ * opened as /?key=… asks the API, and shows curl commands, with that key.
+ * @param {string} path
+ * @param {string | null} key null (or empty): none
+ */
+export function withKey(path, key) {
+  if (key === null || key === '') return path;
+  return `${path}${path.includes('?') ? '&' : '?'}key=${encodeURIComponent(key)}`;
+}
+
+/**
+ * What a query is taken for: a range when it has a "/", an address when it
+ * has a ":" or only digits and dots, a domain otherwise.
+ * @param {string} query
+ * @returns {'ip' | 'cidr' | 'domain'}
+ */
+export function queryKind(query) {
+  if (query.includes('/')) return 'cidr';
+  if (query.includes(':') || /^[\d.]+$/.test(query)) return 'ip';
+  return 'domain';
+}
+
+/**
+ * A path segment as the page writes it in URLs and curl commands (":" of IPv6 kept readable).
+ * @param {string} text
+ */
+export const segment = (text) => encodeURIComponent(text).replace(/%3A/gi, ':');
+
+/**
+ * @typedef {{ lookup: string, title: string, path: string, render: keyof typeof renderers }} Lookup
+ */
+
+/**
+ * Every lookup that applies to a query: its panel's name and title, its API
+ * path and its renderer. The server renders the in-memory ones of these for
+ * /?q=; the script asks the API for the rest.
+ * @param {string} query
+ * @returns {Lookup[]}
+ */
+export function lookupsOf(query) {
+  const kind = queryKind(query);
+  if (kind === 'cidr')
+    return [
+      {
+        lookup: 'cidr',
+        title: 'CIDR range',
+        path: `/cidr?range=${encodeURIComponent(query)}`,
+        render: 'cidr',
+      },
+    ];
+  if (kind === 'domain') {
+    return ['A', 'AAAA', 'MX', 'TXT', 'NS', 'CNAME'].map((type) => ({
+      lookup: `dns-${type}`,
+      title: `DNS ${type} records`,
+      path: `/dns/${segment(query)}?type=${type}`,
+      render: 'dns',
+    }));
+  }
+  const ip = `/${segment(query)}`;
+  /** @type {Lookup[]} */
+  const list = [
+    { lookup: 'geoip', title: 'Location and network', path: `/ip${ip}`, render: 'geoip' },
+    { lookup: 'vpn', title: 'VPN, proxy or hosting', path: `/ip${ip}/vpn`, render: 'vpn' },
+    { lookup: 'whois', title: 'Registry (RDAP/whois)', path: `/whois${ip}`, render: 'whois' },
+    { lookup: 'reverse', title: 'Reverse DNS', path: `/dns${ip}/reverse`, render: 'reverse' },
+  ];
+  // DNSBLs list IPv4 addresses only
+  if (!query.includes(':'))
+    list.push({
+      lookup: 'blacklist',
+      title: 'Blacklists (DNSBL)',
+      path: `/blacklist${ip}`,
+      render: 'blacklist',
+    });
+  return list;
+}

@@ -1,6 +1,10 @@
 // HTML text from values: every interpolated value goes through `escape`
 // (HTML Living Standard §13.1.2.6: &, <, >, " and ' cover text and quoted
 // attribute values), so a hostile query string or Host header stays text.
+import type { Child } from '../../web/render.js';
+
+export type { Attribution } from '../../web/render.js';
+
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',
   '<': '&lt;',
@@ -13,42 +17,17 @@ export function escape(value: string | number): string {
   return String(value).replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 
-/** A definition list of the rows whose value is known ("—" for null). */
-export function definitionList(
-  rows: readonly (readonly [string, string | number | null])[],
-): string {
-  const items = rows
-    .map(
-      ([term, value]) => `<dt>${escape(term)}</dt><dd>${value === null ? '—' : escape(value)}</dd>`,
-    )
+/** The shared renderer's nodes (web/render.js) as HTML text; the page's script makes them DOM nodes. */
+export function toHtml(nodes: readonly Child[]): string {
+  return nodes
+    .map((node) => {
+      if (typeof node === 'string') return escape(node);
+      const attrs = Object.entries(node.attrs)
+        .map(([name, value]) => ` ${name}="${escape(value)}"`)
+        .join('');
+      return `<${node.tag}${attrs}>${toHtml(node.children)}</${node.tag}>`;
+    })
     .join('');
-  return `<dl>${items}</dl>`;
 }
 
-export interface Attribution {
-  text: string;
-  url: string;
-  licence: string;
-}
-
-/** "IP geolocation by DB-IP (CC BY 4.0)" with the link the licence asks for. */
-export function attributionLine(attributions: readonly Attribution[]): string {
-  if (attributions.length === 0) return '';
-  const links = attributions
-    .map((a) => `<a href="${escape(a.url)}">${escape(a.text)}</a> (${escape(a.licence)})`)
-    .join(', ');
-  return `<p class="attribution">${links}</p>`;
-}
-
-/**
- * A link of the page with the caller's API key kept on (`?key=`): a page
- * opened as /?key=… asks the API, and shows curl commands, with that key.
- */
-export function withKey(path: string, key: string | null): string {
-  if (key === null) return path;
-  return `${path}${path.includes('?') ? '&' : '?'}key=${encodeURIComponent(key)}`;
-}
-
-export function curlLine(origin: string, path: string): string {
-  return `<p class="curl"><code>curl ${escape(`'${origin}${path}'`)}</code></p>`;
-}
+export { withKey } from '../../web/render.js';

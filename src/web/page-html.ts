@@ -2,17 +2,18 @@
 // and VPN verdict rendered here, so the first view needs no script; a lookup
 // form that works without script too (GET /?q=…); the offline map; and where
 // to go next (OpenAPI, MCP). web/page.js takes over the form when it runs.
-import { attributionLine, escape, withKey } from './html.js';
+import { attributionLine, markerOf } from '../../web/render.js';
+import { escape, toHtml, withKey } from './html.js';
 import {
   geoBody,
   panel,
-  vpnBody,
+  vpnContent,
   type GeoIpRecord,
   type PanelHtml,
   type VpnRecord,
 } from './panels-html.js';
 import type { Attribution } from './html.js';
-import { MAP_SCALE, MAP_VIEW_BOX, project } from './projection.js';
+import { MAP_SCALE, MAP_VIEW_BOX } from './projection.js';
 
 export interface PageAssets {
   css: string;
@@ -50,18 +51,14 @@ export interface PageView {
 }
 
 function marker(located: GeoIpRecord | null): { attrs: string; caption: string } {
-  if (located === null || located.latitude === null || located.longitude === null) {
+  const at = located === null ? null : markerOf(located, MAP_SCALE);
+  if (at === null) {
     return {
       attrs: 'cx="0" cy="0" class="marker" visibility="hidden"',
       caption: 'No location to show.',
     };
   }
-  const { x, y } = project(located.longitude, located.latitude);
-  const place = [located.city, located.country].filter((p) => p !== null).join(', ');
-  return {
-    attrs: `cx="${x}" cy="${y}" class="marker"`,
-    caption: `Marker: ${located.ip}${place === '' ? '' : ` — ${place}`} (${located.latitude}, ${located.longitude})`,
-  };
+  return { attrs: `cx="${at.x}" cy="${at.y}" class="marker"`, caption: at.caption };
 }
 
 function callerSection(view: PageView): string {
@@ -85,7 +82,7 @@ function callerSection(view: PageView): string {
         {
           lookup: 'vpn',
           title: 'VPN, proxy or hosting',
-          body: vpnBody(vpn),
+          body: vpnContent(vpn),
           path: `/ip/${encodeURIComponent(geo.ip)}/vpn`,
           attributions: view.caller.vpnAttributions,
         },
@@ -127,7 +124,7 @@ export function renderPage(view: PageView): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><title>${escape(title)}</title><link rel="icon" href="${escape(assets.icon)}" type="image/svg+xml"><link rel="stylesheet" href="${escape(assets.css)}"><script type="module" src="${escape(assets.js)}"></script></head>
 <body><header><h1><a href="${escape(withKey('/', view.key))}">ipintel</a></h1><nav aria-label="Documentation"><a href="${escape(withKey('/openapi.json', view.key))}">API (OpenAPI)</a> <a href="#mcp">MCP</a></nav></header>
 <main>${callerSection(view)}${lookupForm(view.query, view.key)}${mapFigure(view)}${results(view)}${usage(view.origin, view.key)}</main>
-<footer>${attributionLine(view.attributions)}<p>Served by your own ipintel: nothing on this page comes from anywhere else.</p></footer>
+<footer>${toHtml(attributionLine(view.attributions))}<p>Served by your own ipintel: nothing on this page comes from anywhere else.</p></footer>
 </body></html>
 `;
 }

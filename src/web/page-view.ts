@@ -9,36 +9,23 @@ import { bogonRangeOf } from '../net/special-purpose.js';
 import type { Attribution } from './html.js';
 import type { CallerView } from './page-html.js';
 import {
-  cidrBody,
+  cidrContent,
   errorBody,
   geoBody,
-  vpnBody,
+  vpnContent,
   type CidrRecord,
   type GeoIpRecord,
   type PanelHtml,
   type VpnRecord,
 } from './panels-html.js';
 import { parseIp } from '../net/ip.js';
+import { lookupsOf, queryKind } from '../../web/render.js';
 
 export type Lookup = (path: string, raw: RawInput, ctx: RequestContext) => Promise<unknown>;
 
 export interface Attributions {
   geo: readonly Attribution[];
   vpn: readonly Attribution[];
-}
-
-export type QueryKind = 'ip' | 'cidr' | 'domain';
-
-/** What a query is taken for; the page script (web/page.js) decides the same way. */
-export function queryKind(query: string): QueryKind {
-  if (query.includes('/')) return 'cidr';
-  if (query.includes(':') || /^[\d.]+$/.test(query)) return 'ip';
-  return 'domain';
-}
-
-/** A path segment as the page writes it in URLs and curl commands (":" of IPv6 kept readable). */
-export function segment(text: string): string {
-  return encodeURIComponent(text).replace(/%3A/gi, ':');
 }
 
 export async function callerView(
@@ -70,6 +57,13 @@ const SCRIPT_NOTE =
   'lookups that ask other servers (registry, reverse DNS, blacklists, DNS records) run in the page’s script; without it, use the curl commands.';
 
 /** The API's message of a refused lookup; anything else is a bug and propagates. */
+/** The panel's name, title and API path of one lookup of `query`, as the page script has them. */
+function described(query: string, name: string): { lookup: string; title: string; path: string } {
+  const found = lookupsOf(query).find((l) => l.lookup === name);
+  if (found === undefined) throw new Error(`no ${name} lookup for ${JSON.stringify(query)}`);
+  return { lookup: found.lookup, title: found.title, path: found.path };
+}
+
 async function attempt<T>(run: () => Promise<T>): Promise<T | AppError> {
   try {
     return await run();
@@ -91,13 +85,12 @@ export async function queryView(
     return { panels: [], note: `DNS records of ${query}: ${SCRIPT_NOTE}`, located: null };
   }
   if (kind === 'cidr') {
-    const path = `/cidr?range=${encodeURIComponent(query)}`;
     const cidr = await attempt(
       () => lookup('/cidr', { query: { range: query } }, ctx) as Promise<CidrRecord>,
     );
-    const body = cidr instanceof AppError ? errorBody(cidr.message) : cidrBody(cidr);
+    const body = cidr instanceof AppError ? [errorBody(cidr.message)] : cidrContent(cidr);
     return {
-      panels: [{ lookup: 'cidr', title: 'CIDR range', body, path }],
+      panels: [{ ...described(query, 'cidr'), body }],
       note: null,
       located: null,
     };
@@ -109,20 +102,15 @@ export async function queryView(
   ]);
   const ip = parseIp(query);
   const bogonPurpose = ip === null ? null : (bogonRangeOf(ip)?.purpose ?? null);
-  const base = `/ip/${segment(query)}`;
   const panels: PanelHtml[] = [
     {
-      lookup: 'geoip',
-      title: 'Location and network',
-      body: geo instanceof AppError ? errorBody(geo.message) : geoBody(geo, bogonPurpose),
-      path: base,
+      ...described(query, 'geoip'),
+      body: geo instanceof AppError ? [errorBody(geo.message)] : geoBody(geo, bogonPurpose),
       attributions: geo instanceof AppError || geo.bogon ? [] : attributions.geo,
     },
     {
-      lookup: 'vpn',
-      title: 'VPN, proxy or hosting',
-      body: vpn instanceof AppError ? errorBody(vpn.message) : vpnBody(vpn),
-      path: `${base}/vpn`,
+      ...described(query, 'vpn'),
+      body: vpn instanceof AppError ? [errorBody(vpn.message)] : vpnContent(vpn),
       attributions: vpn instanceof AppError ? [] : attributions.vpn,
     },
   ];

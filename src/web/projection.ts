@@ -1,7 +1,8 @@
 // The map's projection, shared by the map drawing (world-map.ts, loaded only
 // when the map is first drawn) and the page (the server-placed marker): plate
 // carrée, x = (longitude + 180) × MAP_SCALE, y = (90 − latitude) × MAP_SCALE.
-// web/page.js does the same sum for the markers it places.
+// The sum itself is web/render.js's, which places the page's markers.
+import { project as projectAt } from '../../web/render.js';
 
 /** map units per degree: 0.25° (~28 km at the equator) per unit, finer than the 1:110m data */
 export const MAP_SCALE = 4;
@@ -14,12 +15,9 @@ export interface MapPoint {
   y: number;
 }
 
-/** The map position of a coordinate: the page script does the same sum (web/page.js). */
+/** The map position of a coordinate, at the map's scale. */
 export function project(longitude: number, latitude: number): MapPoint {
-  return {
-    x: Math.round((longitude + 180) * MAP_SCALE * 10) / 10,
-    y: Math.round((90 - latitude) * MAP_SCALE * 10) / 10,
-  };
+  return projectAt(longitude, latitude, MAP_SCALE);
 }
 
 /** The SVG viewBox of the drawn latitudes, shared by the asset and the page. */

@@ -1,8 +1,8 @@
 // The offline world map of the web page: Natural Earth's country shapes
 // (world-atlas, 1:110m) drawn once into one SVG asset, in the plate carrée
 // projection — x = (longitude + 180) × SCALE, y = (90 − latitude) × SCALE — so
-// the page places its marker with the same two lines of arithmetic and no
-// geography library in the browser. d3-geo does the spherical work (cutting
+// the page places its marker with two lines of arithmetic (web/render.js) and
+// no geography library in the browser. d3-geo does the spherical work (cutting
 // Russia and Fiji at the antimeridian); the path data is written as relative
 // integer moves, half the size of d3's absolute decimal form (docs/web-page.md).
 import { readFileSync } from 'node:fs';

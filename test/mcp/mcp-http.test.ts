@@ -8,16 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../../src/composition.js';
-import {
-  assertToolErrorsMatchRest,
-  assertToolList,
-  assertToolsMatchRest,
-  serve,
-  startUpstreams,
-  type Running,
-  type Upstreams,
-} from './setup.js';
-import { toolSchemaFindings } from '../helpers/schema-portability.js';
+import { serve, startUpstreams, toolConformance, type Running, type Upstreams } from './setup.js';
 
 let upstreams: Upstreams;
 let service: Running;
@@ -53,23 +44,7 @@ describe('MCP over Streamable HTTP (SDK client)', () => {
     assert.deepEqual(await client.ping(), {});
   });
 
-  it('lists the nine tools with descriptions, schemas and annotations', async () => {
-    await assertToolList(client);
-  });
-
-  it('every tool schema is portable (the MCP Inspector --strict rules find nothing)', async () => {
-    const { tools } = await client.listTools();
-    assert.ok(tools.length >= 8, `${tools.length} tools`);
-    assert.deepEqual(toolSchemaFindings(tools), []);
-  });
-
-  it('every tool answers what the REST API answers', async () => {
-    await assertToolsMatchRest(client, service.url);
-  });
-
-  it('tool failures are isError results with the REST code and message', async () => {
-    await assertToolErrorsMatchRest(client, service.url);
-  });
+  toolConformance(() => ({ client, restBase: service.url }));
 
   it('reverse_dns says which names are forward-confirmed', async () => {
     const result = await client.callTool({ name: 'reverse_dns', arguments: { ip: '192.0.2.10' } });

@@ -11,16 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { VERSION } from '../../src/composition.js';
-import {
-  assertToolErrorsMatchRest,
-  assertToolList,
-  assertToolsMatchRest,
-  serve,
-  startUpstreams,
-  type Running,
-  type Upstreams,
-} from './setup.js';
-import { toolSchemaFindings } from '../helpers/schema-portability.js';
+import { serve, startUpstreams, toolConformance, type Running, type Upstreams } from './setup.js';
 
 const ENTRY = fileURLToPath(new URL('../../scripts/mcp-stdio.ts', import.meta.url));
 const ARGS = ['--import', 'tsx', ENTRY];
@@ -56,23 +47,7 @@ describe('MCP over stdio (SDK client spawning the entry)', () => {
     assert.equal(client.getServerVersion()?.version, VERSION);
   });
 
-  it('lists the same tools', async () => {
-    await assertToolList(client);
-  });
-
-  it('every tool schema is portable (the MCP Inspector --strict rules find nothing)', async () => {
-    const { tools } = await client.listTools();
-    assert.ok(tools.length >= 8, `${tools.length} tools`);
-    assert.deepEqual(toolSchemaFindings(tools), []);
-  });
-
-  it('every tool answers what the REST API answers', async () => {
-    await assertToolsMatchRest(client, service.url);
-  });
-
-  it('tool failures are isError results with the REST code and message', async () => {
-    await assertToolErrorsMatchRest(client, service.url);
-  });
+  toolConformance(() => ({ client, restBase: service.url }));
 
   it('logs go to stderr', () => {
     assert.match(stderr, /ipintel MCP server on stdio/);

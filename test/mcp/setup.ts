@@ -1,12 +1,15 @@
 // Shared by the MCP tests: the loopback upstream servers (DNS, RDAP, whois)
 // with the zone of the network-route tests, the environment that points a
-// service at them, and a listening service with a small fetch helper.
+// service at them, a listening service with a small fetch helper, and the
+// checks every transport must pass alike (toolConformance).
 import assert from 'node:assert/strict';
+import { it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.js';
 import { startRdapServer, type RdapServer } from '../helpers/rdap-server.js';
 import { startService } from '../helpers/service.js';
 import { startWhoisServer, type WhoisServer } from '../helpers/whois-server.js';
+import { toolSchemaFindings } from '../helpers/schema-portability.js';
 
 export interface Upstreams {
   dns: DnsTestServer;
@@ -182,7 +185,7 @@ export const NETWORK_TOOLS = new Set([
 ]);
 
 /** tools/list: every tool, described, with an object output schema and the right hints. */
-export async function assertToolList(client: Client): Promise<void> {
+async function assertToolList(client: Client): Promise<void> {
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOL_NAMES].sort());
   for (const tool of tools) {
@@ -202,7 +205,7 @@ export async function assertToolList(client: Client): Promise<void> {
 }
 
 /** Every tool answers what REST answers for the same input, as structured content and text. */
-export async function assertToolsMatchRest(client: Client, restBase: string): Promise<void> {
+async function assertToolsMatchRest(client: Client, restBase: string): Promise<void> {
   for (const { name, args, path } of TOOL_CASES) {
     const [result, expected] = await Promise.all([
       client.callTool({ name, arguments: args }),
@@ -219,7 +222,7 @@ export async function assertToolsMatchRest(client: Client, restBase: string): Pr
 }
 
 /** Failures are tool results with isError and the REST code and message. */
-export async function assertToolErrorsMatchRest(client: Client, restBase: string): Promise<void> {
+async function assertToolErrorsMatchRest(client: Client, restBase: string): Promise<void> {
   await Promise.all(
     ERROR_CASES.map(async ({ name, args, path, code }) => {
       const [result, expected] = await Promise.all([
@@ -234,4 +237,32 @@ export async function assertToolErrorsMatchRest(client: Client, restBase: string
       assert.deepEqual(result._meta?.['ipintel/error'], expected.error);
     }),
   );
+}
+
+/**
+ * The tests every MCP transport passes alike, declared in the caller's
+ * describe: the tool list, portable schemas, and each tool's answer and
+ * failure compared with REST's. `session` is read when the tests run (after
+ * the caller's before hook connected the client).
+ */
+export function toolConformance(session: () => { client: Client; restBase: string }): void {
+  it('lists the nine tools with descriptions, schemas and annotations', async () => {
+    await assertToolList(session().client);
+  });
+
+  it('every tool schema is portable (the MCP Inspector --strict rules find nothing)', async () => {
+    const { tools } = await session().client.listTools();
+    assert.ok(tools.length >= 8, `${tools.length} tools`);
+    assert.deepEqual(toolSchemaFindings(tools), []);
+  });
+
+  it('every tool answers what the REST API answers', async () => {
+    const { client, restBase } = session();
+    await assertToolsMatchRest(client, restBase);
+  });
+
+  it('tool failures are isError results with the REST code and message', async () => {
+    const { client, restBase } = session();
+    await assertToolErrorsMatchRest(client, restBase);
+  });
 }

@@ -2,7 +2,6 @@
 // configured URL (a loopback RDAP server here), into DATA_DIR, and a running
 // service would read it at start-up instead of the shipped snapshot.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,21 +10,10 @@ import { readBootstrapFile } from '../../src/lookups/rdap/bootstrap-file.js';
 import { findRegistry } from '../../src/lookups/rdap/bootstrap.js';
 import { parseIp } from '../../src/net/ip.js';
 import { startRdapServer, type RdapServer } from '../helpers/rdap-server.js';
+import { runUpdateData } from '../helpers/update-data-run.js';
 import { DEFAULT_FEEDS } from '../../src/lookups/vpn/feeds/default-feeds.js';
 
 const ALL_FEEDS_OFF = [...DEFAULT_FEEDS.map((f) => f.id), 'geoip', 'asn'].join(',');
-
-function run(env: Record<string, string>) {
-  return new Promise<{ status: number | null; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'scripts/update-data.ts'],
-      { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 15_000 },
-      (error, _stdout, stderr) =>
-        resolve({ status: error === null ? 0 : (error.code as number | null), stderr }),
-    );
-  });
-}
 
 let rdap: RdapServer;
 let dir: string;
@@ -40,7 +28,7 @@ after(async () => {
 
 describe('update-data and the RDAP bootstrap', () => {
   it('stores the bootstrap fetched from FEED_URL_RDAP_BOOTSTRAP', async () => {
-    const result = await run({
+    const result = await runUpdateData({
       DATA_DIR: dir,
       FEEDS_DISABLED: ALL_FEEDS_OFF,
       FEED_URL_RDAP_BOOTSTRAP: `${rdap.url}iana/`,
@@ -55,7 +43,7 @@ describe('update-data and the RDAP bootstrap', () => {
   });
 
   it('keeps the previous file and exits 1 when the bootstrap server fails', async () => {
-    const result = await run({
+    const result = await runUpdateData({
       DATA_DIR: dir,
       FEEDS_DISABLED: ALL_FEEDS_OFF,
       FEED_URL_RDAP_BOOTSTRAP: `${rdap.url}status-500/`,
@@ -66,7 +54,7 @@ describe('update-data and the RDAP bootstrap', () => {
   });
 
   it('a bad FEED_URL_RDAP_BOOTSTRAP stops with a message naming it', async () => {
-    const result = await run({ DATA_DIR: dir, FEED_URL_RDAP_BOOTSTRAP: 'ftp://x' });
+    const result = await runUpdateData({ DATA_DIR: dir, FEED_URL_RDAP_BOOTSTRAP: 'ftp://x' });
     assert.equal(result.status, 2);
     assert.match(result.stderr, /FEED_URL_RDAP_BOOTSTRAP/);
   });

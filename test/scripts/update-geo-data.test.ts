@@ -3,7 +3,6 @@
 // files, then SIGHUP, makes a running service answer from the new data and
 // say so in GET /; a second run downloads nothing.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +17,7 @@ import {
 } from '../helpers/geo-release.js';
 import { getOnce } from '../helpers/http-get.js';
 import { spawnService, type SpawnedService } from '../helpers/spawned-service.js';
+import { runUpdateData, type UpdateDataRun } from '../helpers/update-data-run.js';
 import { until } from '../helpers/wait.js';
 import { DEFAULT_FEEDS } from '../../src/lookups/vpn/feeds/default-feeds.js';
 
@@ -36,26 +36,14 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function updateData(): Promise<{ status: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'scripts/update-data.ts'],
-      {
-        env: {
-          ...process.env,
-          DATA_DIR: dir,
-          FEEDS_DISABLED: NO_FEEDS,
-          DATA_BASE_URL: server.url('/latest'),
-          DATA_CHECKSUM_BASE_URL: server.url('/checksum'),
-        },
-        encoding: 'utf8',
-        timeout: 60_000,
-      },
-      (error, _stdout, stderr) =>
-        resolve({ status: error === null ? 0 : (error.code as number | null), stderr }),
-    );
-  });
+function updateData(): Promise<UpdateDataRun> {
+  const env = {
+    DATA_DIR: dir,
+    FEEDS_DISABLED: NO_FEEDS,
+    DATA_BASE_URL: server.url('/latest'),
+    DATA_CHECKSUM_BASE_URL: server.url('/checksum'),
+  };
+  return runUpdateData(env, 60_000);
 }
 
 async function city(): Promise<unknown> {

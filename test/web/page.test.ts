@@ -219,6 +219,38 @@ describe('the web page in Chromium', () => {
     await context.close();
   });
 
+  it('the panels the server renders are the very markup the script renders from the JSON', async () => {
+    // one renderer (web/render.js) serves both: the server writes its nodes
+    // as HTML text, the script as DOM; the same answers must read alike
+    const cases = [
+      { query: '8.8.8.8', lookups: ['geoip', 'vpn'] },
+      { query: '2001:4860:4860::8888', lookups: ['geoip', 'vpn'] },
+      { query: '10.0.0.0/8', lookups: ['cidr'] },
+      { query: '10.0.0.0/33', lookups: ['cidr'] },
+      { query: '8.8.8', lookups: ['geoip'] },
+      // a bogon's GeoIP differs on purpose: the server names its range, the API does not
+      { query: '127.0.0.1', lookups: ['vpn'] },
+    ];
+    const server = await open({ javaScriptEnabled: false });
+    const script = await open();
+    await script.page.goto(`${service.baseUrl}/`);
+    for (const { query, lookups } of cases) {
+      await server.page.goto(`${service.baseUrl}/?q=${encodeURIComponent(query)}`);
+      await lookUp(script.page, query);
+      for (const lookup of lookups) {
+        await panelText(script.page, lookup);
+        const selector = `#results .panel[data-lookup="${lookup}"]`;
+        // plain JavaScript run in the page: the test's types know no DOM
+        const markup = `document.querySelector(${JSON.stringify(selector)})?.outerHTML ?? ''`;
+        const rendered = await script.page.evaluate<string>(markup);
+        const served = await server.page.evaluate<string>(markup);
+        assert.match(served, /<dl>|class="error"|class="verdict"/, `${query} ${lookup}`);
+        assert.equal(rendered, served, `${query} ${lookup}`);
+      }
+    }
+    await Promise.all([server.context.close(), script.context.close()]);
+  });
+
   it('at phone width, dark, keyboard only: the labelled box is reached by Tab, nothing overflows', async () => {
     const context = await browser.newContext({
       viewport: { width: 390, height: 844 },

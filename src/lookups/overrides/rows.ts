@@ -37,7 +37,7 @@ type Checker = (value: string) => { value: string | number | boolean } | { probl
 
 const TEXT_LIMIT = 200;
 /**
- * made at the first country checked, as src/web/panels-html.ts does: ICU's
+ * made at the first country checked, as web/render.js does: ICU's
  * region names cost ~10-20 ms of every start-up otherwise, files or not
  */
 let regions: Intl.DisplayNames | null = null;

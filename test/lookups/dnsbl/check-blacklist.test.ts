@@ -2,6 +2,7 @@
 // 127.0.0.1 (nothing leaves loopback), with listed, clean and broken answers.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { DEFAULT_DNSBL_ZONES } from '../../../src/config.js';
 import { AppError } from '../../../src/errors.js';
 import { createResolver } from '../../../src/lookups/dns/resolver.js';
 import {
@@ -14,15 +15,8 @@ import { startDnsServer, type DnsTestServer, type ZoneTable } from '../../helper
 
 // long enough that no live answer is lost on a loaded machine, short enough for dead lists
 const TIMEOUT_MS = 250;
-const ZONES = [
-  'zen.spamhaus.org',
-  'bl.spamcop.net',
-  'dnsbl.dronebl.org',
-  'bl.mailspike.net',
-  'psbl.surriel.com',
-  'all.s5h.net',
-  'rbl.example.test', // not in the known-zone table
-];
+// the service's default lists, and one not in the known-zone table
+const ZONES = [...DEFAULT_DNSBL_ZONES, 'rbl.example.test'];
 
 const a = (data: string) => ({ type: 'A' as const, data });
 const txt = (...data: string[]) => ({ type: 'TXT' as const, data });

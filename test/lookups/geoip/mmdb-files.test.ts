@@ -12,6 +12,7 @@ import { loadConfig } from '../../../src/config.js';
 import { PROJECT_ROOT } from '../../../src/project-root.js';
 import { loadServiceData } from '../../../src/composition.js';
 import { DataError } from '../../../src/lookups/geoip/load.js';
+import { UNKNOWN_LOCATION } from '../../../src/lookups/geoip/record-map.js';
 import { MmdbUint, buildMmdb, cityRecord } from '../../helpers/mmdb-writer.js';
 import { dataOf, get, silentLog, startService, type TestService } from '../../helpers/service.js';
 
@@ -130,14 +131,6 @@ before(async () => {
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
-const NULL_LOCATION = {
-  country: null,
-  city: null,
-  region: null,
-  timezone: null,
-  latitude: null,
-  longitude: null,
-};
 const NULL_NETWORK = { isp: null, asn: null, org: null };
 
 describe('GEOIP_DB and ASN_DB (databases written by the test)', () => {
@@ -180,7 +173,7 @@ describe('GEOIP_DB and ASN_DB (databases written by the test)', () => {
         ...NULL_NETWORK,
       },
     },
-    { address: '12.1.2.3', want: { ...NULL_LOCATION, country: 'US', ...NULL_NETWORK } },
+    { address: '12.1.2.3', want: { ...UNKNOWN_LOCATION, country: 'US', ...NULL_NETWORK } },
     {
       address: '12.81.96.5',
       want: {
@@ -197,14 +190,14 @@ describe('GEOIP_DB and ASN_DB (databases written by the test)', () => {
     },
     {
       address: '1.128.0.1',
-      want: { ...NULL_LOCATION, isp: 'Telstra Pty Ltd', asn: 'AS1221', org: 'Telstra Pty Ltd' },
+      want: { ...UNKNOWN_LOCATION, isp: 'Telstra Pty Ltd', asn: 'AS1221', org: 'Telstra Pty Ltd' },
     },
-    { address: '9.9.9.9', want: { ...NULL_LOCATION, ...NULL_NETWORK } },
-    { address: '31.0.1.1', want: { ...NULL_LOCATION, ...NULL_NETWORK } },
+    { address: '9.9.9.9', want: { ...UNKNOWN_LOCATION, ...NULL_NETWORK } },
+    { address: '31.0.1.1', want: { ...UNKNOWN_LOCATION, ...NULL_NETWORK } },
     {
       address: '2a02:d0c0::1',
       want: {
-        ...NULL_LOCATION,
+        ...UNKNOWN_LOCATION,
         country: 'RU',
         isp: 'Big ASN',
         asn: 'AS4200000000',
@@ -225,7 +218,7 @@ describe('GEOIP_DB and ASN_DB (databases written by the test)', () => {
         org: 'DoD Network',
       },
     },
-    { address: '2001:481::1', want: { ...NULL_LOCATION, ...NULL_NETWORK } },
+    { address: '2001:481::1', want: { ...UNKNOWN_LOCATION, ...NULL_NETWORK } },
     { address: '::ffff:81.2.69.1', want: { ip: '81.2.69.1', country: 'GB', asn: 'AS20712' } },
   ];
   for (const { address, want } of table) {

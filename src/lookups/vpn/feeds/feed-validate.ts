@@ -3,7 +3,8 @@
 // error page, a truncated download, a changed format), so the whole file is
 // refused and the previous copy stays in use.
 import { parseCidr } from '../../../net/cidr-match.js';
-import { FeedFormatError } from './feed-types.js';
+import { FeedFormatError, type ParsedFeed } from './feed-types.js';
+import { normalisePublished } from './published-date.js';
 import { packCanonicalV4 } from '../index/prefix-events.js';
 
 /**
@@ -38,6 +39,17 @@ const MIN_V6 = 16;
 /** An empty feed is refused: every published list we use has at least one entry. */
 export function requireNonEmpty(feed: string, prefixes: readonly string[]): void {
   if (prefixes.length === 0) throw new FeedFormatError(feed, 'no prefixes found');
+}
+
+/** A parser's result: its prefixes once each (refused when there are none), its date normalised. */
+export function finishFeed(
+  feed: string,
+  prefixes: Iterable<string>,
+  publishedAt: string | null,
+): ParsedFeed {
+  const list = [...new Set(prefixes)];
+  requireNonEmpty(feed, list);
+  return { feed, prefixes: list, publishedAt: normalisePublished(publishedAt) };
 }
 
 export function parseJsonObject(feed: string, body: string): Record<string, unknown> {

@@ -3,22 +3,15 @@
 // parser requires the top-level arrays to exist so that a different JSON
 // document (an error object, a moved API) is refused rather than read as
 // "no prefixes".
-import { FeedFormatError, type FeedParser, type ParsedFeed } from './feed-types.js';
+import { FeedFormatError, type FeedParser } from './feed-types.js';
 import {
+  finishFeed,
   isRecord,
   optionalString,
   parseJsonObject,
   requireArray,
-  requireNonEmpty,
   requirePrefix,
 } from './feed-validate.js';
-import { normalisePublished } from './published-date.js';
-
-function finish(feed: string, prefixes: Set<string>, publishedAt: string | null): ParsedFeed {
-  const list = [...prefixes];
-  requireNonEmpty(feed, list);
-  return { feed, prefixes: list, publishedAt: normalisePublished(publishedAt) };
-}
 
 /** Each entry of `items` must be an object carrying a prefix under one of `keys`. */
 function collect(feed: string, items: unknown[], keys: readonly string[], where: string) {
@@ -39,7 +32,7 @@ export const parseAwsIpRanges: FeedParser = (body, feed) => {
   const v4 = collect(feed, requireArray(feed, doc.prefixes, 'prefixes'), ['ip_prefix'], 'prefixes');
   const v6Items = requireArray(feed, doc.ipv6_prefixes, 'ipv6_prefixes');
   const v6 = collect(feed, v6Items, ['ipv6_prefix'], 'ipv6_prefixes');
-  return finish(feed, new Set([...v4, ...v6]), optionalString(doc.createDate));
+  return finishFeed(feed, new Set([...v4, ...v6]), optionalString(doc.createDate));
 };
 
 /** Google cloud.json / goog.json: {syncToken, creationTime, prefixes[{ipv4Prefix|ipv6Prefix}]} */
@@ -47,7 +40,7 @@ export const parseGoogleCloud: FeedParser = (body, feed) => {
   const doc = parseJsonObject(feed, body);
   const items = requireArray(feed, doc.prefixes, 'prefixes');
   const prefixes = collect(feed, items, ['ipv4Prefix', 'ipv6Prefix'], 'prefixes');
-  return finish(feed, prefixes, optionalString(doc.creationTime));
+  return finishFeed(feed, prefixes, optionalString(doc.creationTime));
 };
 
 /**
@@ -75,7 +68,7 @@ export const parseAzureServiceTags: FeedParser = (body, feed) => {
   for (const tag of whole.length > 0 ? whole : tags) {
     tag.list.forEach((p, j) => out.add(requirePrefix(feed, p, `values[${tag.index}][${j}]`)));
   }
-  return finish(feed, out, optionalString(doc.changeNumber));
+  return finishFeed(feed, out, optionalString(doc.changeNumber));
 };
 
 /** Oracle public_ip_ranges.json: {last_updated_timestamp, regions[{region, cidrs[{cidr, tags}]}]} */
@@ -87,5 +80,5 @@ export const parseOracleIpRanges: FeedParser = (body, feed) => {
     const cidrs = requireArray(feed, region.cidrs, `regions[${i}].cidrs`);
     for (const p of collect(feed, cidrs, ['cidr'], `regions[${i}].cidrs`)) out.add(p);
   });
-  return finish(feed, out, optionalString(doc.last_updated_timestamp));
+  return finishFeed(feed, out, optionalString(doc.last_updated_timestamp));
 };

@@ -1,24 +1,17 @@
 // Parsers for the plain-text and CSV feeds: CIDR-per-line lists (Cloudflare,
 // X4BNet), RFC 8805 geofeeds (DigitalOcean, Linode), Vultr's JSON geofeed and
 // the two Tor exit-list formats.
-import { FeedFormatError, type FeedParser, type ParsedFeed } from './feed-types.js';
+import { FeedFormatError, type FeedParser } from './feed-types.js';
 import {
   contentLines,
+  finishFeed,
   isRecord,
   optionalString,
   parseJsonObject,
   requireArray,
-  requireNonEmpty,
   requirePrefix,
 } from './feed-validate.js';
-import { normalisePublished } from './published-date.js';
 import { parseIp } from '../../../net/ip.js';
-
-function finish(feed: string, prefixes: Iterable<string>, publishedAt: string | null): ParsedFeed {
-  const list = [...new Set(prefixes)];
-  requireNonEmpty(feed, list);
-  return { feed, prefixes: list, publishedAt: normalisePublished(publishedAt) };
-}
 
 /**
  * Bad geofeed rows tolerated before the whole document is refused: 1 % of
@@ -33,7 +26,7 @@ export function geofeedSkipBound(rows: number): number {
 /** One CIDR (or bare address) per line: Cloudflare ips-v4/ips-v6, X4BNet output/vpn/ipv4.txt. */
 export const parseCidrList: FeedParser = (body, feed) => {
   const lines = contentLines(body);
-  return finish(
+  return finishFeed(
     feed,
     lines.map(({ line, number }) => requirePrefix(feed, line, `line ${number}`)),
     null,
@@ -53,7 +46,7 @@ export const parseGeofeed: FeedParser = (body, feed) => {
       if (!isRecord(s)) throw new FeedFormatError(feed, `subnets[${i}] is not an object`);
       return requirePrefix(feed, s.ip_prefix, `subnets[${i}].ip_prefix`);
     });
-    return finish(feed, prefixes, optionalString(doc.updated));
+    return finishFeed(feed, prefixes, optionalString(doc.updated));
   }
   const rows = contentLines(body);
   const prefixes: string[] = [];
@@ -77,7 +70,7 @@ export const parseGeofeed: FeedParser = (body, feed) => {
       `${bad.length} of ${rows.length} rows are not geofeed rows (first: ${bad[0] ?? ''})`,
     );
   }
-  const parsed = finish(feed, prefixes, lastModified(body));
+  const parsed = finishFeed(feed, prefixes, lastModified(body));
   return bad.length > 0 ? { ...parsed, skippedRows: bad.length } : parsed;
 };
 
@@ -95,7 +88,7 @@ function requireHost(feed: string, text: string | undefined, where: string): str
 /** check.torproject.org/torbulkexitlist: one exit address per line. */
 export const parseTorBulkExitList: FeedParser = (body, feed) => {
   const lines = contentLines(body);
-  return finish(
+  return finishFeed(
     feed,
     lines.map(({ line, number }) => requireHost(feed, line, `line ${number}`)),
     null,
@@ -135,5 +128,5 @@ export const parseTorExitAddresses: FeedParser = (body, feed) => {
       if (latest === null || seen > latest) latest = seen;
     }
   }
-  return finish(feed, prefixes, latest);
+  return finishFeed(feed, prefixes, latest);
 };

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { fixture, startFeedServer, type FeedServer } from '../../../helpers/feed-server.js';
+import { runUpdateData } from '../../../helpers/update-data-run.js';
 import { parseIp, type Ip } from '../../../../src/net/ip.js';
 import { detect } from '../../../../src/lookups/vpn/detect.js';
 import {
@@ -105,17 +105,6 @@ void describe('detection index loading and hot reload', () => {
 });
 
 void describe('scripts/update-data.ts', () => {
-  // run asynchronously so that the loopback server in this process keeps answering
-  const run = (env: Record<string, string>) =>
-    new Promise<{ status: number | null; stderr: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'scripts/update-data.ts'],
-        { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 15_000 },
-        (error, _stdout, stderr) =>
-          resolve({ status: error === null ? 0 : (error.code as number | null), stderr }),
-      );
-    });
   const others = [
     ...DEFAULT_FEEDS.map((f) => f.id).filter((id) => id !== 'cloudflare-v4'),
     'rdap-bootstrap',
@@ -125,7 +114,7 @@ void describe('scripts/update-data.ts', () => {
 
   void it('stores a feed and exits 0, printing a line with bytes and status', async () => {
     server.route('/ips-v4', { body: fixture('cloudflare-ips-v4.txt') });
-    const ok = await run({
+    const ok = await runUpdateData({
       DATA_DIR: dir,
       FEEDS_DISABLED: others,
       FEED_URL_CLOUDFLARE_V4: server.url('/ips-v4'),
@@ -135,7 +124,7 @@ void describe('scripts/update-data.ts', () => {
   });
 
   void it('exits 1 with a FAILED line when every feed failed', async () => {
-    const failed = await run({
+    const failed = await runUpdateData({
       DATA_DIR: dir,
       FEEDS_DISABLED: others,
       FEED_URL_CLOUDFLARE_V4: server.url('/nope'),
@@ -146,7 +135,7 @@ void describe('scripts/update-data.ts', () => {
   });
 
   void it('exits 2 naming the variable on a bad URL', async () => {
-    const bad = await run({ DATA_DIR: dir, FEED_URL_AWS: 'ftp://example.invalid/x' });
+    const bad = await runUpdateData({ DATA_DIR: dir, FEED_URL_AWS: 'ftp://example.invalid/x' });
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /FEED_URL_AWS: not an http\(s\) URL/);
   });
