@@ -91,44 +91,48 @@ async function main(): Promise<number> {
   const pathFiles = writePathLists(work);
 
   let service: Server | null = null;
-  try {
-    service = await startServer({
-      name: 'the service',
-      command,
-      cwd: ROOT,
-      env: override === null ? { ...start.env, ...SERVICE_ENV } : SERVICE_ENV,
-      port: await freePort(),
-      cpu: SERVER_CPU,
-      errFile: join(work, 'service.stderr'),
-      readyPath: READY_PATH,
-      timeoutMs: 30_000,
-    });
-  } catch (error) {
-    out(`${(error as Error).message}; its stderr ends with:`);
-    out(tail(join(work, 'service.stderr')));
-    return 1;
-  }
-  const againstRoot = process.env['BENCH_AGAINST']?.trim() || null;
-  let against: Server | null = null;
-  if (againstRoot !== null) {
-    const other = startCommand(resolve(againstRoot));
+  const serviceAt = async (
+    name: string,
+    cwd: string,
+    cmd: string[],
+    env: Record<string, string>,
+    file: string,
+  ) => {
     try {
-      against = await startServer({
-        name: `the service in ${againstRoot}`,
-        command: [process.execPath, ...other.flags, MAIN],
-        cwd: resolve(againstRoot),
-        env: { ...other.env, ...SERVICE_ENV },
+      return await startServer({
+        name,
+        command: cmd,
+        cwd,
+        env,
         port: await freePort(),
         cpu: SERVER_CPU,
-        errFile: join(work, 'against.stderr'),
+        errFile: join(work, file),
         readyPath: READY_PATH,
         timeoutMs: 30_000,
       });
     } catch (error) {
       out(`${(error as Error).message}; its stderr ends with:`);
-      out(tail(join(work, 'against.stderr')));
-      return 1;
+      out(tail(join(work, file)));
+      return null;
     }
+  };
+  const env = override === null ? { ...start.env, ...SERVICE_ENV } : SERVICE_ENV;
+  service = await serviceAt('the service', ROOT, command, env, 'service.stderr');
+  if (service === null) return 1;
+  const againstRoot = process.env['BENCH_AGAINST']?.trim() || null;
+  let against: Server | null = null;
+  if (againstRoot !== null) {
+    const other = startCommand(resolve(againstRoot));
+    const otherCommand = [process.execPath, ...other.flags, MAIN];
+    const otherEnv = { ...other.env, ...SERVICE_ENV };
+    against = await serviceAt(
+      `the service in ${againstRoot}`,
+      resolve(againstRoot),
+      otherCommand,
+      otherEnv,
+      'against.stderr',
+    );
+    if (against === null) return 1;
     out(
       `against: ${againstRoot} (BENCH_AGAINST), answered ${READY_PATH} ${against.readyMs} ms after spawn`,
     );
