@@ -70,8 +70,17 @@ class TreeBuilder {
     const word = depth >>> 5;
     const bit = 1 << (31 - (depth & 31));
     this.left.set(id, this.visit(depth + 1, w0, w1, w2, w3));
-    const r = (n: number, k: number) => (word === k ? (n | bit) >>> 0 : n);
-    this.right.set(id, this.visit(depth + 1, r(w0, 0), r(w1, 1), r(w2, 2), r(w3, 3)));
+    // the right half: the prefix with its next bit set (no closure per node: millions of nodes)
+    this.right.set(
+      id,
+      this.visit(
+        depth + 1,
+        word === 0 ? (w0 | bit) >>> 0 : w0,
+        word === 1 ? (w1 | bit) >>> 0 : w1,
+        word === 2 ? (w2 | bit) >>> 0 : w2,
+        word === 3 ? (w3 | bit) >>> 0 : w3,
+      ),
+    );
     if (depth === 96 && w0 === 0 && w1 === 0 && w2 === 0) this.ipv4 = id;
     return id;
   }
@@ -153,13 +162,22 @@ export function buildTree(
     const r = record(builder.right.at(i));
     const o = i * nodeBytes;
     if (recordSize === 24) {
-      bytes.writeUIntBE(l, o, 3);
-      bytes.writeUIntBE(r, o + 3, 3);
+      // byte by byte: writeUIntBE's checks cost a second over millions of nodes
+      bytes[o] = l >>> 16;
+      bytes[o + 1] = (l >>> 8) & 0xff;
+      bytes[o + 2] = l & 0xff;
+      bytes[o + 3] = r >>> 16;
+      bytes[o + 4] = (r >>> 8) & 0xff;
+      bytes[o + 5] = r & 0xff;
     } else if (recordSize === 28) {
       // the middle byte: the left record's top four bits, then the right's
-      bytes.writeUIntBE(l & 0xffffff, o, 3);
+      bytes[o] = (l >>> 16) & 0xff;
+      bytes[o + 1] = (l >>> 8) & 0xff;
+      bytes[o + 2] = l & 0xff;
       bytes[o + 3] = ((l >>> 24) << 4) | (r >>> 24);
-      bytes.writeUIntBE(r & 0xffffff, o + 4, 3);
+      bytes[o + 4] = (r >>> 16) & 0xff;
+      bytes[o + 5] = (r >>> 8) & 0xff;
+      bytes[o + 6] = r & 0xff;
     } else {
       bytes.writeUInt32BE(l, o);
       bytes.writeUInt32BE(r, o + 4);
