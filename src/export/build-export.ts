@@ -18,14 +18,18 @@ import {
   rangeTableBoundaries,
   type BoundarySource,
 } from './boundaries.js';
-import { MmdbDataWriter } from './mmdb-data.js';
+import { MmdbDataWriter, type MapTemplate } from './mmdb-data.js';
 import { ALIAS_TO_IPV4, NO_DATA, type MmdbIntervals } from './mmdb-tree.js';
 import {
   anonymousRecord,
   asnRecord,
+  CITY_LOCATION,
+  cityLocation,
+  cityPlaceMembers,
   cityRecord,
   networkCsv,
   placeCsv,
+  placeCsvOf,
   detectionCsv,
 } from './records.js';
 import type { CsvInWorker, FedPart } from './csv-in-worker.js';
@@ -172,22 +176,48 @@ class PartsByIndex {
 }
 
 /**
- * An interval's first address as the lookups take it, its text made only
- * when a JSON text is asked for (most intervals are answered from their
- * table indexes: formatting 8 million IPv6 texts was a large part of the cost).
+ * An interval's first address as the lookups take it: one object per family,
+ * rewritten for each interval (the lookups read an address and keep nothing
+ * of it; a new object and groups array for each of 8 million intervals was
+ * much of the export's garbage). Its text is made only when a JSON text is
+ * asked for (withText: most intervals are answered from their table indexes).
  */
-function addressOf(version: 4 | 6, w0: number, w1: number, w2: number, w3: number): Ip {
-  if (version === 4) return { version: 4, text: '', value: w3 };
-  const groups = [w0 >>> 16, w0 & 0xffff, w1 >>> 16, w1 & 0xffff, w2 >>> 16, w2 & 0xffff];
-  groups.push(w3 >>> 16, w3 & 0xffff);
-  return { version: 6, text: '', groups };
+class WalkAddress {
+  private readonly v4 = { version: 4 as const, text: '', value: 0 };
+  private readonly groups = [0, 0, 0, 0, 0, 0, 0, 0];
+  private readonly v6 = { version: 6 as const, text: '', groups: this.groups };
+
+  at(version: 4 | 6, w0: number, w1: number, w2: number, w3: number): Ip {
+    if (version === 4) {
+      this.v4.value = w3;
+      return this.v4;
+    }
+    const g = this.groups;
+    g[0] = w0 >>> 16;
+    g[1] = w0 & 0xffff;
+    g[2] = w1 >>> 16;
+    g[3] = w1 & 0xffff;
+    g[4] = w2 >>> 16;
+    g[5] = w2 & 0xffff;
+    g[6] = w3 >>> 16;
+    g[7] = w3 & 0xffff;
+    return this.v6;
+  }
 }
 
+/** An address of its own, with its text (a copy: the walk's object is rewritten). */
 function withText(ip: Ip): Ip {
-  if (ip.text !== '') return ip;
   return ip.version === 4
-    ? { ...ip, text: formatIpv4(ip.value) }
-    : { ...ip, text: formatIpv6(ip.groups) };
+    ? { version: 4, value: ip.value, text: formatIpv4(ip.value) }
+    : { version: 6, groups: [...ip.groups], text: formatIpv6(ip.groups) };
+}
+
+/** What the locations of one place of the data set share (collectExport's locationPart). */
+interface PlaceTemplate {
+  timezone: string | null;
+  city: MapTemplate;
+  /** its CSV columns for a location's coordinates (null: no CSV is made) */
+  csv: ((latitude: number | null, longitude: number | null) => string) | null;
 }
 
 /** `csv` null: no CSV rows are made (an export of the MMDB files only). */
@@ -225,6 +255,32 @@ export function collectExport(s: ExportSources, csv: CsvInWorker | null): Collec
     const [placeKey, networkKey] = splitGeo(s.geoip.json(withText(ip)));
     return [places.of(placeKey), networks.of(networkKey)];
   };
+  /** per place record of the data set: its City members (written once), time zone and CSV columns */
+  const placeTemplates = new Map<number, PlaceTemplate>();
+  /**
+   * A location of the data set's: its place's part made once, then per
+   * location only the coordinates (600,000 locations share 195,000 places:
+   * a whole answer made, parsed and written for each was a quarter of the export).
+   */
+  const locationPart = (place: number, location: number): Part => {
+    let template = placeTemplates.get(place);
+    if (template === undefined) {
+      const fields = s.geoip.placeFields(place);
+      template = {
+        timezone: fields.timezone,
+        city: files.city.data.template(cityPlaceMembers(fields), CITY_LOCATION),
+        csv: csv === null ? null : placeCsvOf(fields),
+      };
+      placeTemplates.set(place, template);
+    }
+    const { latitude, longitude } = s.geoip.coordinatesAt(location);
+    const value = cityLocation(template.timezone, latitude, longitude);
+    const offset =
+      template.city.count === 0 && value === null
+        ? NO_DATA
+        : files.city.data.writeWith(template.city, value);
+    return part(offset, template.csv === null ? '' : template.csv(latitude, longitude));
+  };
   const detectionPart = (ip: Ip): Part => detections.of(afterAddress(s.vpn.record(withText(ip))));
   /** Looks the address up as the API does, and adds the interval it starts. */
   const answer = (ip: Ip, w0: number, w1: number, w2: number, w3: number): void => {
@@ -240,10 +296,18 @@ export function collectExport(s: ExportSources, csv: CsvInWorker | null): Collec
       const bogon = isBogon(ip);
       const fed = s.geofeeds.size === 0 || bogon ? NONE : s.geofeeds.find(ip);
       const placeBy = fed === NONE ? placeByLocation : placeByGeofeed;
-      const indexes = s.geoip.recordIndexes(ip);
-      const location = fed === NONE ? indexes.location : fed;
-      const record = bogon ? BOGON_KEY : indexes.network;
+      // read out at once: recordIndexes's object is the next lookup's too
+      const {
+        location: dataLocation,
+        place: dataPlace,
+        network: asnIndex,
+      } = s.geoip.recordIndexes(ip);
+      const location = fed === NONE ? dataLocation : fed;
+      const record = bogon ? BOGON_KEY : asnIndex;
       let knownPlace = placeBy.get(location);
+      if (knownPlace === undefined && fed === NONE && location !== NONE) {
+        knownPlace = placeBy.set(location, locationPart(dataPlace, location));
+      }
       let knownNetwork = networkByRecord.get(record);
       if (knownPlace === undefined || knownNetwork === undefined) {
         // made from the texts but not kept by them: millions of place texts cost a gigabyte
@@ -253,7 +317,7 @@ export function collectExport(s: ExportSources, csv: CsvInWorker | null): Collec
       }
       place = knownPlace;
       network = knownNetwork;
-      const members = s.vpn.members(ip);
+      const members = s.vpn.members(ip, asnIndex);
       if (members === null) {
         detection = detectionPart(ip);
       } else {
@@ -269,9 +333,10 @@ export function collectExport(s: ExportSources, csv: CsvInWorker | null): Collec
   };
   const sources = boundarySources(s).map((source) => source.boundaries());
   const v4 = mergeV4(sources.map((b) => b.v4));
+  const walk = new WalkAddress();
   for (let i = 0; i < v4.length; i++) {
     const start = v4[i]!;
-    answer(addressOf(4, 0, 0, 0, start), 0, 0, 0, start);
+    answer(walk.at(4, 0, 0, 0, start), 0, 0, 0, start);
   }
   rows?.end(4);
   const v6 = mergeV6(sources.map((b) => b.v6));
@@ -288,7 +353,7 @@ export function collectExport(s: ExportSources, csv: CsvInWorker | null): Collec
       rows?.gap(w0, w1, w2, w3);
       continue;
     }
-    answer(addressOf(6, w0, w1, w2, w3), w0, w1, w2, w3);
+    answer(walk.at(6, w0, w1, w2, w3), w0, w1, w2, w3);
   }
   rows?.end(6);
   const done = (f: (typeof files)['city']): ExportFile => ({

@@ -90,6 +90,37 @@ export class MmdbDataWriter {
     return at;
   }
 
+  /**
+   * A map that many records share all members of but one (a place, for each
+   * of its locations): the shared members are written now, once, and
+   * writeWith() repeats only pointers to them and the one member's value.
+   */
+  template(shared: { readonly [key: string]: MmdbValue }, varying: string): MapTemplate {
+    const pointers: number[] = [];
+    let size = 0;
+    const names = Object.keys(shared);
+    for (const name of names) {
+      pointers.push(this.write(name), this.write(shared[name]!));
+    }
+    const bytes = Buffer.allocUnsafe(5 * pointers.length);
+    for (const offset of pointers) size = writePointer(bytes, size, offset);
+    return { count: names.length, shared: bytes.subarray(0, size), varying };
+  }
+
+  /** A record of `template`'s members and its varying one (null: left out); returns its offset. */
+  writeWith(template: MapTemplate, value: MmdbValue | null): number {
+    const at = this.size;
+    this.control(MAP, template.count + (value === null ? 0 : 1));
+    this.room(template.shared.length);
+    this.size += template.shared.copy(this.bytes, this.size);
+    if (value !== null) {
+      this.putString(template.varying);
+      this.put(value, this.keyOf(value));
+      this.keys.clear();
+    }
+    return at;
+  }
+
   /** the keys of the nested values of the value being written (null: not shared) */
   private readonly keys = new Map<object, string | null>();
   /**
@@ -197,28 +228,9 @@ export class MmdbDataWriter {
     return offset < 2048 ? 2 : offset < 526_336 ? 3 : offset < 134_744_064 ? 4 : 5;
   }
 
-  /** "Pointer - 1": SS selects 11, 19, 27 or 32 bits; the larger forms are biased. */
   private pointer(offset: number): void {
     this.room(5);
-    const b = this.bytes;
-    if (offset < 2048) {
-      b[this.size++] = (POINTER << 5) | (offset >>> 8);
-      b[this.size++] = offset & 0xff;
-    } else if (offset < 526_336) {
-      const v = offset - 2048;
-      b[this.size++] = (POINTER << 5) | (1 << 3) | (v >>> 16);
-      b[this.size++] = (v >>> 8) & 0xff;
-      b[this.size++] = v & 0xff;
-    } else if (offset < 134_744_064) {
-      const v = offset - 526_336;
-      b[this.size++] = (POINTER << 5) | (2 << 3) | (v >>> 24);
-      b[this.size++] = (v >>> 16) & 0xff;
-      b[this.size++] = (v >>> 8) & 0xff;
-      b[this.size++] = v & 0xff;
-    } else {
-      b[this.size++] = (POINTER << 5) | (3 << 3);
-      this.size = b.writeUInt32BE(offset, this.size);
-    }
+    this.size = writePointer(this.bytes, this.size, offset);
   }
 
   /** The control byte(s) of a value of `type` and `size` ("Data Field Format"). */
@@ -256,6 +268,39 @@ export class MmdbDataWriter {
     this.bytes.copy(grown, 0, 0, this.size);
     this.bytes = grown;
   }
+}
+
+/** A map's shared members as pointers (MmdbDataWriter.template). */
+export interface MapTemplate {
+  /** how many members the pointers stand for */
+  readonly count: number;
+  /** each shared member's name and value, as pointers to their copies */
+  readonly shared: Buffer;
+  /** the member each record gives a value of its own */
+  readonly varying: string;
+}
+
+/** "Pointer - 1" at `at`: SS selects 11, 19, 27 or 32 bits; the larger forms are biased. */
+function writePointer(b: Buffer, at: number, offset: number): number {
+  if (offset < 2048) {
+    b[at++] = (POINTER << 5) | (offset >>> 8);
+    b[at++] = offset & 0xff;
+  } else if (offset < 526_336) {
+    const v = offset - 2048;
+    b[at++] = (POINTER << 5) | (1 << 3) | (v >>> 16);
+    b[at++] = (v >>> 8) & 0xff;
+    b[at++] = v & 0xff;
+  } else if (offset < 134_744_064) {
+    const v = offset - 526_336;
+    b[at++] = (POINTER << 5) | (2 << 3) | (v >>> 24);
+    b[at++] = (v >>> 16) & 0xff;
+    b[at++] = (v >>> 8) & 0xff;
+    b[at++] = v & 0xff;
+  } else {
+    b[at++] = (POINTER << 5) | (3 << 3);
+    at = b.writeUInt32BE(offset, at);
+  }
+  return at;
 }
 
 /** the longest key of a shared map or array: longer ones are written where they occur */

@@ -54,15 +54,19 @@ const countryValues = new Map<string, MmdbMap>();
 const continentValues = new Map<string, MmdbMap>();
 const subdivisionValues = new Map<string, readonly MmdbValue[]>();
 
+/** The part of a GeoIP answer that every location of one place shares. */
+export type PlaceFields = Pick<GeoIpRecord, 'country' | 'city' | 'region' | 'timezone'>;
+
 /**
- * The City record of a GeoIP answer: its place and coordinates; null when it
- * has none (a bogon has none, unless an override gives its range a place).
+ * The City record's members that every location of a place shares: all but
+ * `location` (the export writes them once per place and points at them from
+ * each location's record: mmdb-data.ts's MapTemplate).
  */
-export function cityRecord(r: GeoIpRecord): MmdbMap | null {
+export function cityPlaceMembers(p: PlaceFields): MmdbMap {
   const out: MmdbMap = {};
-  const city = r.city;
+  const city = p.city;
   if (city !== null) out['city'] = memoised(cityValues, city, () => ({ names: { en: city } }));
-  const country = r.country;
+  const country = p.country;
   if (country !== null) {
     const continent = continentOf(country);
     if (continent !== null) {
@@ -76,15 +80,38 @@ export function cityRecord(r: GeoIpRecord): MmdbMap | null {
       return { iso_code: country, ...(name === null ? {} : { names: { en: name } }) };
     });
   }
-  const location: MmdbMap = {};
-  if (r.latitude !== null) location['latitude'] = new MmdbDouble(r.latitude);
-  if (r.longitude !== null) location['longitude'] = new MmdbDouble(r.longitude);
-  if (r.timezone !== null) location['time_zone'] = r.timezone;
-  if (Object.keys(location).length > 0) out['location'] = location;
-  const region = r.region;
+  const region = p.region;
   if (region !== null) {
     out['subdivisions'] = memoised(subdivisionValues, region, () => [{ names: { en: region } }]);
   }
+  return out;
+}
+
+/** The member of a City record a location adds to its place's. */
+export const CITY_LOCATION = 'location';
+
+/** A City record's `location`: the coordinates and the place's time zone; null when it has none. */
+export function cityLocation(
+  timezone: string | null,
+  latitude: number | null,
+  longitude: number | null,
+): MmdbMap | null {
+  if (latitude === null && longitude === null && timezone === null) return null;
+  const location: MmdbMap = {};
+  if (latitude !== null) location['latitude'] = new MmdbDouble(latitude);
+  if (longitude !== null) location['longitude'] = new MmdbDouble(longitude);
+  if (timezone !== null) location['time_zone'] = timezone;
+  return location;
+}
+
+/**
+ * The City record of a GeoIP answer: its place and coordinates; null when it
+ * has none (a bogon has none, unless an override gives its range a place).
+ */
+export function cityRecord(r: GeoIpRecord): MmdbMap | null {
+  const out = cityPlaceMembers(r);
+  const location = cityLocation(r.timezone, r.latitude, r.longitude);
+  if (location !== null) out[CITY_LOCATION] = location;
   return Object.keys(out).length === 0 ? null : out;
 }
 
@@ -153,7 +180,20 @@ function csvLine(values: readonly (string | number | boolean | null)[]): string 
 
 /** The CSV's place columns of a GeoIP answer. */
 export function placeCsv(g: GeoIpRecord): string {
-  return csvLine([g.country, g.region, g.city, g.latitude, g.longitude, g.timezone]);
+  return placeCsvOf(g)(g.latitude, g.longitude);
+}
+
+/**
+ * The CSV's place columns of each location of one place: the place's columns
+ * quoted once, the coordinates (numbers: never quoted) put between them.
+ */
+export function placeCsvOf(
+  p: PlaceFields,
+): (latitude: number | null, longitude: number | null) => string {
+  const head = csvLine([p.country, p.region, p.city]);
+  const timezone = csvLine([p.timezone]);
+  return (latitude, longitude) =>
+    `${head},${latitude === null ? '' : String(latitude)},${longitude === null ? '' : String(longitude)},${timezone}`;
 }
 
 /** The CSV's network columns of a GeoIP answer. */

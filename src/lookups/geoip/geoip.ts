@@ -116,8 +116,34 @@ export class GeoIpLookup {
    * callers that memoise per record (the export), in one search of each
    * table. One object reused: read it before the next lookup.
    */
-  recordIndexes(ip: Ip): Readonly<{ location: number; network: number }> {
+  recordIndexes(ip: Ip): Readonly<{ location: number; place: number; network: number }> {
     return this.locate(ip);
+  }
+
+  /**
+   * The place fields of place record `index` (recordIndexes's `place`): what
+   * every location of that place answers with besides its coordinates.
+   */
+  placeFields(index: number): Pick<GeoIpRecord, 'country' | 'city' | 'region' | 'timezone'> {
+    return JSON.parse(`{${this.tables.geoip.records.text(index)}}`) as Pick<
+      GeoIpRecord,
+      'country' | 'city' | 'region' | 'timezone'
+    >;
+  }
+
+  /**
+   * The coordinates of location `index` (recordIndexes's `location`) as the
+   * answer's JSON reads: a scaled integer over 10^4 is the double nearest
+   * the decimal writeCoordinate writes for it, as JSON.parse of that text is.
+   */
+  coordinatesAt(index: number): { latitude: number | null; longitude: number | null } {
+    const locations = this.tables.geoip.locations!;
+    const latitude = locations.latitude(index);
+    const longitude = locations.longitude(index);
+    return {
+      latitude: latitude === NO_COORDINATE ? null : latitude / 10_000,
+      longitude: longitude === NO_COORDINATE ? null : longitude / 10_000,
+    };
   }
 
   /** The AS holding an address (an override's, else the data's for a public one), or null. */

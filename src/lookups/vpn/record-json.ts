@@ -19,9 +19,11 @@ export interface VpnJson {
    * The record's members after `"ip":"…",`, without its closing brace, when
    * the address's feed set and AS record speak for it (one text per pair,
    * the same string each time); null when record() builds it whole (a bogon,
-   * an override, a stale proxy list).
+   * an override, a stale proxy list). `network`: the address's AS record
+   * index (GeoIpLookup.recordIndexes) when the caller has it already (the
+   * export, for 8 million intervals), else it is looked up here.
    */
-  members(ip: Ip): string | null;
+  members(ip: Ip, network?: number): string | null;
   /** the record itself, an override applied (the MCP tool, the CLI, the page) */
   detection(ip: Ip): VpnDetection;
 }
@@ -44,7 +46,7 @@ export function createVpnJson(geoip: GeoIpLookup, holder: DetectionIndexHolder):
    * bogon, an override covers it or a proxy list holding it went stale (then
    * `record` builds the whole record).
    */
-  const verdict = (ip: Ip): string | null => {
+  const verdict = (ip: Ip, network?: number): string | null => {
     if (isBogon(ip)) return null;
     const feeds = holder.current();
     const set = feeds.settledSetOf(ip);
@@ -58,7 +60,7 @@ export function createVpnJson(geoip: GeoIpLookup, holder: DetectionIndexHolder):
       bySet = [];
     }
     const memo = (bySet[set] ??= { byRecord: [], noRecord: undefined });
-    const record = geoip.networkIndex(ip);
+    const record = network ?? geoip.networkIndex(ip);
     let text = record === NONE ? memo.noRecord : memo.byRecord[record];
     if (text === undefined) {
       const json = JSON.stringify(detect(ip, asnOf, feeds, feeds.matchOfSet(set)));
