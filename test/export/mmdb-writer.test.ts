@@ -10,6 +10,7 @@ import { Reader } from 'maxmind';
 import { runCli } from '../../src/cli/run.js';
 import { wordsOf } from '../../src/export/boundaries.js';
 import {
+  encodeStandalone,
   MmdbDataWriter,
   MmdbDouble,
   MmdbUint,
@@ -51,6 +52,21 @@ function file(
   );
 }
 
+/** A written value as mmdb-lib reads it back (uint64s stay bigints). */
+function plain(v: MmdbValue): unknown {
+  return v instanceof MmdbUint
+    ? v.bits === 64
+      ? v.value
+      : Number(v.value)
+    : v instanceof MmdbDouble
+      ? v.value
+      : Array.isArray(v)
+        ? v.map(plain)
+        : typeof v === 'object'
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]))
+          : v;
+}
+
 describe('the data section', () => {
   it('writes every type and size class as mmdb-lib reads it, sharing repeated values', () => {
     const data = new MmdbDataWriter();
@@ -83,18 +99,6 @@ describe('the data section', () => {
     );
     const reader = file(v4, [], data, 32);
     const at = (i: number) => reader.get(`1.0.${i}.0`);
-    const plain = (v: MmdbValue): unknown =>
-      v instanceof MmdbUint
-        ? v.bits === 64
-          ? v.value
-          : Number(v.value)
-        : v instanceof MmdbDouble
-          ? v.value
-          : Array.isArray(v)
-            ? v.map(plain)
-            : typeof v === 'object'
-              ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]))
-              : v;
     values.forEach((v, i) => {
       const got = at(i) as Record<string, unknown>;
       const want = plain(v) as Record<string, unknown>;
@@ -106,6 +110,52 @@ describe('the data section', () => {
       assert.deepEqual(got, want, `record ${i}`);
     });
     assert.equal(reader.get('1.0.0.1'), null);
+  });
+
+  it("a template's records read as whole maps: the shared members written once, each record's own member or none", () => {
+    const data = new MmdbDataWriter();
+    // far enough into the section that the template's pointers take their 3-byte form
+    data.write({ filler: 'z'.repeat(3_000) });
+    const place = Object.freeze({
+      city: Object.freeze({ names: Object.freeze({ en: 'Zürich' }) }),
+      country: Object.freeze({ iso_code: 'CH' }),
+    });
+    const template = data.template(place, 'location');
+    assert.equal(template.count, 2);
+    const locations: (MmdbValue | null)[] = [
+      { latitude: new MmdbDouble(47.3769), longitude: new MmdbDouble(8.5417) },
+      { latitude: new MmdbDouble(47.4), time_zone: 'Europe/Zurich' },
+      null,
+    ];
+    const offsets: number[] = [];
+    for (const location of locations) {
+      const before = data.length;
+      offsets.push(data.writeWith(template, location));
+      const whole = location === null ? place : { ...place, location };
+      assert.ok(
+        data.length - before < encodeStandalone(whole).length,
+        'the shared members are pointers, not copies',
+      );
+    }
+    // no shared member at all: the record is its own member alone
+    const bare = data.template({}, 'location');
+    offsets.push(data.writeWith(bare, { time_zone: 'UTC' }));
+    const reader = file(
+      [
+        [0, NO_DATA],
+        ...offsets.map((offset, i): [number, number] => [0x01000000 + 256 * i, offset]),
+      ],
+      [],
+      data,
+    );
+    locations.forEach((location, i) => {
+      assert.deepEqual(
+        reader.get(`1.0.${i}.0`),
+        plain(location === null ? place : { ...place, location }),
+        `record ${i}`,
+      );
+    });
+    assert.deepEqual(reader.get('1.0.3.0'), { location: { time_zone: 'UTC' } });
   });
 });
 
