@@ -8,16 +8,18 @@ import { formatIpv4, formatIpv6 } from '../net/ip.js';
 
 /** The columns `first,last,blocks` of the IPv4 range [start, end] (blocks space-separated). */
 export function v4RangeColumns(start: number, end: number): string {
+  // the first block starts where the range does: its text is the start's
+  const first = formatIpv4(start);
   let blocks = '';
   let at = start;
   for (;;) {
     const size = Math.min(alignedBits(at), fitBits(end - at + 1));
-    blocks += `${blocks === '' ? '' : ' '}${formatIpv4(at)}/${32 - size}`;
+    blocks += `${blocks === '' ? first : ` ${formatIpv4(at)}`}/${32 - size}`;
     const next = at + 2 ** size;
     if (next > end) break;
     at = next;
   }
-  return `${formatIpv4(start)},${formatIpv4(end)},${blocks}`;
+  return `${first},${formatIpv4(end)},${blocks}`;
 }
 
 /** Trailing zero bits of an IPv4 address (32 for 0.0.0.0). */
@@ -33,33 +35,39 @@ function fitBits(count: number): number {
 /** A 128-bit number as four 32-bit words, most significant first. */
 export type Words = Uint32Array;
 
+/** the walk's scratch words (one call at a time: nothing allocated per row) */
+const at = new Uint32Array(4);
+const count = new Uint32Array(4);
+const groups = [0, 0, 0, 0, 0, 0, 0, 0];
+
 /** The columns `first,last,blocks` of the IPv6 range [start, end]; neither is changed. */
 export function v6RangeColumns(start: Words, end: Words): string {
-  const at = Uint32Array.from(start);
-  const count = new Uint32Array(4);
+  at.set(start);
+  // the first block starts where the range does: its text is the start's
+  const first = v6Text(start);
   let blocks = '';
   for (;;) {
     // count = end - at + 1 (0 when it wraps: the whole space, 2^128)
     subtract(end, at, count);
     const whole = increment(count);
     const size = Math.min(trailingZeros(at), whole ? 128 : bitLength(count) - 1);
-    blocks += `${blocks === '' ? '' : ' '}${v6Text(at)}/${128 - size}`;
+    blocks += `${blocks === '' ? first : ` ${v6Text(at)}`}/${128 - size}`;
     if (size === 128 || !addPowerOfTwo(at, size) || compare(at, end) > 0) break;
   }
-  return `${v6Text(start)},${v6Text(end)},${blocks}`;
+  return `${first},${v6Text(end)},${blocks}`;
 }
 
 export function v6Text(w: Words): string {
-  return formatIpv6([
-    w[0]! >>> 16,
-    w[0]! & 0xffff,
-    w[1]! >>> 16,
-    w[1]! & 0xffff,
-    w[2]! >>> 16,
-    w[2]! & 0xffff,
-    w[3]! >>> 16,
-    w[3]! & 0xffff,
-  ]);
+  const g = groups;
+  g[0] = w[0]! >>> 16;
+  g[1] = w[0]! & 0xffff;
+  g[2] = w[1]! >>> 16;
+  g[3] = w[1]! & 0xffff;
+  g[4] = w[2]! >>> 16;
+  g[5] = w[2]! & 0xffff;
+  g[6] = w[3]! >>> 16;
+  g[7] = w[3]! & 0xffff;
+  return formatIpv6(g);
 }
 
 /** out = a - b (a ≥ b). */

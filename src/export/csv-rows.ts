@@ -56,9 +56,15 @@ class BufferedBytes {
   bytes(bytes: Buffer): void {
     if (this.size + bytes.length > this.buffer.length) this.flush();
     if (bytes.length > this.buffer.length) this.out.write(bytes);
-    else {
+    else if (bytes.length > 64) {
       this.buffer.set(bytes, this.size);
       this.size += bytes.length;
+    } else {
+      // a part's columns are a few dozen bytes: copied in JS, as ascii() does
+      const buffer = this.buffer;
+      let at = this.size;
+      for (let i = 0; i < bytes.length; i++) buffer[at++] = bytes[i]!;
+      this.size = at;
     }
   }
 

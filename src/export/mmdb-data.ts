@@ -100,12 +100,28 @@ export class MmdbDataWriter {
     let size = 0;
     const names = Object.keys(shared);
     for (const name of names) {
-      pointers.push(this.write(name), this.write(shared[name]!));
+      pointers.push(this.sharedOffset(name), this.sharedOffset(shared[name]!));
     }
     const bytes = Buffer.allocUnsafe(5 * pointers.length);
     for (const offset of pointers) size = writePointer(bytes, size, offset);
     return { count: names.length, shared: bytes.subarray(0, size), varying };
   }
+
+  /**
+   * The offset of a template member's copy, kept by identity for the names
+   * and frozen values (which cannot change): 195,000 places' templates
+   * repeat a few thousand of them, whose keys need not be made again.
+   */
+  private sharedOffset(value: MmdbValue): number {
+    let at = this.sharedOffsets.get(value);
+    if (at === undefined) {
+      at = this.write(value);
+      if (typeof value === 'string' || Object.isFrozen(value)) this.sharedOffsets.set(value, at);
+    }
+    return at;
+  }
+
+  private readonly sharedOffsets = new Map<MmdbValue, number>();
 
   /** A record of `template`'s members and its varying one (null: left out); returns its offset. */
   writeWith(template: MapTemplate, value: MmdbValue | null): number {
