@@ -5,8 +5,17 @@ import { NONE, SPLIT, v4Jump, v6Jump, type V4Table, type V6Table } from './range
 
 /** A Uint32Array that grows by doubling (millions of entries, no JS number arrays). */
 export class GrowableU32 {
-  private data = new Uint32Array(1024);
+  private data: Uint32Array;
   length = 0;
+
+  /**
+   * `capacity`: room for this many before the first doubling (a caller that
+   * knows its size: each doubling is a new array, and V8 counts large
+   * arrays as external memory whose growth starts a full garbage collection)
+   */
+  constructor(capacity = 1024) {
+    this.data = new Uint32Array(Math.max(1, capacity));
+  }
 
   push(value: number): void {
     if (this.length === this.data.length) {
@@ -28,6 +37,11 @@ export class GrowableU32 {
   /** A copy trimmed to the length. */
   toArray(): Uint32Array {
     return this.data.slice(0, this.length);
+  }
+
+  /** The values so far, without a copy (a view: pushing more may leave it behind). */
+  view(): Uint32Array {
+    return this.data.subarray(0, this.length);
   }
 }
 

@@ -71,9 +71,15 @@ export function boundarySources(s: ExportSources): BoundarySource[] {
 
 /** One file's intervals while they are found: a new one only where the value changes. */
 class IntervalList {
-  private readonly starts = new GrowableU32();
-  private readonly values = new GrowableU32();
+  private readonly starts: GrowableU32;
+  private readonly values: GrowableU32;
   private last = -1;
+
+  /** `most`: the elementary intervals walked (a file has at most as many) */
+  constructor(most: number) {
+    this.starts = new GrowableU32(4 * most);
+    this.values = new GrowableU32(most);
+  }
 
   push(w0: number, w1: number, w2: number, w3: number, value: number): void {
     if (value === this.last) return;
@@ -86,7 +92,7 @@ class IntervalList {
   }
 
   finish(): MmdbIntervals {
-    return { starts: this.starts.toArray(), values: this.values.toArray() };
+    return { starts: this.starts.view(), values: this.values.view() };
   }
 }
 
@@ -222,10 +228,15 @@ interface PlaceTemplate {
 
 /** `csv` null: no CSV rows are made (an export of the MMDB files only). */
 export function collectExport(s: ExportSources, csv: CsvInWorker | null): CollectedExport {
+  // the boundaries first: the files' interval lists are made once, at their size
+  const sources = boundarySources(s).map((source) => source.boundaries());
+  const v4 = mergeV4(sources.map((b) => b.v4));
+  const v6 = mergeV6(sources.map((b) => b.v6));
+  const most = v4.length + v6.length / 4;
   const files = {
-    city: { data: new MmdbDataWriter(), list: new IntervalList() },
-    asn: { data: new MmdbDataWriter(), list: new IntervalList() },
-    anonymous: { data: new MmdbDataWriter(), list: new IntervalList() },
+    city: { data: new MmdbDataWriter(), list: new IntervalList(most) },
+    asn: { data: new MmdbDataWriter(), list: new IntervalList(most) },
+    anonymous: { data: new MmdbDataWriter(), list: new IntervalList(most) },
   };
   const offset = (data: MmdbDataWriter, value: ReturnType<typeof cityRecord>) =>
     value === null ? NO_DATA : data.write(value);
@@ -331,15 +342,12 @@ export function collectExport(s: ExportSources, csv: CsvInWorker | null): Collec
     files.anonymous.list.push(w0, w1, w2, w3, detection.offset);
     rows?.add(ip.version, w0, w1, w2, w3, place, network, detection);
   };
-  const sources = boundarySources(s).map((source) => source.boundaries());
-  const v4 = mergeV4(sources.map((b) => b.v4));
   const walk = new WalkAddress();
   for (let i = 0; i < v4.length; i++) {
     const start = v4[i]!;
     answer(walk.at(4, 0, 0, 0, start), 0, 0, 0, start);
   }
   rows?.end(4);
-  const v6 = mergeV6(sources.map((b) => b.v6));
   const count6 = v6.length / 4;
   for (let i = 0; i < count6; i++) {
     const w0 = v6[4 * i]!;

@@ -1,8 +1,11 @@
 // The main thread's end of the CSV worker (./csv-worker.ts): the intervals
 // and their answers as collectExport finds them, batched into chunks of
-// operations (csv-rows.ts) transferred, not copied, to the worker, with the
-// parts (place, network, detection) announced the first time a chunk names
-// them. The CSV is written only there: there is one way it is made.
+// operations (csv-rows.ts) written into a ring of chunks both threads share
+// (one allocation: a new 2 MB array per chunk, 135 of them, was external
+// memory whose growth started most of the main thread's full garbage
+// collections), with the parts (place, network, detection) announced the
+// first time a chunk names them. The CSV is written only there: there is one
+// way it is made.
 import type { Worker } from 'node:worker_threads';
 import { startSiblingWorker } from '../worker-thread.js';
 import { OP_ADD_V4, OP_ADD_V6, OP_END, OP_GAP, OP_WORDS } from './csv-rows.js';
@@ -21,13 +24,17 @@ export interface CsvWorkerData {
   header: string;
   /** [chunks applied, failed (1)]: the worker counts, the main thread waits on it */
   progress: Int32Array;
+  /** the ring of chunks: RING_CHUNKS slots of chunkOps operations (a SharedArrayBuffer) */
+  ring: Uint32Array;
+  chunkOps: number;
 }
 
 export type CsvWorkerMessage =
   | {
       kind: 'ops';
       parts: { ids: number[]; offsets: number[]; texts: string[] };
-      ops: Uint32Array;
+      /** the ring slot holding the chunk's operations */
+      slot: number;
       count: number;
     }
   | { kind: 'finish' };
@@ -43,6 +50,12 @@ const CHUNK_OPS = 65_536;
  * queued is 2 MB of memory
  */
 const MAX_IN_FLIGHT = 8;
+/**
+ * slots of the ring: the chunks in flight and the one being filled. Chunk n
+ * is filled in slot n % RING_CHUNKS once chunk n - RING_CHUNKS was applied,
+ * which waitForRoom ensured before chunk n - 1 was sent.
+ */
+export const RING_CHUNKS = MAX_IN_FLIGHT + 1;
 /** the worker applied no chunk for this long: it is stuck or gone */
 const STALLED_MS = 120_000;
 
@@ -51,7 +64,9 @@ export class CsvInWorker {
   private readonly worker: Worker;
   private readonly reply: Promise<CsvWorkerReply>;
   private readonly started: Promise<void>;
-  private ops: Uint32Array<ArrayBuffer>;
+  /** the ring both threads see, and the slot being filled */
+  private readonly ring: Uint32Array;
+  private ops: Uint32Array;
   private count = 0;
   private nextId = 0;
   private parts = { ids: [] as number[], offsets: [] as number[], texts: [] as string[] };
@@ -67,11 +82,15 @@ export class CsvInWorker {
     header: string,
     private readonly chunkOps = CHUNK_OPS,
   ) {
-    this.ops = new Uint32Array(chunkOps * OP_WORDS);
+    const slotWords = chunkOps * OP_WORDS;
+    this.ring = new Uint32Array(new SharedArrayBuffer(4 * RING_CHUNKS * slotWords));
+    this.ops = this.slot(0);
     this.worker = startSiblingWorker(import.meta.url, 'csv-worker', {
       csvFd,
       header,
       progress: this.progress,
+      ring: this.ring,
+      chunkOps,
     } satisfies CsvWorkerData);
     let started: () => void = () => undefined;
     this.started = new Promise<void>((resolve) => (started = resolve));
@@ -177,17 +196,23 @@ export class CsvInWorker {
     if (++this.count === this.chunkOps) this.send();
   }
 
+  /** Ring slot `index`'s operations. */
+  private slot(index: number): Uint32Array {
+    const words = this.chunkOps * OP_WORDS;
+    return this.ring.subarray(index * words, (index + 1) * words);
+  }
+
   private send(): void {
     this.waitForRoom();
     const message: CsvWorkerMessage = {
       kind: 'ops',
       parts: this.parts,
-      ops: this.ops,
+      slot: this.sent % RING_CHUNKS,
       count: this.count,
     };
-    this.worker.postMessage(message, [this.ops.buffer]);
+    this.worker.postMessage(message);
     this.sent++;
-    this.ops = new Uint32Array(this.chunkOps * OP_WORDS);
+    this.ops = this.slot(this.sent % RING_CHUNKS);
     this.count = 0;
     this.parts = { ids: [], offsets: [], texts: [] };
   }

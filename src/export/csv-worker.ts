@@ -5,7 +5,7 @@
 // files. Two cores: the export's wall time is the longer of the two, not
 // their sum.
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { CsvRows } from './csv-rows.js';
+import { CsvRows, OP_WORDS } from './csv-rows.js';
 import { HashedOutput } from './hashed-output.js';
 import type { CsvWorkerData, CsvWorkerMessage, CsvWorkerReply } from './csv-in-worker.js';
 
@@ -15,7 +15,8 @@ if (
   (workerData as CsvWorkerData | null)?.csvFd !== undefined
 ) {
   const port = parentPort;
-  const { csvFd, header, progress } = workerData as CsvWorkerData;
+  const { csvFd, header, progress, ring, chunkOps } = workerData as CsvWorkerData;
+  const slotWords = chunkOps * OP_WORDS;
   const out = new HashedOutput(csvFd);
   const rows = new CsvRows(out, header);
   port.postMessage('started');
@@ -24,7 +25,7 @@ if (
       if (message.kind === 'ops') {
         const { ids, offsets, texts } = message.parts;
         for (let i = 0; i < ids.length; i++) rows.announce(ids[i]!, offsets[i]!, texts[i]!);
-        rows.apply(message.ops, message.count);
+        rows.apply(ring.subarray(message.slot * slotWords), message.count);
         Atomics.add(progress, 0, 1);
         Atomics.notify(progress, 0);
         return;
