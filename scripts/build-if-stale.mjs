@@ -8,6 +8,8 @@
 //   node scripts/build-if-stale.mjs --force  build regardless (`npm run build`, `prepare`)
 //   import { buildIfStale } from './build-if-stale.mjs'   (scripts/start.mjs: the
 //                                            check and the service in one process)
+//   import { distIsCurrent } from './build-if-stale.mjs'  (test/helpers/entry.ts:
+//                                            run the built entry, not the source)
 //
 // "Stale" is make's rule: some input was modified after the last successful
 // build began. The inputs are src/, scripts/, bench/, web/ (the page's
@@ -91,6 +93,11 @@ function build() {
   for (const file of Object.values(manifest.bin)) chmodSync(join(ROOT, file), 0o755);
   writeFileSync(STAMP, `built from the sources as of ${began.toISOString()}\n`);
   utimesSync(STAMP, began, began);
+}
+
+/** Whether dist/ was built from the sources as they are (the tests' children then run it). */
+export function distIsCurrent() {
+  return staleness() === null;
 }
 
 /**
