@@ -6,8 +6,11 @@
 //
 //   node scripts/build-if-stale.mjs          build when stale (bench, mcp, ...)
 //   node scripts/build-if-stale.mjs --force  build regardless (`npm run build`, `prepare`)
+//   ... --no-check                           emit without checking types (`prepare`, below)
 //   import { buildIfStale } from './build-if-stale.mjs'   (scripts/start.mjs: the
 //                                            check and the service in one process)
+//   import { distIsCurrent } from './build-if-stale.mjs'  (test/helpers/entry.ts:
+//                                            run the built entry, not the source)
 //
 // "Stale" is make's rule: some input was modified after the last successful
 // build began. The inputs are src/, scripts/, bench/, web/ (the page's
@@ -17,6 +20,13 @@
 // dated when the build began, so a file saved during a build is newer than the
 // stamp and the next run builds again. A file put in place with an older date
 // (cp -p, tar, rsync -a) is not noticed: run `npm run build` after such a copy.
+//
+// `prepare` (npm ci, npm install, the image's build stage) emits without
+// checking types (tsc --noCheck: the same files, in ~10 s of CPU instead of
+// ~24 s): what it installs was checked where it was written, and CI's
+// `npm test` checks it again (`npm run typecheck`: src, scripts, bench and
+// test). `npm run build` and the builds of stale sources (npm start, the
+// scripts) still check, so an edit's type error stops them.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -77,9 +87,11 @@ function runStep(args) {
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
-function build() {
+/** @param {boolean} check */
+function build(check) {
   const began = new Date();
-  runStep([createRequire(import.meta.url).resolve('typescript/bin/tsc'), ...BUILD_ARGS]);
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  runStep([tsc, ...BUILD_ARGS, ...(check ? [] : ['--noCheck'])]);
   // the service's bundle (dist/bundle/, what `npm start` runs): scripts/bundle.ts, built just now
   runStep([join(ROOT, 'dist', 'scripts', 'bundle.js')]);
   // malloc_trim for the idle release (src/native/malloc-trim.c)
@@ -93,18 +105,27 @@ function build() {
   utimesSync(STAMP, began, began);
 }
 
+/** Whether dist/ was built from the sources as they are (the tests' children then run it). */
+export function distIsCurrent() {
+  return staleness() === null;
+}
+
 /**
- * Builds dist/ when it is older than its inputs (or always, with force).
- * @param {{ force?: boolean }} [options]
+ * Builds dist/ when it is older than its inputs (or always, with force);
+ * check: false emits without checking types.
+ * @param {{ force?: boolean, check?: boolean }} [options]
  */
-export function buildIfStale({ force = false } = {}) {
+export function buildIfStale({ force = false, check = true } = {}) {
   const reason = force ? null : staleness();
   if (force || reason !== null) {
     if (reason !== null) process.stderr.write(`dist/ is out of date (${reason}): building\n`);
-    build();
+    build(check);
   }
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  buildIfStale({ force: process.argv.includes('--force') });
+  buildIfStale({
+    force: process.argv.includes('--force'),
+    check: !process.argv.includes('--no-check'),
+  });
 }

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PROJECT_ROOT } from '../../src/project-root.js';
 import { getOnce } from '../helpers/http-get.js';
 import { freePort } from '../helpers/ports.js';
+import { entryArgs } from '../helpers/entry.js';
 
 const LIMIT = 60;
 /** how long a worker holds a share of a client's allowance before giving back what it did not use */
@@ -58,7 +59,7 @@ describe('WORKERS=2 (cluster, rate limit counted by the primary)', () => {
     });
     // detached: the child leads its own process group, so the workers can be
     // found (and killed) as a group
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    child = spawn(process.execPath, entryArgs('src/main.ts'), {
       cwd: PROJECT_ROOT,
       env,
       detached: true,
@@ -67,7 +68,7 @@ describe('WORKERS=2 (cluster, rate limit counted by the primary)', () => {
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => (stderr += chunk));
     exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-    // two workers each load the data (and tsx compiles the sources): slow under a busy suite
+    // two workers each load the data (and, unbuilt, tsx compiles the sources): slow under a busy suite
     const deadline = Date.now() + 30_000;
     for (;;) {
       assert.equal(child.exitCode, null, `the service exited early: ${stderr}`);

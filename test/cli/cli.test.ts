@@ -1,5 +1,5 @@
 // The `ipintel` command as a user runs it: the package.json bin's entry in a
-// child process (its TypeScript source, through tsx), with the network
+// child process (built, or its TypeScript source through tsx: entry.ts), with the network
 // lookups pointed at the loopback DNS/RDAP/whois servers through the same
 // environment variables as the service. Its answers are compared with the
 // HTTP API's for the same input, and its exit codes are checked.
@@ -13,6 +13,7 @@ import { dataOf, get, startService, type TestService } from '../helpers/service.
 import { seededRandom } from '../helpers/seeded-random.js';
 import { getOnce } from '../helpers/http-get.js';
 import { spawnService } from '../helpers/spawned-service.js';
+import { entryArgs } from '../helpers/entry.js';
 import { until } from '../helpers/wait.js';
 import { startUpstreams, type Upstreams } from '../mcp/setup.js';
 import { SERVICE_FLAGS } from '../../src/cli/service-flags.js';
@@ -29,7 +30,7 @@ interface Run {
 
 function ipintel(args: string[], options: { env?: Record<string, string>; input?: string } = {}) {
   return new Promise<Run>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, ...args], {
+    const child = spawn(process.execPath, [...entryArgs(ENTRY), ...args], {
       env: { ...process.env, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

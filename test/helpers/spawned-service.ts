@@ -1,6 +1,7 @@
 // The real service (src/main.ts) in a child process on a free loopback port,
 // for tests of what only a whole process shows: start-up, signals, its log.
 import { spawn } from 'node:child_process';
+import { entryArgs } from './entry.js';
 import { getOnce } from './http-get.js';
 import { freePort } from './ports.js';
 import { until } from './wait.js';
@@ -20,16 +21,22 @@ export interface SpawnedService {
 
 /**
  * Starts the service with `env` added and waits for /healthz (30 s at most);
- * `command` is what node runs (src/main.ts, or the CLI's `serve`), through
- * tsx unless `tsx` is false (built JavaScript, such as the service's bundle).
+ * `command` is what node runs (src/main.ts, or the CLI's `serve`, node flags
+ * before it): its source file (the first .ts) run as entryArgs runs it, or
+ * with `asIs` the command as it is (built JavaScript, such as the bundle).
  */
 export async function spawnService(
   env: Record<string, string>,
   command: string[] = ['src/main.ts'],
-  { tsx = true }: { tsx?: boolean } = {},
+  { asIs = false }: { asIs?: boolean } = {},
 ): Promise<SpawnedService> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...(tsx ? ['--import', 'tsx'] : []), ...command], {
+  const source = asIs ? -1 : command.findIndex((arg) => arg.endsWith('.ts'));
+  const args =
+    source === -1
+      ? command
+      : [...command.slice(0, source), ...entryArgs(command[source]!), ...command.slice(source + 1)];
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'ignore'],
   });
@@ -71,7 +78,7 @@ export async function spawnService(
 export async function startupFailure(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, entryArgs('src/main.ts'), {
     env: { ...process.env, PORT: String(await freePort()), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

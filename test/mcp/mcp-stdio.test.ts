@@ -12,9 +12,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { VERSION } from '../../src/composition.js';
 import { serve, startUpstreams, toolConformance, type Running, type Upstreams } from './setup.js';
+import { entryArgs } from '../helpers/entry.js';
 
 const ENTRY = fileURLToPath(new URL('../../scripts/mcp-stdio.ts', import.meta.url));
-const ARGS = ['--import', 'tsx', ENTRY];
+const ARGS = entryArgs(ENTRY);
 
 let upstreams: Upstreams;
 let service: Running;

@@ -38,7 +38,7 @@ let source: TestService;
 
 before(async () => {
   metafile = await bundleService(outdir);
-  bundled = await spawnService({ LOG_LEVEL: 'warn' }, [join(outdir, 'main.js')], { tsx: false });
+  bundled = await spawnService({ LOG_LEVEL: 'warn' }, [join(outdir, 'main.js')], { asIs: true });
   source = await startService();
 });
 
@@ -156,7 +156,7 @@ describe('the service bundle', () => {
     const withRedis = await spawnService(
       { LOG_LEVEL: 'warn', REDIS_URL: redis.url },
       [join(outdir, 'main.js')],
-      { tsx: false },
+      { asIs: true },
     );
     t.after(() => withRedis.kill());
     await until(

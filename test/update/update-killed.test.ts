@@ -23,6 +23,7 @@ import {
 import { getOnce } from '../helpers/http-get.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 import { spawnService, type SpawnedService } from '../helpers/spawned-service.js';
+import { entryArgs } from '../helpers/entry.js';
 
 const KILLS = 10;
 /** a Tor bulk exit list long enough for the feed's minimum */
@@ -59,7 +60,7 @@ function updateData(
   killAfterMs?: number,
 ): Promise<{ code: number | null; signal: string | null; out: string; ms: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/update-data.ts'], {
+  const child = spawn(process.execPath, entryArgs('scripts/update-data.ts'), {
     env: { ...process.env, ...updateEnv() },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

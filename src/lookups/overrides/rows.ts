@@ -41,10 +41,20 @@ const TEXT_LIMIT = 200;
  * region names cost ~10-20 ms of every start-up otherwise, files or not
  */
 let regions: Intl.DisplayNames | null = null;
+/**
+ * ICU's answer per code (two capitals: 676 at most). A geofeed asks once per
+ * row, and DisplayNames.of costs ~5 µs: 2.5 s of CPU for a 500,000-row feed.
+ */
+const regionAnswers = new Map<string, boolean>();
 
 function isRegion(code: string): boolean {
-  regions ??= new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
-  return regions.of(code) !== undefined;
+  let answer = regionAnswers.get(code);
+  if (answer === undefined) {
+    regions ??= new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+    answer = regions.of(code) !== undefined;
+    regionAnswers.set(code, answer);
+  }
+  return answer;
 }
 /** codes ICU names that are not countries of ISO 3166-1 (a union, a macro-region, "unknown") */
 const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'QO', 'ZZ']);
