@@ -1,9 +1,9 @@
-// The real service (src/main.ts) in a child process on a free loopback port,
+// The real service (src/main.ts) in a child process on a loopback port of its own,
 // for tests of what only a whole process shows: start-up, signals, its log.
 import { spawn } from 'node:child_process';
 import { entryArgs } from './entry.js';
 import { getOnce } from './http-get.js';
-import { freePort } from './ports.js';
+import { freePort, listeningPorts } from './ports.js';
 import { until } from './wait.js';
 
 export interface SpawnedService {
@@ -30,22 +30,29 @@ export async function spawnService(
   command: string[] = ['src/main.ts'],
   { asIs = false }: { asIs?: boolean } = {},
 ): Promise<SpawnedService> {
-  const port = await freePort();
   const source = asIs ? -1 : command.findIndex((arg) => arg.endsWith('.ts'));
   const args =
     source === -1
       ? command
       : [...command.slice(0, source), ...entryArgs(command[source]!), ...command.slice(source + 1)];
+  // PORT=0 unless the test names one: the service's own port is read from
+  // where it listens (a port picked beforehand could be taken meanwhile by
+  // another file's child, whose /healthz would answer in this one's place)
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'ignore'],
   });
+  const named = env['PORT'] === undefined ? null : Number(env['PORT']);
+  const metricsPort = env['METRICS_PORT'] === undefined ? null : Number(env['METRICS_PORT']);
+  let port = named ?? 0;
   let out = '';
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk: string) => (out += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const service: SpawnedService = {
-    port,
+    get port() {
+      return port;
+    },
     pid: child.pid ?? 0,
     stdout: () => out,
     logLines: <T>() =>
@@ -62,6 +69,11 @@ export async function spawnService(
     await until(
       async () => {
         if (child.exitCode !== null) throw new Error(`the service exited: ${out}`);
+        if (port === 0) {
+          // the child's own listening socket (the operator port, METRICS_PORT, is not it)
+          port = listeningPorts(child.pid ?? 0).find((p) => p !== metricsPort) ?? 0;
+          if (port === 0) return false;
+        }
         return (await getOnce(port, '/healthz').catch(() => null))?.status === 200;
       },
       30_000,
