@@ -10,6 +10,7 @@ import type { VpnJson } from '../lookups/vpn/record-json.js';
 import type { VpnDetection } from '../lookups/vpn/detect.js';
 import type { OverrideIndex } from '../lookups/overrides/override-index.js';
 import { GrowableU32 } from '../data/range-table-builder.js';
+import { groupsOfWords } from './cidrs.js';
 import {
   bogonBoundaries,
   layoutBoundaries,
@@ -198,15 +199,7 @@ class WalkAddress {
       this.v4.value = w3;
       return this.v4;
     }
-    const g = this.groups;
-    g[0] = w0 >>> 16;
-    g[1] = w0 & 0xffff;
-    g[2] = w1 >>> 16;
-    g[3] = w1 & 0xffff;
-    g[4] = w2 >>> 16;
-    g[5] = w2 & 0xffff;
-    g[6] = w3 >>> 16;
-    g[7] = w3 & 0xffff;
+    groupsOfWords(this.groups, w0, w1, w2, w3);
     return this.v6;
   }
 }

@@ -58,16 +58,20 @@ export function v6RangeColumns(start: Words, end: Words): string {
 }
 
 export function v6Text(w: Words): string {
-  const g = groups;
-  g[0] = w[0]! >>> 16;
-  g[1] = w[0]! & 0xffff;
-  g[2] = w[1]! >>> 16;
-  g[3] = w[1]! & 0xffff;
-  g[4] = w[2]! >>> 16;
-  g[5] = w[2]! & 0xffff;
-  g[6] = w[3]! >>> 16;
-  g[7] = w[3]! & 0xffff;
-  return formatIpv6(g);
+  groupsOfWords(groups, w[0]!, w[1]!, w[2]!, w[3]!);
+  return formatIpv6(groups);
+}
+
+/** Writes the eight 16-bit groups of the address (w0 w1 w2 w3) into `out`. */
+export function groupsOfWords(out: number[], w0: number, w1: number, w2: number, w3: number): void {
+  out[0] = w0 >>> 16;
+  out[1] = w0 & 0xffff;
+  out[2] = w1 >>> 16;
+  out[3] = w1 & 0xffff;
+  out[4] = w2 >>> 16;
+  out[5] = w2 & 0xffff;
+  out[6] = w3 >>> 16;
+  out[7] = w3 & 0xffff;
 }
 
 /** out = a - b (a ≥ b). */
