@@ -232,6 +232,9 @@ export class RecordCollector {
 /** a coordinate that is not known (null) */
 export const NO_COORDINATE = -0x80000000;
 
+/** coordinates are kept as integers of this many units a degree (4 decimals: record-map.ts) */
+export const COORDINATE_SCALE = 10_000;
+
 export interface CompiledSet {
   manifest: Manifest;
   table: RangeTable;

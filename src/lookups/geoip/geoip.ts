@@ -7,7 +7,7 @@
 // compile time and copied from the tables' bytes, and the coordinates
 // written digit by digit — no record object, no string in between.
 import { Buffer } from 'node:buffer';
-import { NO_COORDINATE, type CompiledSet } from './compiled-set.js';
+import { COORDINATE_SCALE, NO_COORDINATE, type CompiledSet } from './compiled-set.js';
 import { NONE } from '../../data/range-table.js';
 import type { Ip } from '../../net/ip.js';
 import { writeAscii } from '../../data/byte-writer.js';
@@ -65,8 +65,8 @@ const RECORD_BOGON_TAIL = ',"bogon":true}';
 export function writeCoordinate(out: Buffer, at: number, scaled: number): number {
   if (scaled === NO_COORDINATE) return writeAscii(out, at, 'null');
   const magnitude = scaled < 0 ? -scaled : scaled;
-  const whole = Math.floor(magnitude / 10_000);
-  let fraction = magnitude - whole * 10_000;
+  const whole = Math.floor(magnitude / COORDINATE_SCALE);
+  let fraction = magnitude - whole * COORDINATE_SCALE;
   // JSON writes -0 as 0: the sign only when something non-zero follows
   if (scaled < 0 && (whole !== 0 || fraction !== 0)) out[at++] = 0x2d; // -
   if (whole >= 100) out[at++] = 0x30 + Math.floor(whole / 100);
@@ -141,8 +141,8 @@ export class GeoIpLookup {
     const latitude = locations.latitude(index);
     const longitude = locations.longitude(index);
     return {
-      latitude: latitude === NO_COORDINATE ? null : latitude / 10_000,
-      longitude: longitude === NO_COORDINATE ? null : longitude / 10_000,
+      latitude: latitude === NO_COORDINATE ? null : latitude / COORDINATE_SCALE,
+      longitude: longitude === NO_COORDINATE ? null : longitude / COORDINATE_SCALE,
     };
   }
 

@@ -6,7 +6,13 @@ import type { AsnRange } from '../asn-csv.js';
 import { locationJson, maxmindAsn, networkJson, placeJson, type Mapper } from '../record-map.js';
 import type { Ip } from '../../../net/ip.js';
 import { GrowableU32 } from '../../../data/range-table-builder.js';
-import { Locations, NO_COORDINATE, RecordCollector, type CompiledSet } from '../compiled-set.js';
+import {
+  COORDINATE_SCALE,
+  Locations,
+  NO_COORDINATE,
+  RecordCollector,
+  type CompiledSet,
+} from '../compiled-set.js';
 import { WHOLE } from '../../../data/table-file.js';
 import { walkMmdb } from './mmdb-walk.js';
 import { ALIAS, MAX_RECORDS, NONE, RangeTable } from '../../../data/range-table.js';
@@ -85,7 +91,7 @@ export class LocationSink implements RecordSink {
 
 /** A coordinate rounded to 4 decimals (record-map.ts) as an integer; exact, since |value| ≤ 180. */
 function scaled(value: number | null): number {
-  return value === null ? NO_COORDINATE >>> 0 : Math.round(value * 1e4) >>> 0;
+  return value === null ? NO_COORDINATE >>> 0 : Math.round(value * COORDINATE_SCALE) >>> 0;
 }
 
 /** Record indexes by data pointer, for one reader. */
