@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PROJECT_ROOT } from '../../src/project-root.js';
+import { listeningPorts } from '../helpers/ports.js';
 
 const IOREDIS = '/node_modules/ioredis/';
 const MCP_SDK = '/node_modules/@modelcontextprotocol/';
@@ -47,10 +48,10 @@ after(() => {
 
 /**
  * The service with the recorder registered after tsx (so it sees the resolved
- * .ts URLs). It listens on a port of its own choosing (PORT=0) and the test
- * reads it from the child's "ipintel listening" log line: a port picked
- * beforehand could be taken meanwhile by another file's child, whose /healthz
- * would then answer for a service that has not loaded anything yet.
+ * .ts URLs), on a port of its own choosing (PORT=0), found where the child
+ * listens (listeningPorts): a port picked beforehand could be taken meanwhile
+ * by another file's child, whose /healthz would then answer for a service
+ * that has not loaded anything yet.
  */
 async function startRecorded(name: string, env: Record<string, string>): Promise<Child> {
   const file = join(dir, `${name}.txt`);
@@ -63,50 +64,34 @@ register(${JSON.stringify(dataUrl(RECORDER))}, import.meta.url, { data: { file: 
     PORT: '0',
     HOST: '127.0.0.1',
     WORKERS: '1',
-    LOG_LEVEL: 'info',
+    LOG_LEVEL: 'silent',
     FEED_UPDATE_INTERVAL_HOURS: '0',
     ...env,
   });
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', '--import', dataUrl(register), 'src/main.ts'],
-    { cwd: PROJECT_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: PROJECT_ROOT, env: childEnv, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   children.push(child);
-  let stdout = '';
   let stderr = '';
-  child.stdout?.setEncoding('utf8');
-  child.stdout?.on('data', (chunk: string) => (stdout += chunk));
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (chunk: string) => (stderr += chunk));
   // tsx compiles the sources and the data loads: slow under a busy suite
   const deadline = Date.now() + 30_000;
-  let port: number | null = null;
   for (;;) {
     assert.equal(child.exitCode, null, `the service exited early: ${stderr}`);
-    port ??= listeningPort(stdout);
+    const port = listeningPorts(child.pid ?? 0)[0];
     const up =
-      port !== null &&
+      port !== undefined &&
       (await fetch(`http://127.0.0.1:${port}/healthz`).then(
         (r) => r.ok,
         () => false,
       ));
-    if (up && port !== null) return { port, resolved: () => recorded(file) };
+    if (up) return { port, resolved: () => recorded(file) };
     assert.ok(Date.now() < deadline, `/healthz never answered: ${stderr}`);
     await sleep(100);
   }
-}
-
-/** The port of the child's "ipintel listening" log line, once it is written. */
-function listeningPort(stdout: string): number | null {
-  // only whole lines: the last one may still be being written
-  for (const line of stdout.split('\n').slice(0, -1)) {
-    if (!line.startsWith('{')) continue;
-    const entry = JSON.parse(line) as { msg?: string; address?: { port?: number } };
-    if (entry.msg === 'ipintel listening' && typeof entry.address?.port === 'number')
-      return entry.address.port;
-  }
-  return null;
 }
 
 function recorded(file: string): string[] {
