@@ -241,7 +241,7 @@ export class MmdbDataWriter {
   }
 
   private pointerBytes(offset: number): number {
-    return offset < 2048 ? 2 : offset < 526_336 ? 3 : offset < 134_744_064 ? 4 : 5;
+    return offset < POINTER_2 ? 2 : offset < POINTER_3 ? 3 : offset < POINTER_4 ? 4 : 5;
   }
 
   private pointer(offset: number): void {
@@ -296,18 +296,23 @@ export interface MapTemplate {
   readonly varying: string;
 }
 
+/** the offsets a 2-, 3- and 4-byte pointer reach (each larger form biased by the one before) */
+const POINTER_2 = 2048;
+const POINTER_3 = POINTER_2 + (1 << 19);
+const POINTER_4 = POINTER_3 + 2 ** 27;
+
 /** "Pointer - 1" at `at`: SS selects 11, 19, 27 or 32 bits; the larger forms are biased. */
 function writePointer(b: Buffer, at: number, offset: number): number {
-  if (offset < 2048) {
+  if (offset < POINTER_2) {
     b[at++] = (POINTER << 5) | (offset >>> 8);
     b[at++] = offset & 0xff;
-  } else if (offset < 526_336) {
-    const v = offset - 2048;
+  } else if (offset < POINTER_3) {
+    const v = offset - POINTER_2;
     b[at++] = (POINTER << 5) | (1 << 3) | (v >>> 16);
     b[at++] = (v >>> 8) & 0xff;
     b[at++] = v & 0xff;
-  } else if (offset < 134_744_064) {
-    const v = offset - 526_336;
+  } else if (offset < POINTER_4) {
+    const v = offset - POINTER_3;
     b[at++] = (POINTER << 5) | (2 << 3) | (v >>> 24);
     b[at++] = (v >>> 16) & 0xff;
     b[at++] = (v >>> 8) & 0xff;
