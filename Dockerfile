@@ -86,4 +86,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz',{signal:AbortSignal.timeout(3000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # node is PID 1 and handles SIGTERM itself (stop accepting, drain, exit 0);
 # early-stop.js makes a SIGTERM during start-up exit 0 at once
-CMD ["node", "--import", "/app/dist/src/early-stop.js", "--max-semi-space-size=4", "dist/bundle/main.js"]
+CMD ["node", "--import", "/app/dist/src/kit/early-stop.js", "--max-semi-space-size=4", "dist/bundle/main.js"]

@@ -4,7 +4,7 @@
 // NodeSource's packages and the official images have them). Nothing is
 // downloaded (node-gyp would fetch headers from nodejs.org). Without a
 // compiler or the headers the service runs without it: memory freed after a
-// load then stays with the process (src/idle-memory.ts says so in its log).
+// load then stays with the process (src/observe/idle-memory.ts says so in its log).
 // Plain JavaScript with no dependencies, like scripts/build-if-stale.mjs.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';

@@ -19,7 +19,7 @@ import { build, type Metafile, type Plugin } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { PROJECT_ROOT as ROOT } from '../src/project-root.js';
+import { PROJECT_ROOT as ROOT } from '../src/kit/project-root.js';
 
 export const BUNDLE_DIR = join(ROOT, 'dist', 'bundle');
 

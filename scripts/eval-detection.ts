@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
-import { PROJECT_ROOT } from '../src/project-root.js';
+import { PROJECT_ROOT } from '../src/kit/project-root.js';
 import { loadEmbedded } from '../src/lookups/geoip/compile/compile-sources.js';
 import { createGeoIpLookup } from '../src/lookups/geoip/geoip.js';
 import {

@@ -4,7 +4,7 @@
 // loaded, and the false-positive rates on residential and cloud addresses.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PROJECT_ROOT } from '../src/project-root.js';
+import { PROJECT_ROOT } from '../src/kit/project-root.js';
 import type { Ip } from '../src/net/ip.js';
 import type { VpnDetection } from '../src/lookups/vpn/detect.js';
 import {

@@ -12,7 +12,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { CacheResult, LookupCache } from './cache/lookup-cache.js';
 import type { Config } from './config.js';
-import { AppError, toErrorResponse } from './errors.js';
+import { AppError, toErrorResponse } from './kit/errors.js';
 import type { AccessLog } from './http/access-log.js';
 import { refuse, type AccessControl } from './http/access-control.js';
 import { redactKey } from './http/credentials.js';
@@ -40,8 +40,8 @@ import {
 } from './http/route.js';
 import { Router, type Match } from './http/router.js';
 import { checkInput } from './http/validate.js';
-import { after, type MaybePromise } from './maybe-promise.js';
-import type { Metrics } from './metrics.js';
+import { after, type MaybePromise } from './kit/maybe-promise.js';
+import type { Metrics } from './observe/metrics.js';
 import type { Ip } from './net/ip.js';
 import type { RateLimitHit, RateLimitStore } from './ratelimit/rate-limit-store.js';
 

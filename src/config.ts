@@ -17,8 +17,8 @@ import { operatorGeofeeds } from './lookups/geofeed/geofeed-feeds.js';
 import { DEFAULT_VPN_RANGE_RULE, type VpnRangeRule } from './lookups/vpn/index/vpn-ranges.js';
 import type { FeedSpec } from './lookups/vpn/feeds/feed-updater.js';
 import { dataUpdateFromEnv, type DataUpdateConfig } from './lookups/geoip/update/update-config.js';
-import { PROJECT_ROOT } from './project-root.js';
-import { EXPORT_PARTS, type ExportPart } from './export-files.js';
+import { PROJECT_ROOT } from './kit/project-root.js';
+import { EXPORT_PARTS, type ExportPart } from './kit/export-files.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 

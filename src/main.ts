@@ -1,15 +1,15 @@
 // The process's entry: the only module that reads the environment, listens,
 // and handles signals. main() starts one serving process or a cluster of
 // them; serve() starts one and wires its stop. What it starts is composed in
-// src/composition.ts; the reloads (src/reloader.ts, src/auth/api-keys-reload.ts),
-// the warm-up (src/warm-up.ts), the stop (src/shutdown.ts) and the update
+// src/composition.ts; the reloads (src/life/reloader.ts, src/auth/api-keys-reload.ts),
+// the warm-up (src/life/warm-up.ts), the stop (src/life/shutdown.ts) and the update
 // schedule (src/update/schedule.ts) are modules of their own.
 import { performance } from 'node:perf_hooks';
 import cluster from 'node:cluster';
 import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildMetricsApp, buildService, loadServiceData, type ServiceData } from './composition.js';
-import { DataReloader } from './reloader.js';
+import { DataReloader } from './life/reloader.js';
 import { childBuild, ExportKeeper, exportDataVersion } from './export/export-keeper.js';
 import { ApiKeySource } from './auth/api-key-source.js';
 import { ApiKeysFileError } from './auth/api-keys.js';
@@ -19,14 +19,14 @@ import { IpcLeaseAuthority } from './ratelimit/ipc-lease-authority.js';
 import { LeasedRateLimitStore } from './ratelimit/leased-rate-limit-store.js';
 import { RedisLeaseAuthority } from './ratelimit/redis-lease-authority.js';
 import { RedisCacheStore } from './cache/redis-cache-store.js';
-import { runCluster, signalWorkers } from './cluster.js';
+import { runCluster, signalWorkers } from './life/cluster.js';
 import { openRedisLink, type RedisState } from './redis/redis-link.js';
 import { BatchedAccessLog, silentAccessLog, type AccessLog } from './http/access-log.js';
 import { DataError } from './lookups/geoip/load.js';
-import { clusterMetrics } from './cluster-metrics.js';
-import { createMetrics, type Metrics } from './metrics.js';
-import { warmUp } from './warm-up.js';
-import { GracefulShutdown } from './shutdown.js';
+import { clusterMetrics } from './observe/cluster-metrics.js';
+import { createMetrics, type Metrics } from './observe/metrics.js';
+import { warmUp } from './life/warm-up.js';
+import { GracefulShutdown } from './life/shutdown.js';
 import { scheduleUpdates } from './update/schedule.js';
 import { ApiKeysReloader } from './auth/api-keys-reload.js';
 import { listenFailure, type ListenSettings } from './http/listen-failure.js';

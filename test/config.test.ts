@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, DEFAULT_DNSBL_ZONES, loadConfig } from '../src/config.js';
-import { PROJECT_ROOT } from '../src/project-root.js';
+import { PROJECT_ROOT } from '../src/kit/project-root.js';
 
 describe('loadConfig defaults', () => {
   it('an empty environment is a working configuration', () => {

@@ -9,7 +9,7 @@ import {
   idleStep,
   type IdleSample,
   type IdleState,
-} from '../src/idle-memory.js';
+} from '../src/observe/idle-memory.js';
 
 const MB = 1024 * 1024;
 const QUIET = 0.01;

@@ -1,4 +1,4 @@
-// The malloc_trim addon (src/native/malloc-trim.c, loaded by src/native-heap.ts):
+// The malloc_trim addon (src/native/malloc-trim.c, loaded by src/observe/native-heap.ts):
 // memory the main thread's malloc heap kept after a burst of 64 KiB buffers
 // (what socket reads of request bodies allocate) is given back by trim() and
 // stays with the process without it. Run in a child process with the
@@ -8,8 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { loadNativeHeapTrim, NATIVE_HEAP_ADDON } from '../src/native-heap.js';
-import { PROJECT_ROOT } from '../src/project-root.js';
+import { loadNativeHeapTrim, NATIVE_HEAP_ADDON } from '../src/observe/native-heap.js';
+import { PROJECT_ROOT } from '../src/kit/project-root.js';
 
 const START_TUNABLES = /GLIBC_TUNABLES=(\S+)/.exec(
   (JSON.parse(

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
-import { FastCounter, FastHistogram } from '../src/request-stats.js';
+import { FastCounter, FastHistogram } from '../src/observe/request-stats.js';
 
 describe('request stats', () => {
   it('a counter keeps one series per label set', async () => {

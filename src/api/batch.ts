@@ -10,7 +10,7 @@ import { Buffer } from 'node:buffer';
 import { checkIp } from './params.js';
 import { writeAscii } from '../data/byte-writer.js';
 import { OutputBuffer } from '../data/output-buffer.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../kit/errors.js';
 import type { Ip } from '../net/ip.js';
 
 export interface BatchLookups {

@@ -3,7 +3,7 @@
 // which OpenAPI 3.1 uses as is).
 import { z } from 'zod';
 import { envelope, errorBodySchema } from './schemas.js';
-import { ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { ERROR_STATUS, type ErrorCode } from '../kit/errors.js';
 import type { AnyRoute } from '../http/route.js';
 
 type JsonObject = Record<string, unknown>;

@@ -2,7 +2,7 @@
 // and describe them in the OpenAPI document (src/http/openapi.ts). A failed
 // check carries the error code (docs/api.md, "Errors") in the params.
 import { z } from 'zod';
-import { AppError, type ErrorCode } from '../errors.js';
+import { AppError, type ErrorCode } from '../kit/errors.js';
 import { withPlainParser } from '../http/validate.js';
 import { parseIp, type Ip } from '../net/ip.js';
 

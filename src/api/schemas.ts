@@ -3,7 +3,7 @@
 // checked against them at compile time (test/api/schemas.test.ts), and the
 // tests validate live responses with them.
 import { z } from 'zod';
-import { ERROR_STATUS } from '../errors.js';
+import { ERROR_STATUS } from '../kit/errors.js';
 
 const nullableString = (description: string) => z.string().nullable().meta({ description });
 

@@ -4,7 +4,7 @@
 // memory store and the embedded-data lookups): on the GeoIP hot path every
 // `await` is a microtask and a promise the request pays for.
 import type { CacheStore, CachedValue, Envelope } from './cache-store.js';
-import { after, type MaybePromise } from '../maybe-promise.js';
+import { after, type MaybePromise } from '../kit/maybe-promise.js';
 
 export interface CacheResult {
   value: string;

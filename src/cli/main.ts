@@ -16,7 +16,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCli } from './run.js';
 import { SERVICE_FLAGS } from './service-flags.js';
-import { EXPORT_FLAGS } from '../export-files.js';
+import { EXPORT_FLAGS } from '../kit/export-files.js';
 
 /**
  * A program as a child process with its own node flags (the others of this

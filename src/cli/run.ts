@@ -7,7 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from '../config.js';
-import { AppError, type ErrorCode } from '../errors.js';
+import { AppError, type ErrorCode } from '../kit/errors.js';
 import {
   ENRICH_HELP,
   EXPORT_HELP,
@@ -16,7 +16,7 @@ import {
   SERVE_HELP,
   UPDATE_HELP,
 } from './help.js';
-import type { ExportPart } from '../export-files.js';
+import type { ExportPart } from '../kit/export-files.js';
 import { handlersFor, LOOKUP_COMMANDS, runHandler, type LookupCommand } from './lookups.js';
 
 export interface CliIo {
@@ -174,7 +174,7 @@ async function exportFiles(args: string[], io: CliIo): Promise<CliOutcome> {
   if (typeof out !== 'string' || out === '') throw new UsageError('export needs --out DIR');
   const [{ exportData }, { EXPORT_PARTS }] = await Promise.all([
     import('../export/run-export.js'),
-    import('../export-files.js'),
+    import('../kit/export-files.js'),
   ]);
   const only = values['only'];
   const parts = typeof only === 'string' ? only.split(',') : EXPORT_PARTS;

@@ -7,7 +7,7 @@
 import { Buffer } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import { writeFileAtomicSync } from '../atomic-file.js';
+import { writeFileAtomicSync } from '../kit/atomic-file.js';
 
 const MAGIC = 'IPINTEL-TABLES\n';
 export const TABLE_FORMAT = 1;

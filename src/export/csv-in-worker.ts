@@ -7,7 +7,7 @@
 // first time a chunk names them. The CSV is written only there: there is one
 // way it is made.
 import type { Worker } from 'node:worker_threads';
-import { startSiblingWorker } from '../worker-thread.js';
+import { startSiblingWorker } from '../kit/worker-thread.js';
 import { OP_ADD_V4, OP_ADD_V6, OP_END, OP_GAP, OP_WORDS } from './csv-rows.js';
 
 /** A part of answers as the main thread holds it: its MMDB offset, CSV text and worker id. */

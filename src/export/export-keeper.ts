@@ -10,10 +10,10 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { clearAbandoned } from '../atomic-file.js';
-import { PROJECT_ROOT } from '../project-root.js';
+import { clearAbandoned } from '../kit/atomic-file.js';
+import { PROJECT_ROOT } from '../kit/project-root.js';
 import { dataVersion, type ProvenanceSources } from '../lookups/provenance.js';
-import { EXPORT_FLAGS, type ExportBuildCounts, type ExportPart } from '../export-files.js';
+import { EXPORT_FLAGS, type ExportBuildCounts, type ExportPart } from '../kit/export-files.js';
 
 /** What the keeper has done, for /metrics (read at scrape time). */
 

@@ -18,7 +18,7 @@ import {
   PART_FILES,
   readManifest,
   type ExportPart,
-} from '../export-files.js';
+} from '../kit/export-files.js';
 import { writeExport, type ExportResult } from './write-export.js';
 
 export async function exportData(

@@ -4,7 +4,7 @@
 // written under a temporary name unique to this run and renamed into place,
 // so a reader (nginx, a fleet's curl, the service serving them) sees the old
 // file or the new one, never half of one.
-import { partialName } from '../atomic-file.js';
+import { partialName } from '../kit/atomic-file.js';
 import { closeSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Buffer } from 'node:buffer';
@@ -14,7 +14,12 @@ import { CsvInWorker } from './csv-in-worker.js';
 import { HashedOutput } from './hashed-output.js';
 import { buildTree, mmdbFileParts } from './mmdb-tree.js';
 import { CSV_HEADER } from './records.js';
-import { EXPORT_FILES, EXPORT_PARTS, type ExportPart, type WrittenFile } from '../export-files.js';
+import {
+  EXPORT_FILES,
+  EXPORT_PARTS,
+  type ExportPart,
+  type WrittenFile,
+} from '../kit/export-files.js';
 
 /** The names readers check (geoip2's city()/asn()/anonymous_ip(), Go's geoip2 and others). */
 const DATABASE_TYPES = {
@@ -53,7 +58,7 @@ class AtomicFile {
     private readonly dir: string,
     private readonly name: string,
   ) {
-    // a name clearAbandoned recognises when the writer was killed (src/atomic-file.ts)
+    // a name clearAbandoned recognises when the writer was killed (src/kit/atomic-file.ts)
     this.temp = partialName(join(dir, name));
     this.fd = openSync(this.temp, 'wx', 0o644);
     this.out = new HashedOutput(this.fd);

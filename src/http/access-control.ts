@@ -8,7 +8,7 @@
 import { Buffer } from 'node:buffer';
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyTable } from '../auth/api-keys.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../kit/errors.js';
 import { bearerToken, queryKey } from './credentials.js';
 import type { Exchange } from './exchange.js';
 

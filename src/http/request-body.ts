@@ -2,7 +2,7 @@
 // for a body over 1 MiB and 415 for anything but JSON.
 import { Buffer } from 'node:buffer';
 import { IncomingMessage } from 'node:http';
-import { AppError } from '../errors.js';
+import { AppError } from '../kit/errors.js';
 import type { Exchange } from './exchange.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -5,7 +5,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { Buffer } from 'node:buffer';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
-import type { ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../kit/errors.js';
 import type { Ip } from '../net/ip.js';
 
 export interface RequestContext {

@@ -1,7 +1,7 @@
 // Runs a route's parameter schema and turns the first failure into the
 // error of docs/api.md ("Errors") it names.
 import type { z } from 'zod';
-import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { AppError, ERROR_STATUS, type ErrorCode } from '../kit/errors.js';
 import type { AnyHandler, RequestContext, RouteInput } from './route.js';
 
 /**

@@ -1,4 +1,4 @@
-// prom-client, loaded at the first scrape or a second after start (src/metrics.ts).
+// prom-client, loaded at the first scrape or a second after start (src/observe/metrics.ts).
 //
 // The CommonJS packages the service loads when first needed are imported
 // through a module of src/later/ that names what it takes: a static named

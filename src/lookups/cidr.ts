@@ -4,7 +4,7 @@
 //  - /31 and /32 follow RFC 3021: every address is usable.
 // IPv6 ranges (no broadcast, counts that outgrow a JSON number) are computed
 // by ./cidr-v6.ts, whose header gives their conventions.
-import { AppError } from '../errors.js';
+import { AppError } from '../kit/errors.js';
 import { formatIpv4, parseIpv4, parseIpv6Groups } from '../net/ip.js';
 import { ipv4Mask } from '../net/cidr-match.js';
 import { calculateCidr6, type Cidr6Record } from './cidr-v6.js';

@@ -17,7 +17,7 @@ import {
   whoisRecordSchema,
 } from '../api/lookup-schemas.js';
 import { cidrRecordSchema, geoIpRecordSchema } from '../api/schemas.js';
-import { toErrorResponse } from '../errors.js';
+import { toErrorResponse } from '../kit/errors.js';
 import { RECORD_TYPES } from '../lookups/dns/record-type.js';
 import type { RawInput } from '../app.js';
 import type { RequestContext } from '../http/route.js';

@@ -1,5 +1,5 @@
 /*
- * malloc_trim(0) for the idle release (src/idle-memory.ts). Why: the main
+ * malloc_trim(0) for the idle release (src/observe/idle-memory.ts). Why: the main
  * thread's malloc heap cannot grow by brk in Node (V8 maps its code pages right
  * above it), so glibc grows it by mmapped segments, and free() never hands
  * those back, nor does the heap's top trimming. Under a load of request bodies

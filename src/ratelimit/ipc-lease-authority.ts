@@ -12,7 +12,7 @@
 import type { Worker } from 'node:cluster';
 import type { LeaseAsk, LeaseAuthority, LeaseGrant } from './lease.js';
 import { LeaseHolds } from './lease-holds.js';
-import { timeoutAfterIo } from '../timeout-after-io.js';
+import { timeoutAfterIo } from '../kit/timeout-after-io.js';
 import type { MemoryRateLimitStore } from './memory-rate-limit-store.js';
 
 const REQUEST = 'ipintel:lease';

@@ -12,7 +12,7 @@
 // openRedisLink, so a deployment without REDIS_URL never pays for it (~0.1 s
 // of start-up); the type import below is erased at compile time.
 import type { Redis } from 'ioredis';
-import { timeoutAfterIo } from '../timeout-after-io.js';
+import { timeoutAfterIo } from '../kit/timeout-after-io.js';
 
 export type RedisState = 'up' | 'down';
 
@@ -85,7 +85,7 @@ export class RedisLink {
       autoResendUnfulfilledCommands: false,
       // No commandTimeout: `run` bounds every call itself, and ioredis's own
       // timer would fire after a stall of this process before the reply that
-      // came meanwhile is read (src/timeout-after-io.ts).
+      // came meanwhile is read (src/kit/timeout-after-io.ts).
       // A Redis that accepts commands but stops answering (stalled, paused) has
       // its connection dropped after a while, so calls fail fast instead of each
       // waiting out the timeout and piling up unanswered in the socket.

@@ -9,9 +9,9 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { AppError } from '../errors.js';
+import { AppError } from '../kit/errors.js';
 import { defineHandler, type RawBody, type RouteInput } from '../http/route.js';
-import { EXPORT_FILES, readManifest, type WrittenFile } from '../export-files.js';
+import { EXPORT_FILES, readManifest, type WrittenFile } from '../kit/export-files.js';
 
 /** The names served: the export's files and its manifest, nothing else. */
 const SERVED: ReadonlyMap<string, string> = new Map(

@@ -4,11 +4,11 @@
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { healthSchema, readinessSchema, serviceInfoSchema } from '../api/schemas.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../kit/errors.js';
 import { JSON_TYPE } from '../http/exchange.js';
 import { defineHandler } from '../http/route.js';
 import { dataDate, type DataSetInfo } from '../lookups/geoip/load.js';
-import type { Metrics } from '../metrics.js';
+import type { Metrics } from '../observe/metrics.js';
 import { overrideWarnings, type OverridesStatus } from '../lookups/overrides/overrides-holder.js';
 import type { GeofeedInfo } from '../lookups/geofeed/geofeed-index.js';
 

@@ -8,7 +8,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { envelope } from '../api/schemas.js';
 import type { RawInput } from '../app.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../kit/errors.js';
 import { JSON_TYPE } from '../http/exchange.js';
 import {
   defineHandler,
@@ -18,7 +18,7 @@ import {
   type RequestContext,
   type RouteInput,
 } from '../http/route.js';
-import { after } from '../maybe-promise.js';
+import { after } from '../kit/maybe-promise.js';
 import type { Attribution } from '../web/html.js';
 import { pageAssetUrls } from '../web/page-assets.js';
 import type { AssetSet } from '../web/assets.js';

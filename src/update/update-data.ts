@@ -9,7 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { clearAbandoned } from '../atomic-file.js';
+import { clearAbandoned } from '../kit/atomic-file.js';
 import type { Config } from '../config.js';
 import type { DataSetKind } from '../lookups/geoip/compiled-set.js';
 import { updateGeoData } from '../lookups/geoip/update/geo-updater.js';

@@ -6,7 +6,7 @@
 import { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../project-root.js';
+import { PROJECT_ROOT } from '../kit/project-root.js';
 import { buildAssetSet, type AssetSet } from './assets.js';
 import type { PageAssets } from './page-html.js';
 

@@ -3,7 +3,7 @@
 // an address, CIDR math of a range), each fetched through the same route
 // handlers as the API (App.call), so the page says what the API says.
 import type { RawInput } from '../app.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../kit/errors.js';
 import type { RequestContext } from '../http/route.js';
 import { bogonRangeOf } from '../net/special-purpose.js';
 import type { Attribution } from './html.js';

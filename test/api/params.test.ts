@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { ipParam, ipParams } from '../../src/api/params.js';
 import { cidrQuery } from '../../src/routes/cidr-routes.js';
-import { AppError } from '../../src/errors.js';
+import { AppError } from '../../src/kit/errors.js';
 import { validate } from '../../src/http/validate.js';
 
 /** the same schema without a twin: zod alone */

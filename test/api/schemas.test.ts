@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { z } from 'zod';
 import { cidrRecordSchema, errorBodySchema, geoIpRecordSchema } from '../../src/api/schemas.js';
-import { ERROR_STATUS } from '../../src/errors.js';
+import { ERROR_STATUS } from '../../src/kit/errors.js';
 import { calculateCidr, type Cidr6Record, type CidrRecord } from '../../src/lookups/cidr.js';
 import type { GeoIpRecord } from '../../src/lookups/geoip/geoip.js';
 

@@ -4,7 +4,7 @@
 // network routes share the lookup cache with HTTP.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { AppError } from '../../src/errors.js';
+import { AppError } from '../../src/kit/errors.js';
 import type { RequestContext } from '../../src/http/route.js';
 import { parseIp } from '../../src/net/ip.js';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.js';

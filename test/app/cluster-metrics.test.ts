@@ -1,13 +1,13 @@
-// /metrics under WORKERS (src/cluster-metrics.ts): the primary sums the
+// /metrics under WORKERS (src/observe/cluster-metrics.ts): the primary sums the
 // workers' metrics with prom-client's aggregation, and every wait is bounded.
 // The IPC channels are in-process emitters; the metrics are real registries.
 import assert from 'node:assert/strict';
 import type { Worker } from 'node:cluster';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
-import { clusterMetrics, serveClusterMetrics } from '../../src/cluster-metrics.js';
-import { AppError } from '../../src/errors.js';
-import { aggregateMetrics, createMetrics, type Metrics } from '../../src/metrics.js';
+import { clusterMetrics, serveClusterMetrics } from '../../src/observe/cluster-metrics.js';
+import { AppError } from '../../src/kit/errors.js';
+import { aggregateMetrics, createMetrics, type Metrics } from '../../src/observe/metrics.js';
 
 /** A primary and `count` workers (each answering, or silent), wired by emitters. */
 function cluster(count: number, silent: ReadonlySet<number> = new Set(), gatherMs = 200) {

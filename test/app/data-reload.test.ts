@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { vpnRecordSchema } from '../../src/api/lookup-schemas.js';
 import { reloadGeoData } from '../../src/composition.js';
-import { DataReloader } from '../../src/reloader.js';
+import { DataReloader } from '../../src/life/reloader.js';
 import { buildMmdb, cityRecord } from '../helpers/mmdb-writer.js';
 import { startFeedServer } from '../helpers/feed-server.js';
 import { asnCsv, flatCity, publishRelease, updateFromLoopback } from '../helpers/geo-release.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startDnsServer } from '../helpers/dns-server.js';
 import { get, startService } from '../helpers/service.js';
-import { createMetrics } from '../../src/metrics.js';
+import { createMetrics } from '../../src/observe/metrics.js';
 import type { FastPathServer } from '../../src/http/fast-path.js';
 
 function sample(text: string, series: string): number | null {

@@ -13,7 +13,7 @@ import {
   readinessSchema,
   serviceInfoSchema,
 } from '../../src/api/schemas.js';
-import { ERROR_STATUS } from '../../src/errors.js';
+import { ERROR_STATUS } from '../../src/kit/errors.js';
 import { SchemaValidator } from '../helpers/json-schema.js';
 import { get, startService, type TestService } from '../helpers/service.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PROJECT_ROOT } from '../../src/project-root.js';
+import { PROJECT_ROOT } from '../../src/kit/project-root.js';
 import { getOnce } from '../helpers/http-get.js';
 import { freePort } from '../helpers/ports.js';
 import { entryArgs } from '../helpers/entry.js';

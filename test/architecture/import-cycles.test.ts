@@ -7,11 +7,11 @@
 // a lookup never learns about HTTP, the configuration or the composition
 // root. The checkers are held to a small tree with known faults.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { PROJECT_ROOT } from '../../src/project-root.js';
+import { PROJECT_ROOT } from '../../src/kit/project-root.js';
 import {
   importCycles,
   importGraph,
@@ -37,7 +37,7 @@ const graph = importGraph(join(PROJECT_ROOT, 'src'));
 describe('imports under src/', () => {
   it('form no circle', () => {
     assert.ok(graph.size > 100, `only ${graph.size} files read`);
-    assert.ok(graph.get('config.ts')?.some((edge) => edge.to === 'project-root.ts'));
+    assert.ok(graph.get('config.ts')?.some((edge) => edge.to === 'kit/project-root.ts'));
     assert.deepEqual(
       importCycles(graph).map((cycle) => cycle.join(' → ')),
       [],
@@ -51,25 +51,16 @@ describe('imports under src/', () => {
  * from another folder of its own layer, nor from outside src/.
  */
 const LAYERS = [
-  // generic helpers: no IP, HTTP or data-set knowledge
-  [
-    'errors',
-    'project-root',
-    'later',
-    'timeout-after-io',
-    'maybe-promise',
-    'atomic-file',
-    'early-stop',
-    'request-stats',
-    'idle-memory',
-    'export-files',
-    'worker-thread',
-  ],
-  // bytes, CSV, range tables and change stamps; addresses and networks; the Redis link;
-  // the malloc_trim addon
-  ['data', 'net', 'redis', 'native-heap'],
-  // stores and counters the service shares: cache, rate limits, metrics, API keys
-  ['cache', 'ratelimit', 'metrics', 'auth'],
+  // generic helpers (kit/: the error catalog, the project's root, the atomic
+  // file writer, timers, workers, the export's file names) and the packages
+  // loaded when first used (later/): no IP, HTTP or data-set knowledge
+  ['kit', 'later'],
+  // bytes, CSV, range tables and change stamps; addresses and networks; the Redis link
+  ['data', 'net', 'redis'],
+  // stores and counters the service shares: cache, rate limits, API keys; and
+  // what the process tells of itself (observe/: metrics, request counters, the
+  // idle memory release, the malloc_trim addon, the workers' summed metrics)
+  ['cache', 'ratelimit', 'observe', 'auth'],
   // every lookup: its data (load, compile, update), its index, its answer
   ['lookups'],
   // the one validated configuration, made of each area's settings
@@ -88,9 +79,9 @@ const LAYERS = [
   ['routes'],
   // the composition root of the service's objects
   ['composition'],
-  // what runs a composed service: export, the reloads, the warm-up, the stop, cluster metrics
-  ['export', 'reloader', 'warm-up', 'shutdown', 'cluster-metrics'],
-  ['cluster'],
+  // what runs a composed service: the export, and the process's life (life/:
+  // the reloads, the warm-up, the stop, WORKERS)
+  ['export', 'life'],
   // the entries: the service's process and the CLI
   ['main', 'cli'],
 ];
@@ -98,6 +89,31 @@ const LAYERS = [
 describe('top folders of src/', () => {
   it('import down their layers only', () => {
     assert.deepEqual(layerViolations(graph, LAYERS), []);
+  });
+
+  it('are each named in the map of docs/design.md, which names nothing else', () => {
+    // the map is where a newcomer learns the tree: one row per place, read from the disk
+    const onDisk = readdirSync(join(PROJECT_ROOT, 'src'), { withFileTypes: true })
+      .map((entry) => (entry.isDirectory() ? `src/${entry.name}/` : `src/${entry.name}`))
+      .sort();
+    const design = readFileSync(join(PROJECT_ROOT, 'docs', 'design.md'), 'utf8');
+    const map = design.slice(
+      design.indexOf('## Map of the folders'),
+      design.indexOf('\n## ', design.indexOf('## Map of the folders') + 1),
+    );
+    const named = [...map.matchAll(/`(src\/[^`]+)`/g)].map((match) => match[1]!);
+    const topNamed = named.filter((path) => /^src\/[^/]+\/?$/.test(path));
+    assert.deepEqual([...new Set(topNamed)].sort(), onDisk);
+  });
+
+  it('are folders but for the few files a newcomer reads first (at most five at the top)', () => {
+    // the composition root, the pipeline, the configuration and the entry sit
+    // at the top; anything else belongs in the folder of its layer
+    const topFiles = [...graph.keys()].filter((file) => !file.includes('/'));
+    assert.ok(
+      topFiles.length <= 5,
+      `src/ has ${topFiles.length} files at its top: ${topFiles.join(', ')}`,
+    );
   });
 });
 
@@ -110,7 +126,7 @@ describe('top folders of src/', () => {
 const ENTRIES = [
   'main.ts',
   'cli/main.ts',
-  'early-stop.ts',
+  'kit/early-stop.ts',
   'lookups/geoip/update/compile-worker.ts',
   'export/csv-worker.ts',
   'mcp/stdio.ts',

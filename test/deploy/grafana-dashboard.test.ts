@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { PROJECT_ROOT } from '../../src/project-root.js';
+import { PROJECT_ROOT } from '../../src/kit/project-root.js';
 import { startDnsServer, type DnsTestServer } from '../helpers/dns-server.js';
 import { get, startService, type TestService } from '../helpers/service.js';
 

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { PROJECT_ROOT } from '../../src/project-root.js';
+import { PROJECT_ROOT } from '../../src/kit/project-root.js';
 
 const DIR = join(PROJECT_ROOT, 'deploy', 'prometheus');
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Reader } from 'maxmind';
 import type { GeoIpRecord } from '../../src/lookups/geoip/geoip.js';
 import type { VpnDetection } from '../../src/lookups/vpn/detect.js';
-import { EXPORT_FILES } from '../../src/export-files.js';
+import { EXPORT_FILES } from '../../src/kit/export-files.js';
 
 type Json = Record<string, unknown>;
 

@@ -23,7 +23,7 @@ import { cidrRanges } from '../../src/export/boundaries.js';
 import type { GeoIpRecord } from '../../src/lookups/geoip/geoip.js';
 import type { VpnDetection } from '../../src/lookups/vpn/detect.js';
 import { seededRandom } from '../helpers/seeded-random.js';
-import { PROJECT_ROOT } from '../../src/project-root.js';
+import { PROJECT_ROOT } from '../../src/kit/project-root.js';
 import { startFeedServer } from '../helpers/feed-server.js';
 import { GEOFEED_FEEDS } from '../../src/lookups/geofeed/geofeed-feeds.js';
 import { feedsDir } from '../../src/lookups/vpn/feeds/feed-store.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Buffer } from 'node:buffer';
 import { after, before, describe, it } from 'node:test';
 import { Reader } from 'maxmind';
-import { EXPORT_FILES } from '../../src/export-files.js';
+import { EXPORT_FILES } from '../../src/kit/export-files.js';
 import { feedFileName, serialiseFeed } from '../../src/lookups/vpn/feeds/feed-store.js';
 import { writeSmallGeoData } from './small-geo-data.js';
 import { spawnService, type SpawnedService } from '../helpers/spawned-service.js';

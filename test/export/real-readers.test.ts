@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../../src/cli/run.js';
-import { EXPORT_FILES } from '../../src/export-files.js';
+import { EXPORT_FILES } from '../../src/kit/export-files.js';
 import { feedFileName, serialiseFeed } from '../../src/lookups/vpn/feeds/feed-store.js';
 import { writeSmallGeoData } from './small-geo-data.js';
 import { freePort } from '../helpers/ports.js';

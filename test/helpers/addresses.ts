@@ -1,6 +1,6 @@
 // Test addresses as parsed values: a typo in a test's address fails loudly
 // instead of turning into a null that a check might accept.
-import { AppError } from '../../src/errors.js';
+import { AppError } from '../../src/kit/errors.js';
 import { parseIp, type Ip } from '../../src/net/ip.js';
 
 export function ip(text: string): Ip {

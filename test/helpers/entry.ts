@@ -9,7 +9,7 @@
 // (test/startup/lazy-imports.test.ts, early-stop.test.ts).
 import { join, relative, resolve } from 'node:path';
 import { distIsCurrent } from '../../scripts/build-if-stale.mjs';
-import { PROJECT_ROOT } from '../../src/project-root.js';
+import { PROJECT_ROOT } from '../../src/kit/project-root.js';
 
 let current: boolean | undefined;
 

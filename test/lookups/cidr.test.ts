@@ -3,7 +3,7 @@
 // BigInt — nothing shared with src/ but the input text.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AppError } from '../../src/errors.js';
+import { AppError } from '../../src/kit/errors.js';
 import { calculateCidr, type CidrRecord } from '../../src/lookups/cidr.js';
 import { seededRandom, withSeed, type SeededRandom } from '../helpers/seeded-random.js';
 

@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import type { Metafile } from 'esbuild';
-import { PROJECT_ROOT } from '../../src/project-root.js';
+import { PROJECT_ROOT } from '../../src/kit/project-root.js';
 import { loadCompiledSet } from '../../src/lookups/geoip/compiled-set.js';
 import type { CompileJob } from '../../src/lookups/geoip/update/compile-update.js';
 import {

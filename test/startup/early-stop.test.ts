@@ -1,4 +1,4 @@
-// src/early-stop.ts, preloaded by the container image: a stop signal before
+// src/kit/early-stop.ts, preloaded by the container image: a stop signal before
 // the service installs its own handler ends the process at once with 0; once
 // another handler is there, that handler decides (here: it does not exit).
 import assert from 'node:assert/strict';
@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 
-const EARLY_STOP = fileURLToPath(new URL('../../src/early-stop.ts', import.meta.url));
+const EARLY_STOP = fileURLToPath(new URL('../../src/kit/early-stop.ts', import.meta.url));
 
 /** Runs `script` with early-stop preloaded, sends `signal` once it says "up", and returns how it ended. */
 async function stopped(

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startCommand } from '../../bench/harness.js';
 import { SERVICE_FLAGS } from '../../src/cli/service-flags.js';
-import { PROJECT_ROOT } from '../../src/project-root.js';
+import { PROJECT_ROOT } from '../../src/kit/project-root.js';
 
 describe("the service's node flags", () => {
   const start = startCommand(PROJECT_ROOT);

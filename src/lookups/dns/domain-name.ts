@@ -2,7 +2,7 @@
 // (docs/api.md), everything else checked by hand because url.domainToASCII
 // does not enforce label rules (`a..b`, `-bad.com` pass it; the rules: docs/api.md, "Records", DNS).
 import { domainToASCII } from 'node:url';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../kit/errors.js';
 
 /** RFC 1035 §2.3.4: 63 octets a label, 255 on the wire = 253 in text without the root dot. */
 const MAX_LABEL = 63;

@@ -1,6 +1,6 @@
 // The DNS lookups behind GET /dns/:domain and GET /dns/:ip/reverse, built once
 // from Config by the composition root: createDnsClient({ servers, timeoutMs }).
-import { AppError } from '../../errors.js';
+import { AppError } from '../../kit/errors.js';
 import { parseIp, type Ip } from '../../net/ip.js';
 import { minTtl, negativeTtl, presentRecords, relevantAnswers, type DnsRecord } from './present.js';
 import { createResolver, type QueryFn, type ResolverOptions } from './resolver.js';

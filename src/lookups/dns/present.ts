@@ -3,7 +3,7 @@
 // "Records") fixes as the record's character-strings joined, unquoted.
 import { Buffer } from 'node:buffer';
 import type { Answer, OptAnswer } from 'dns-packet';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../kit/errors.js';
 import { parseIp } from '../../net/ip.js';
 import type { RecordType } from './record-type.js';
 

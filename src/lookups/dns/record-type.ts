@@ -1,5 +1,5 @@
 // The `type` query parameter of GET /dns/:domain (docs/api.md): six types, case-insensitive.
-import { AppError } from '../../errors.js';
+import { AppError } from '../../kit/errors.js';
 
 export const RECORD_TYPES = ['A', 'AAAA', 'MX', 'TXT', 'NS', 'CNAME'] as const;
 

@@ -4,7 +4,7 @@
 // an ordinary answer; the callers decide what it means.
 import { randomInt } from 'node:crypto';
 import type { Answer, DecodedPacket, RecordType as WireType } from 'dns-packet';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../kit/errors.js';
 import { encodeQuery, matchResponse, rcodeOf, type Question } from './codec.js';
 import {
   tcpExchange,

@@ -6,7 +6,7 @@ import { createSocket, type RemoteInfo } from 'node:dgram';
 import { connect as connectTcp, isIP } from 'node:net';
 import type { DecodedPacket } from 'dns-packet';
 import { parseIp } from '../../net/ip.js';
-import { timeoutAfterIo } from '../../timeout-after-io.js';
+import { timeoutAfterIo } from '../../kit/timeout-after-io.js';
 import type { Verdict } from './codec.js';
 
 export interface DnsServer {

@@ -1,7 +1,7 @@
 // GET /blacklist/:ip: every configured DNSBL asked in parallel through the
 // stub resolver, under one deadline, so a slow or dead list costs at most the
 // budget of a single DNS lookup and never fails the whole check.
-import { AppError } from '../../errors.js';
+import { AppError } from '../../kit/errors.js';
 import { parseIp, type Ip, type Ipv4 } from '../../net/ip.js';
 import { relevantAnswers, txtText } from '../dns/present.js';
 import { MAX_TRIES, type QueryFn } from '../dns/resolver.js';

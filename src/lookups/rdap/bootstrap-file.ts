@@ -2,7 +2,7 @@
 // update-data`), so registry moves reach a running install without a new
 // release; the snapshot shipped in bootstrap-snapshot.ts stays the fallback.
 import { readFileSync } from 'node:fs';
-import { writeFileAtomicSync } from '../../atomic-file.js';
+import { writeFileAtomicSync } from '../../kit/atomic-file.js';
 import { parseCidr } from '../../net/cidr-match.js';
 import { buildTable, type BootstrapEntry, type BootstrapTable } from './bootstrap.js';
 import { RIRS } from './registries.js';

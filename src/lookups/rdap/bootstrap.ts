@@ -2,7 +2,7 @@
 // address. Longest-prefix match over the IANA services, as openrdap's
 // net_registry.go does; the offline snapshot is the default and
 // refreshBootstrap() rebuilds the table from IANA's current files.
-import { AppError } from '../../errors.js';
+import { AppError } from '../../kit/errors.js';
 import { cidrContains, parseCidr, type Cidr } from '../../net/cidr-match.js';
 import type { Ip } from '../../net/ip.js';
 import {

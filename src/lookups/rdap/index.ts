@@ -6,7 +6,7 @@
 //     fails too: UPSTREAM_TIMEOUT when neither answered in time, else
 //     UPSTREAM_ERROR (whois "no match" → NOT_FOUND).
 import { connect as netConnect } from 'node:net';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../kit/errors.js';
 import type { Ip } from '../../net/ip.js';
 import { findRegistry, snapshotBootstrap, type BootstrapTable } from './bootstrap.js';
 import type { FetchFn } from './rdap-http.js';

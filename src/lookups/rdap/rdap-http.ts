@@ -3,7 +3,7 @@
 // byte limit, and parsed as JSON whatever Content-Type says (rdap.org and
 // some RIRs label it differently). Every failure becomes an AppError.
 import { Buffer } from 'node:buffer';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../kit/errors.js';
 
 export type FetchFn = typeof fetch;
 

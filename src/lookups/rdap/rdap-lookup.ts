@@ -1,7 +1,7 @@
 // One RDAP lookup (RFC 9082 §3.1.1 `ip/<address>`): the network query, plus
 // at most one entity query when the registrant is only a handle (RIPE,
 // docs/api.md, "Records", Whois), both inside the same timeout.
-import { AppError } from '../../errors.js';
+import { AppError } from '../../kit/errors.js';
 import { getJson, type FetchFn, type HttpOptions } from './rdap-http.js';
 import { chooseRegistrant, entityName } from './rdap-entities.js';
 import { asIpNetwork, mapRdapNetwork, port43Of } from './rdap-map.js';

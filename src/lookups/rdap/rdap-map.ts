@@ -1,7 +1,7 @@
 // RDAP ip network object (RFC 9083 §5.4) → the fields of the API's Whois
 // record. Pure: the one extra entity fetch a RIPE answer may need is done by
 // the client, which passes the name it found as `registrantName`.
-import { AppError } from '../../errors.js';
+import { AppError } from '../../kit/errors.js';
 import {
   orderedRange,
   parseCidrRange,

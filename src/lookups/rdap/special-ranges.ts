@@ -1,7 +1,7 @@
 // No RIR holds a special-purpose range (src/net/special-purpose.ts), so
 // /whois answers 404 before any network call (docs/api.md, "Errors": the message
 // names the special-purpose range).
-import { AppError } from '../../errors.js';
+import { AppError } from '../../kit/errors.js';
 import type { Ip } from '../../net/ip.js';
 import { specialRangeOf } from '../../net/special-purpose.js';
 

@@ -2,7 +2,7 @@
 // IANA when no registry is known), follow at most one referral, and parse.
 // The whole exchange, referral included, shares one time budget.
 import { isIP } from 'node:net';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../kit/errors.js';
 import type { Ip } from '../../net/ip.js';
 import { IANA_WHOIS_HOST, rirFromHost } from './registries.js';
 import type { ParsedNetwork, Rir } from './types.js';

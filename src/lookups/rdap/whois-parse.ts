@@ -1,7 +1,7 @@
 // A port-43 answer → the Whois record's fields, whichever dialect it is in.
 // An answer saying "no match" is NOT_FOUND; one with no network we can read
 // is UPSTREAM_ERROR (garbage, an error banner, a rate-limit notice).
-import { AppError } from '../../errors.js';
+import { AppError } from '../../kit/errors.js';
 import type { ParsedNetwork } from './types.js';
 import { isArinAnswer, parseArin } from './whois-parse-arin.js';
 import { isRpslAnswer, parseRpsl } from './whois-parse-rpsl.js';

@@ -3,7 +3,7 @@
 // in so tests (and a future proxy) decide where the bytes go.
 import { Buffer } from 'node:buffer';
 import type { Socket } from 'node:net';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../kit/errors.js';
 
 export type ConnectFn = (options: { host: string; port: number }) => Socket;
 

@@ -3,7 +3,7 @@
 // to fail loudly on at start-up, not a line to skip.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../../project-root.js';
+import { PROJECT_ROOT } from '../../kit/project-root.js';
 import { splitCsvLine } from '../geoip/asn-csv.js';
 
 export type AsnClass = 'hosting' | 'vpn' | 'mobile' | 'isp';

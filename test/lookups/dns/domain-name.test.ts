@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AppError } from '../../../src/errors.js';
+import { AppError } from '../../../src/kit/errors.js';
 import { parseDomain } from '../../../src/lookups/dns/domain-name.js';
 import { parseRecordType } from '../../../src/lookups/dns/record-type.js';
 

@@ -1,7 +1,7 @@
 // lookupDns and lookupReverse end to end, against a DNS server on 127.0.0.1.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { AppError, type ErrorCode } from '../../../src/errors.js';
+import { AppError, type ErrorCode } from '../../../src/kit/errors.js';
 import { createDnsClient, parseDomain, type DnsClient } from '../../../src/lookups/dns/index.js';
 import { parseIp, type Ip } from '../../../src/net/ip.js';
 import { startDnsServer, type DnsTestServer, type ZoneTable } from '../../helpers/dns-server.js';

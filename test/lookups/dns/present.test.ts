@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Answer } from 'dns-packet';
-import { AppError } from '../../../src/errors.js';
+import { AppError } from '../../../src/kit/errors.js';
 import { minTtl, negativeTtl, presentRecords, txtText } from '../../../src/lookups/dns/present.js';
 import { reverseName } from '../../../src/lookups/dns/reverse-name.js';
 import { systemServers } from '../../../src/lookups/dns/servers.js';

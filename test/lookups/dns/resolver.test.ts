@@ -2,7 +2,7 @@
 // retries, TCP fallback, and every reply it must ignore or refuse.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { AppError, type ErrorCode } from '../../../src/errors.js';
+import { AppError, type ErrorCode } from '../../../src/kit/errors.js';
 import { createResolver, type DnsResponse } from '../../../src/lookups/dns/resolver.js';
 import { startDnsServer, type DnsTestServer, type ZoneTable } from '../../helpers/dns-server.js';
 

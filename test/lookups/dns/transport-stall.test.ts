@@ -1,6 +1,6 @@
 // A process that stalls (a long GC, a starved CPU) past a query's timeout
 // while the reply already waits in its socket takes the reply: the timeout is
-// judged after the turn's I/O (src/timeout-after-io.ts). The server here
+// judged after the turn's I/O (src/kit/timeout-after-io.ts). The server here
 // answers, then holds the event loop past the client's timeout, so the reply
 // is in the socket when the timer falls due.
 import assert from 'node:assert/strict';

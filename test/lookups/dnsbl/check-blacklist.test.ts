@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_DNSBL_ZONES } from '../../../src/config.js';
-import { AppError } from '../../../src/errors.js';
+import { AppError } from '../../../src/kit/errors.js';
 import { createResolver } from '../../../src/lookups/dns/resolver.js';
 import {
   LISTED_THRESHOLD,

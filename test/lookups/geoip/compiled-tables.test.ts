@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Reader } from 'maxmind';
 import { pino } from 'pino';
-import { PROJECT_ROOT } from '../../../src/project-root.js';
+import { PROJECT_ROOT } from '../../../src/kit/project-root.js';
 import {
   LocationSink,
   NetworkSink,

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../../src/config.js';
-import { PROJECT_ROOT } from '../../../src/project-root.js';
+import { PROJECT_ROOT } from '../../../src/kit/project-root.js';
 import { loadServiceData } from '../../../src/composition.js';
 import { DataError } from '../../../src/lookups/geoip/load.js';
 import { UNKNOWN_LOCATION } from '../../../src/lookups/geoip/record-map.js';

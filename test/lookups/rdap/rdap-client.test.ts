@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { AppError } from '../../../src/errors.js';
+import { AppError } from '../../../src/kit/errors.js';
 import { buildTable, snapshotBootstrap } from '../../../src/lookups/rdap/bootstrap.js';
 import { createWhoisClient, type WhoisClientOptions } from '../../../src/lookups/rdap/index.js';
 import { lookupRdap } from '../../../src/lookups/rdap/rdap-lookup.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AppError } from '../../../src/errors.js';
+import { AppError } from '../../../src/kit/errors.js';
 import { entityName } from '../../../src/lookups/rdap/rdap-entities.js';
 import { mapRdapNetwork } from '../../../src/lookups/rdap/rdap-map.js';
 import { RDAP_FIXTURES, fixturePairs, parsedPart, readJson } from './fixture-files.js';

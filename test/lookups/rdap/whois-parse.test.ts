@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AppError } from '../../../src/errors.js';
+import { AppError } from '../../../src/kit/errors.js';
 import { parseObjects } from '../../../src/lookups/rdap/whois-objects.js';
 import { parseWhois } from '../../../src/lookups/rdap/whois-parse.js';
 import { findReferral, parseReferral } from '../../../src/lookups/rdap/whois-referral.js';

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { PROJECT_ROOT } from '../../../src/project-root.js';
+import { PROJECT_ROOT } from '../../../src/kit/project-root.js';
 import { loadEmbedded } from '../../../src/lookups/geoip/compile/compile-sources.js';
 import { createGeoIpLookup } from '../../../src/lookups/geoip/geoip.js';
 import {

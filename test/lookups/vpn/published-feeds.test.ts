@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { PROJECT_ROOT } from '../../../src/project-root.js';
+import { PROJECT_ROOT } from '../../../src/kit/project-root.js';
 import { pino } from 'pino';
 import { loadEmbedded } from '../../../src/lookups/geoip/compile/compile-sources.js';
 import { createGeoIpLookup } from '../../../src/lookups/geoip/geoip.js';

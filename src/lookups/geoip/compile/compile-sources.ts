@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Reader } from 'maxmind';
 import type { Logger } from 'pino';
-import { PROJECT_ROOT } from '../../../project-root.js';
+import { PROJECT_ROOT } from '../../../kit/project-root.js';
 import { parseAsnCsv } from '../asn-csv.js';
 import { DBIP_ATTRIBUTION, embeddedFiles } from '../embedded-data.js';
 import { dbipMapper, maxmindMapper } from '../record-map.js';

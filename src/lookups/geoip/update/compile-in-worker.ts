@@ -2,7 +2,7 @@
 // of seconds of CPU, which on the main thread would stall every request.
 // The worker (./compile-worker.ts) gets the job as workerData and posts back
 // the manifest or the error's message.
-import { startSiblingWorker } from '../../../worker-thread.js';
+import { startSiblingWorker } from '../../../kit/worker-thread.js';
 import { DataError } from '../compile/compile-sources.js';
 import type { Manifest } from '../compiled-set.js';
 import type { CompileJob } from './compile-update.js';
@@ -11,7 +11,7 @@ export type CompileReply = { ok: true; manifest: Manifest } | { ok: false; messa
 
 /** Compiles `job` off the main thread; rejects with a DataError carrying the worker's reason. */
 export function compileInWorker(job: CompileJob): Promise<Manifest> {
-  // the worker's file sits beside this module's (src/worker-thread.ts)
+  // the worker's file sits beside this module's (src/kit/worker-thread.ts)
   const worker = startSiblingWorker(import.meta.url, 'compile-worker', job);
   return new Promise<Manifest>((resolve, reject) => {
     let settled = false;

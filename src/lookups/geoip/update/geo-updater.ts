@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { FetchLike } from '../../vpn/feeds/feed-download.js';
 import type { CompiledSet, DataSetKind, Manifest } from '../compiled-set.js';
 import { readTableManifest } from '../../../data/table-file.js';
-import { partialName } from '../../../atomic-file.js';
+import { partialName } from '../../../kit/atomic-file.js';
 import { compileInWorker } from './compile-in-worker.js';
 import { fetchRelease, type ReleaseFetch } from './fetch-release.js';
 import { withFileUrls } from './file-fetch.js';

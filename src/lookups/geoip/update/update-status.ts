@@ -4,7 +4,7 @@
 // and renamed in; a DATA_DIR that cannot be written loses only this record
 // (the log line and the in-process metric still say what failed).
 import { readFileSync, statSync } from 'node:fs';
-import { writeFileAtomic } from '../../../atomic-file.js';
+import { writeFileAtomic } from '../../../kit/atomic-file.js';
 import { join } from 'node:path';
 import type { DataSetKind } from '../compiled-set.js';
 

@@ -6,7 +6,7 @@ import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../../atomic-file.js';
+import { writeFileAtomic } from '../../../kit/atomic-file.js';
 import { download, DownloadError, type FetchLike } from './feed-download.js';
 import { feedFileName, serialiseFeed } from './feed-store.js';
 import { FeedFormatError, type FeedKind, type FeedParser } from './feed-types.js';

@@ -11,7 +11,7 @@
 // ASK_MS for the primary and otherwise answers 503, so a scrape fails visibly
 // instead of reporting one worker's counts as the whole service's.
 import type { Worker } from 'node:cluster';
-import { AppError } from './errors.js';
+import { AppError } from '../kit/errors.js';
 import type { Metrics } from './metrics.js';
 
 const ASK = 'ipintel:metrics:ask';

@@ -4,8 +4,8 @@
 // are flushed and the process exits 0 — or, when requests do not finish
 // within the grace, it exits 0 anyway after saying so.
 import type { Logger } from 'pino';
-import type { App } from './app.js';
-import type { AccessLog } from './http/access-log.js';
+import type { App } from '../app.js';
+import type { AccessLog } from '../http/access-log.js';
 
 /** what is stopped, in this order */
 export interface StoppedParts {

@@ -1,5 +1,5 @@
 // Preloaded before the service in the container image (`node --import
-// /app/dist/src/early-stop.js dist/src/main.js`): until src/main.ts installs
+// /app/dist/src/kit/early-stop.js dist/src/main.js`): until src/main.ts installs
 // its own SIGTERM/SIGINT handlers (which drain in-flight requests), a stop
 // signal ends the process at once with 0, since nothing is in flight yet.
 // Why: loading the modules and the data takes 1–2 s, and node as PID 1 of a

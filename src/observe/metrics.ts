@@ -1,8 +1,8 @@
 // Prometheus metrics (prom-client): requests and latency per route and
 // status, cache hits and misses per endpoint, upstream latency and errors per
 // kind, rate-limit rejections and the age of every data set. The per-request
-// series are counted by src/request-stats.ts and rendered by prom-client.
-import type { ExportBuildCounts } from './export-files.js';
+// series are counted by src/observe/request-stats.ts and rendered by prom-client.
+import type { ExportBuildCounts } from '../kit/export-files.js';
 import type { Aggregator, Counter, Gauge, Registry } from 'prom-client';
 import {
   FastCounter,
@@ -60,7 +60,7 @@ export interface Metrics {
 /** Prometheus' text exposition format, as prom-client's Registry writes it */
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-type PromClient = typeof import('./later/prom-client.js');
+type PromClient = typeof import('../later/prom-client.js');
 
 /**
  * `loadPromClient` is prom-client's import (a test makes it fail to see the
@@ -68,7 +68,7 @@ type PromClient = typeof import('./later/prom-client.js');
  */
 export function createMetrics(
   now: () => number = Date.now,
-  loadPromClient: () => Promise<PromClient> = () => import('./later/prom-client.js'),
+  loadPromClient: () => Promise<PromClient> = () => import('../later/prom-client.js'),
 ): Metrics {
   const requests = new FastCounter(
     'ipintel_http_requests_total',
@@ -347,7 +347,7 @@ export function createMetrics(
 /** The cluster's metrics from every worker's snapshot, summed by prom-client (in the primary). */
 export async function aggregateMetrics(
   parts: readonly (readonly unknown[])[],
-  loadPromClient: () => Promise<PromClient> = () => import('./later/prom-client.js'),
+  loadPromClient: () => Promise<PromClient> = () => import('../later/prom-client.js'),
 ): Promise<string> {
   const prom = await loadPromClient();
   type Parts = Parameters<typeof prom.AggregatorRegistry.aggregate>[0];

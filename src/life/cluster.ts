@@ -5,10 +5,10 @@
 // signals.
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import { serveClusterMetrics } from './cluster-metrics.js';
-import { aggregateMetrics } from './metrics.js';
-import { leaseBook, serveLeases } from './ratelimit/ipc-lease-authority.js';
-import { MemoryRateLimitStore } from './ratelimit/memory-rate-limit-store.js';
+import { serveClusterMetrics } from '../observe/cluster-metrics.js';
+import { aggregateMetrics } from '../observe/metrics.js';
+import { leaseBook, serveLeases } from '../ratelimit/ipc-lease-authority.js';
+import { MemoryRateLimitStore } from '../ratelimit/memory-rate-limit-store.js';
 
 export interface ClusterOptions {
   /** how long the primary waits for workers to exit after SIGTERM/SIGINT before killing them */

@@ -7,9 +7,9 @@
 // overlap: a timer tick, SIGHUP and the end of a scheduled update that come
 // together run one after the other. A failed part keeps the data it had.
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import { reloadGeoData, type ServiceData } from './composition.js';
-import { updateSignature } from './lookups/geoip/load.js';
+import type { Config } from '../config.js';
+import { reloadGeoData, type ServiceData } from '../composition.js';
+import { updateSignature } from '../lookups/geoip/load.js';
 
 export interface ReloadRequest {
   /** what asked: 'timer', 'SIGHUP', 'update' (logged) */

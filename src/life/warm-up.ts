@@ -5,10 +5,10 @@
 // is over.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { readRest, type GeoData } from './lookups/geoip/load.js';
-import type { Metrics } from './metrics.js';
-import { releaseMemoryWhenQuiet } from './idle-memory.js';
-import { loadNativeHeapTrim } from './native-heap.js';
+import { readRest, type GeoData } from '../lookups/geoip/load.js';
+import type { Metrics } from '../observe/metrics.js';
+import { releaseMemoryWhenQuiet } from '../observe/idle-memory.js';
+import { loadNativeHeapTrim } from '../observe/native-heap.js';
 
 /** after listening, when the work left for later begins */
 const WARM_UP_DELAY_MS = 1_000;

@@ -4,7 +4,7 @@
 // (./idle-memory.ts) asks for it back once V8 has freed what the load left.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from './project-root.js';
+import { PROJECT_ROOT } from '../kit/project-root.js';
 
 export const NATIVE_HEAP_ADDON = join(PROJECT_ROOT, 'dist', 'native', 'malloc-trim.node');
 
