@@ -16,7 +16,7 @@ import { DEFAULT_FEEDS } from '../../src/lookups/vpn/feeds/default-feeds.js';
 import { GEOFEED_FEEDS } from '../../src/lookups/geofeed/geofeed-feeds.js';
 import { feedsDir } from '../../src/lookups/vpn/feeds/feed-store.js';
 import { updateFeeds } from '../../src/lookups/vpn/feeds/feed-updater.js';
-import { formatIpv4, formatIpv6 } from '../../src/net/ip.js';
+import { formatIpv4, formatIpv6, parseIp } from '../../src/net/ip.js';
 import { startFeedServer } from '../helpers/feed-server.js';
 import { seededRandom, withSeed } from '../helpers/seeded-random.js';
 import { get, silentLog, startService, type TestService } from '../helpers/service.js';
@@ -51,6 +51,8 @@ function fixturePrefixes(): string[] {
 }
 
 const random = seededRandom();
+
+const toNumber = (text: string): number => (parseIp(text) as { value: number }).value;
 
 /** 1,000 addresses: random IPv4 and IPv6 (bogons among them), the fixtures' networks, and mapped forms. */
 function addresses(): string[] {
@@ -108,7 +110,7 @@ describe('openLookups', () => {
     // the operator's word, over a network's geofeed and over the data
     writeFileSync(
       join(dir, 'overrides.csv'),
-      'network,country,region,city,label\n24.89.225.0/24,US,Massachusetts,Boston,office\n8.8.8.0/24,,,Mountain View,dns\n',
+      'network,country,region,city,label\n24.89.225.128/26,US,Massachusetts,Boston,office\n8.8.8.8/30,,,Mountain View,dns\n',
     );
     service = await startService({ env: { DATA_DIR: dir, RATE_LIMIT_MAX: '1000000' } });
     lookups = await openLookups({ env: {}, dataDir: dir, logger: silentLog });
@@ -140,7 +142,7 @@ describe('openLookups', () => {
         flag,
       );
     }
-    assert.equal(lookups.geo('24.89.225.9').city, 'Boston');
+    assert.equal(lookups.geo('24.89.225.130').city, 'Boston');
     assert.equal(lookups.geo('24.89.200.1').city, 'Halifax');
   });
 
@@ -198,8 +200,7 @@ describe('openLookups', () => {
           const range = answer.range as [number, number];
           const value = lookups.lookup(record.ip)!.range as [number, number];
           assert.deepEqual(range, value);
-          const [a, b, c, d] = record.ip.split('.').map(Number) as [number, number, number, number];
-          const n = ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
+          const n = toNumber(record.ip);
           assert.ok(range[0] <= n && n <= range[1], ip);
           // geoip-lite takes an IPv4 address as its number too
           assert.deepEqual(lookups.lookup(n), answer);
@@ -211,6 +212,19 @@ describe('openLookups', () => {
         } else assert.equal(answer.range, '');
       }
     });
+    // an override's network and a geofeed's prefix bound the range
+    for (const [ip, first, last] of [
+      ['8.8.8.9', '8.8.8.8', '8.8.8.11'],
+      ['24.89.225.130', '24.89.225.128', '24.89.225.191'],
+      ['24.89.200.1', '24.89.192.0', '24.89.223.255'],
+    ] as const) {
+      const answer = lookups.lookup(ip)!;
+      const [start, end] = answer.range as [number, number];
+      assert.ok(start >= toNumber(first) && end <= toNumber(last), `${ip}: ${start}-${end}`);
+      for (const at of [start, end]) {
+        assert.deepEqual({ ...lookups.lookup(at)!, range: 0 }, { ...answer, range: 0 }, ip);
+      }
+    }
     // the names of the data mostly have a code (the rest answer '', as in geoip-lite)
     assert.ok(withRegion > 100 && coded / withRegion > 0.8, `${coded} of ${withRegion}`);
     const us = sample
