@@ -10,10 +10,10 @@ import { checkIp } from '../api/params.js';
 import { loadConfig } from '../config.js';
 import { loadServiceData, type ServiceData } from '../composition.js';
 import { DataReloader } from '../life/reloader.js';
-import { createGeoIpLookup, type GeoIpRecord } from '../lookups/geoip/geoip.js';
+import { createGeoIpLookup, type GeoIpLookup, type GeoIpRecord } from '../lookups/geoip/geoip.js';
 import { readRest, type DataSetInfo } from '../lookups/geoip/load.js';
 import { GeoRecordObjects } from '../lookups/geoip/record-objects.js';
-import { createVpnJson } from '../lookups/vpn/record-json.js';
+import { createVpnJson, type VpnJson } from '../lookups/vpn/record-json.js';
 import type { VpnDetection } from '../lookups/vpn/detect.js';
 import { formatIpv4, parseIp, type Ip } from '../net/ip.js';
 import { isBogon } from '../lookups/geoip/bogons.js';
@@ -86,84 +86,84 @@ function defined(values: Record<string, string | undefined>): Record<string, str
   return out;
 }
 
-class OpenedLookups implements Lookups {
-  private data: ServiceData | null;
-  private readonly geoip;
-  private readonly records;
-  private readonly vpnJson;
+/** What an open Lookups answers from: all of it let go at close(). */
+interface Opened {
+  data: ServiceData;
+  reloader: DataReloader;
+  geoip: GeoIpLookup;
+  records: GeoRecordObjects;
+  vpnJson: VpnJson;
+}
 
-  constructor(
-    data: ServiceData,
-    private readonly reloader: DataReloader,
-  ) {
-    this.data = data;
-    this.geoip = createGeoIpLookup(data.geo, data.overrides, data.geofeeds);
-    this.records = new GeoRecordObjects(this.geoip);
-    this.vpnJson = createVpnJson(this.geoip, data.vpn);
+class OpenedLookups implements Lookups {
+  private opened: Opened | null;
+
+  constructor(data: ServiceData, reloader: DataReloader) {
+    const geoip = createGeoIpLookup(data.geo, data.overrides, data.geofeeds);
+    this.opened = {
+      data,
+      reloader,
+      geoip,
+      records: new GeoRecordObjects(geoip),
+      vpnJson: createVpnJson(geoip, data.vpn),
+    };
   }
 
   geo(ip: string): GeoIpRecord {
-    this.open();
-    return this.records.record(checkIp(ip));
+    return this.open().records.record(checkIp(ip));
   }
 
   vpn(ip: string): VpnDetection {
-    this.open();
-    return this.vpnJson.detection(checkIp(ip));
+    return this.open().vpnJson.detection(checkIp(ip));
   }
 
   lookup(ip: string | number): GeoipLiteAnswer | null {
-    this.open();
+    const { records, geoip } = this.open();
     const address = geoipLiteAddress(ip);
     if (address === null || isBogon(address)) return null;
-    const record = this.records.record(address);
-    return geoipLiteAnswer(
-      record,
-      address.version === 4 ? this.rangeV4(address.value) : null,
-      regionCode,
-    );
+    const range = address.version === 4 ? rangeV4(geoip, address.value) : null;
+    return geoipLiteAnswer(records.record(address), range, regionCode);
   }
 
   dataSets(): readonly DataSetInfo[] {
-    return this.open().geo.dataSets;
+    return this.open().data.geo.dataSets;
   }
 
   async reload(): Promise<void> {
-    this.open();
-    await this.reloader.reload({ reason: 'library', ifChanged: false });
+    await this.open().reloader.reload({ reason: 'library', ifChanged: false });
   }
 
   close(): void {
-    this.data = null;
+    this.opened = null;
   }
 
-  private open(): ServiceData {
-    if (this.data === null) throw new AppError('SERVICE_UNAVAILABLE', 'The lookups are closed.');
-    return this.data;
+  private open(): Opened {
+    if (this.opened === null) throw new AppError('SERVICE_UNAVAILABLE', 'The lookups are closed.');
+    return this.opened;
   }
+}
 
-  /**
-   * The IPv4 range answering as `value` does: the GeoIP table's row, within
-   * the geofeeds' row and the overrides' segment (covering it or not) around it.
-   */
-  private rangeV4(value: number): [number, number] {
-    const row = this.geoip.tables.geoip.table.rowV4(value);
-    let start = row.start;
-    let end = row.end;
-    const geofeeds = this.geoip.geofeeds.current;
-    if (geofeeds.size !== 0) {
-      const fed = geofeeds.table.rowV4(value);
-      start = Math.max(start, fed.start);
-      end = Math.min(end, fed.end);
-    }
-    const overrides = this.geoip.overrides.current;
-    if (overrides.size !== 0) {
-      const [first, last] = overrides.spanV4(value);
-      start = Math.max(start, first);
-      end = Math.min(end, last);
-    }
-    return [start, end];
+/**
+ * The IPv4 range answering as `value` does: the GeoIP table's row, within
+ * the geofeeds' row and the overrides' segment (covering it or not) around it.
+ */
+function rangeV4(geoip: GeoIpLookup, value: number): [number, number] {
+  const row = geoip.tables.geoip.table.rowV4(value);
+  let start = row.start;
+  let end = row.end;
+  const geofeeds = geoip.geofeeds.current;
+  if (geofeeds.size !== 0) {
+    const fed = geofeeds.table.rowV4(value);
+    start = Math.max(start, fed.start);
+    end = Math.min(end, fed.end);
   }
+  const overrides = geoip.overrides.current;
+  if (overrides.size !== 0) {
+    const [first, last] = overrides.spanV4(value);
+    start = Math.max(start, first);
+    end = Math.min(end, last);
+  }
+  return [start, end];
 }
 
 /**

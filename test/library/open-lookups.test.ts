@@ -257,5 +257,6 @@ describe('openLookups', () => {
     other.close();
     assert.throws(() => other.geo(ip), { code: 'SERVICE_UNAVAILABLE' });
     assert.throws(() => other.lookup(ip), { code: 'SERVICE_UNAVAILABLE' });
+    await assert.rejects(other.reload(), { code: 'SERVICE_UNAVAILABLE' });
   });
 });
