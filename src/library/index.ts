@@ -7,7 +7,7 @@
 // answer shape for a drop-in swap (docs/library.md).
 import pino, { type Logger } from 'pino';
 import { checkIp } from '../api/params.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { loadConfig } from '../config.js';
 import { loadServiceData, type ServiceData } from '../composition.js';
 import { DataReloader } from '../life/reloader.js';
 import { createGeoIpLookup, type GeoIpLookup, type GeoIpRecord } from '../lookups/geoip/geoip.js';
@@ -22,7 +22,7 @@ import { geoipLiteAnswer, type GeoipLiteAnswer } from './geoip-lite.js';
 import { regionCode } from './region-codes.js';
 
 export type { GeoIpRecord, VpnDetection, GeoipLiteAnswer, DataSetInfo };
-export { AppError, ConfigError };
+export { AppError };
 
 export interface OpenLookupsOptions {
   /**
