@@ -82,8 +82,8 @@ const LAYERS = [
   // what runs a composed service: the export, and the process's life (life/:
   // the reloads, the warm-up, the stop, WORKERS)
   ['export', 'life'],
-  // the entries: the service's process and the CLI
-  ['main', 'cli'],
+  // the entries: the service's process, the CLI and the library (`import … from 'ipintel'`)
+  ['main', 'cli', 'library'],
 ];
 
 describe('top folders of src/', () => {
@@ -120,12 +120,13 @@ describe('top folders of src/', () => {
 /**
  * Where the shipped programs start: the service, the CLI, the preload of the
  * container image (Dockerfile), the compile worker (started by file name from
- * compile-in-worker.ts) and the MCP stdio server (the `ipintel-mcp` bin,
- * scripts/mcp-stdio.ts).
+ * compile-in-worker.ts), the MCP stdio server (the `ipintel-mcp` bin,
+ * scripts/mcp-stdio.ts) and the library (package.json `exports`).
  */
 const ENTRIES = [
   'main.ts',
   'cli/main.ts',
+  'library/index.ts',
   'kit/early-stop.ts',
   'lookups/geoip/update/compile-worker.ts',
   'export/csv-worker.ts',

@@ -112,11 +112,14 @@ export class GeoIpLookup {
 
   /**
    * The location and ASN record indexes of an address (NONE for none, both
-   * for bogons): what its record comes from when no override covers it, for
-   * callers that memoise per record (the export), in one search of each
-   * table. One object reused: read it before the next lookup.
+   * for bogons, which `bogon` says): what its record comes from when no
+   * override covers it, for callers that memoise per record (the export, the
+   * library's record objects), in one search of each table. One object
+   * reused: read it before the next lookup.
    */
-  recordIndexes(ip: Ip): Readonly<{ location: number; place: number; network: number }> {
+  recordIndexes(
+    ip: Ip,
+  ): Readonly<{ location: number; place: number; network: number; bogon: boolean }> {
     return this.locate(ip);
   }
 

@@ -75,17 +75,10 @@ export class OverrideIndex {
       const value = ip.value;
       const block = value >>> 8;
       if ((this.v4Blocks[block >>> 3]! & (1 << (block & 7))) === 0) return NO_OVERRIDE;
-      const starts = this.v4Starts;
-      const top = value >>> 16;
-      let lo = this.v4Jump[top]!;
-      let hi = this.v4Jump[top + 1]!;
-      // the last segment starting at or below the address, between lo and hi
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >>> 1;
-        if (starts[mid]! <= value) lo = mid;
-        else hi = mid - 1;
-      }
-      return starts[lo]! <= value && value <= this.v4Ends[lo]! ? this.v4Rows[lo]! : NO_OVERRIDE;
+      const at = this.v4Segment(value);
+      return this.v4Starts[at]! <= value && value <= this.v4Ends[at]!
+        ? this.v4Rows[at]!
+        : NO_OVERRIDE;
     }
     const g = ip.groups;
     const block = (g[0]! << 8) | (g[1]! >>> 8);
@@ -108,6 +101,37 @@ export class OverrideIndex {
     return found >= 0 && compare4(this.v6Ends, found, w0, w1, w2, w3) >= 0
       ? this.v6Rows[found]!
       : NO_OVERRIDE;
+  }
+
+  /** The last IPv4 segment starting at or below `value` (0 when none does). */
+  private v4Segment(value: number): number {
+    const starts = this.v4Starts;
+    const top = value >>> 16;
+    let lo = this.v4Jump[top]!;
+    let hi = this.v4Jump[top + 1]!;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (starts[mid]! <= value) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /**
+   * The IPv4 addresses around `value` that the same row covers, or that no
+   * row covers: its first and last address (the library's geoip-lite range).
+   */
+  spanV4(value: number): [number, number] {
+    const count = this.v4Starts.length;
+    if (count === 0) return [0, 0xffffffff];
+    const at = this.v4Segment(value);
+    const start = this.v4Starts[at]!;
+    const end = this.v4Ends[at]!;
+    if (start <= value && value <= end) return [start, end];
+    // between segments: after the one found (when it starts below), before the next
+    const after = start <= value ? end + 1 : 0;
+    const next = start <= value ? at + 1 : at;
+    return [after, next < count ? this.v4Starts[next]! - 1 : 0xffffffff];
   }
 
   /**

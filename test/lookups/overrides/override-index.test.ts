@@ -82,6 +82,43 @@ describe('OverrideIndex', () => {
     assert.equal(labelAt(lone, '192.0.3.0'), null);
   });
 
+  it('spans the addresses around one that the same row covers, or that none covers', () => {
+    const value = (text: string) => (parseIp(text) as { value: number }).value;
+    const span = (text: string) => index.spanV4(value(text)).map(formatIpv4);
+    assert.deepEqual(span('10.1.2.3'), ['10.1.2.3', '10.1.2.3']);
+    assert.deepEqual(span('10.1.2.200'), ['10.1.2.4', '10.1.2.255']);
+    assert.deepEqual(span('10.1.3.0'), ['10.1.3.0', '10.1.255.255']);
+    assert.deepEqual(span('10.255.255.7'), ['10.255.255.0', '10.255.255.255']);
+    assert.deepEqual(span('0.0.0.0'), ['0.0.0.0', '0.0.0.0']);
+    // in no row: from after the row below to before the row above
+    assert.deepEqual(span('0.0.0.1'), ['0.0.0.1', '9.255.255.255']);
+    assert.deepEqual(span('11.0.0.0'), ['11.0.0.0', '255.255.255.254']);
+    const lone = indexOf(['192.0.2.128/25']);
+    assert.deepEqual(lone.spanV4(value('192.0.2.5')).map(formatIpv4), ['0.0.0.0', '192.0.2.127']);
+    assert.deepEqual(new OverrideIndex([]).spanV4(7), [0, 0xffffffff]);
+  });
+
+  it('spans agree with the rows found at each end and just outside (random nested ranges)', () => {
+    const random = seededRandom();
+    withSeed(random, () => {
+      const networks = Array.from({ length: 200 }, () => {
+        const prefix = 8 + random.below(25);
+        const mask = (0xffffffff << (32 - prefix)) >>> 0;
+        return `${formatIpv4(((0x0a000000 + random.below(0x01000000)) & mask) >>> 0)}/${prefix}`;
+      });
+      const big = indexOf([...new Set(networks)]);
+      const rowAt = (n: number) => big.find(parseIp(formatIpv4(n))!);
+      for (let i = 0; i < 2000; i++) {
+        const n = (0x0a000000 + random.below(0x01000000)) >>> 0;
+        const [first, last] = big.spanV4(n);
+        assert.ok(first <= n && n <= last);
+        for (const end of [first, last]) assert.equal(rowAt(end), rowAt(n), formatIpv4(n));
+        if (first > 0) assert.notEqual(rowAt(first - 1), rowAt(n), formatIpv4(n));
+        if (last < 0xffffffff) assert.notEqual(rowAt(last + 1), rowAt(n), formatIpv4(n));
+      }
+    });
+  });
+
   it('agrees with a scan of the rows on random nested ranges', () => {
     const random = seededRandom();
     withSeed(random, () => {
