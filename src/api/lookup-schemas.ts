@@ -157,3 +157,39 @@ export const batchSchema = z
     errors: z.number().int().meta(d('Results that are errors.')),
   })
   .meta({ id: 'BatchResults' });
+
+export const asnProfileSchema = z
+  .object({
+    asn: z.string().meta(d('`AS<number>`.')),
+    name: z.string().nullable().meta(d('The organisation the ASN data names.')),
+    isp: z.string().nullable(),
+    country: z
+      .string()
+      .nullable()
+      .meta(
+        d(
+          'Where most of its IPv4 addresses are by location (GeoIP, the first address of each prefix); null when it routes no IPv4.',
+        ),
+      ),
+    classes: z
+      .array(z.string())
+      .meta(
+        d(
+          'What detection makes of the AS as a whole: vpn, hosting, mobile, isp (a curated access network), vpn-dense (it holds VPN-dense hosting blocks).',
+        ),
+      ),
+    isVpn: z.boolean(),
+    isHosting: z.boolean(),
+    isMobile: z.boolean(),
+    provider: z.string().nullable(),
+    reasons: z
+      .array(z.string())
+      .meta(d('The reasons GET /ip/:ip/vpn gives for an address of the AS no list names.')),
+    prefixes: z.object({ v4: z.array(z.string()), v6: z.array(z.string()) }),
+    addresses: z.object({
+      v4: z.number().int(),
+      v6: z.string().meta(d('A decimal text: IPv6 counts pass 2^53.')),
+    }),
+    feeds: z.array(z.string()).meta(d('Feeds listing addresses in its prefixes, or the AS.')),
+  })
+  .meta({ id: 'AsnProfile' });

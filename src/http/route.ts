@@ -47,6 +47,8 @@ export interface RawBody {
   body: string | Buffer | null;
   /** a file streamed as the body (body null): its open handle, closed once sent, and its size */
   file?: { handle: FileHandle; bytes: number };
+  /** a body made as it is sent (body null): its chunks, read as the client takes them */
+  stream?: AsyncIterable<string>;
   contentType: string;
   status?: number;
   headers?: Record<string, string>;
