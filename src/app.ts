@@ -358,7 +358,8 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
 
   async function call(path: string, raw: RawInput, ctx: RequestContext): Promise<unknown> {
     const route = byPath.get(path);
-    if (route === undefined || route.raw)
+    // a raw route answers in-process callers only through its record
+    if (route === undefined || (route.raw && route.record === undefined))
       throw new AppError('NOT_FOUND', `No lookup at ${clip(path)}.`);
     const input = checkInput(
       route,

@@ -193,3 +193,12 @@ export const asnProfileSchema = z
     feeds: z.array(z.string()).meta(d('Feeds listing addresses in its prefixes, or the AS.')),
   })
   .meta({ id: 'AsnProfile' });
+
+export const rangeSummarySchema = z
+  .object({
+    filter: z.record(z.string(), z.string()).meta(d('The filter as understood, canonical.')),
+    count: z.number().int().meta(d('CIDR blocks in the whole list.')),
+    ranges: z.array(z.string()).meta(d('The first blocks of the list (at most 1,000).')),
+    truncated: z.boolean().meta(d('true when the list has more blocks than `ranges` holds.')),
+  })
+  .meta({ id: 'RangeSummary' });

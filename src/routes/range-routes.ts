@@ -145,6 +145,30 @@ export function rangeText(
   return rangeChunks(sources, r.filter, writer, summary);
 }
 
+/** blocks an in-process caller (the MCP tool) gets at most */
+export const SUMMARY_BLOCKS = 1_000;
+
+/** A list as a record: its filter, its block count and its first SUMMARY_BLOCKS blocks. */
+export interface RangeSummary {
+  filter: Record<string, string>;
+  count: number;
+  ranges: string[];
+  truncated: boolean;
+}
+
+async function rangeSummary(sources: RangeSources, r: RangeRequest): Promise<RangeSummary> {
+  const ranges: string[] = [];
+  let count = 0;
+  for await (const chunk of rangeText(sources, r)) {
+    for (const line of chunk.split('\n')) {
+      if (line === '') continue;
+      count++;
+      if (ranges.length < SUMMARY_BLOCKS) ranges.push(line);
+    }
+  }
+  return { filter: filterObject(r.filter), count, ranges, truncated: count > ranges.length };
+}
+
 export function rangeHandlers(deps: RangeRouteDeps) {
   return {
     ranges: defineHandler({
@@ -185,6 +209,9 @@ export function rangeHandlers(deps: RangeRouteDeps) {
           stream: rangeChunks(deps.sources, r.filter, writer),
         };
       },
+      // in-process callers (the MCP tool): the first blocks and the count, not a file
+      record: ({ query }: RouteInput<unknown, RangesQuery>) =>
+        rangeSummary(deps.sources, rangeRequest({ ...query, format: 'plain' }, undefined)),
     }),
     asn: defineHandler({
       summary: 'What an autonomous system is',
