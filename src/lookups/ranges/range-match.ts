@@ -74,6 +74,21 @@ function bogonBoundaries(): { v4: Uint32Array; v6: Uint32Array } {
   return bogonStarts;
 }
 
+/** ::ffff:0:0/96's first address and the one after it, four words each */
+const MAPPED = Uint32Array.from([0, 0, 0xffff, 0, 0, 0, 0x10000, 0]);
+
+function isMapped(ip: Ip): boolean {
+  return (
+    ip.version === 6 &&
+    ip.groups[0] === 0 &&
+    ip.groups[1] === 0 &&
+    ip.groups[2] === 0 &&
+    ip.groups[3] === 0 &&
+    ip.groups[4] === 0 &&
+    ip.groups[5] === 0xffff
+  );
+}
+
 /** One family's lanes and the test of its intervals. */
 export interface FamilyPlan {
   lanes: Lane[];
@@ -105,9 +120,11 @@ export function planFamily(s: RangeSources, f: RangeFilter, version: 4 | 6): Fam
   const fed = f.countries === null || geofeeds.size === 0 ? null : table(geofeeds.table);
   const network = needsNetwork ? table(tables.asn.table) : null;
   const feedLane = feeds === null ? null : list(feeds.boundaries(), (ip) => feeds.settledSetOf(ip));
+  // ::ffff:0:0/96 is IPv4's: the API answers those addresses as the IPv4 they carry
+  const mapped = version === 6 ? new ListLane(6, MAPPED, (ip) => (isMapped(ip) ? 1 : 0)) : null;
   // the first lane is the walk's main one: the one with the most boundaries
   const lanes: Lane[] = [];
-  for (const lane of [place, network, feedLane, fed, overrideLane, bogons]) {
+  for (const lane of [place, network, feedLane, fed, overrideLane, bogons, mapped]) {
     if (lane !== null) lanes.push(lane);
   }
 
@@ -172,6 +189,7 @@ export function planFamily(s: RangeSources, f: RangeFilter, version: 4 | 6): Fam
   };
 
   const test: IntervalTest = (w0, w1, w2, w3) => {
+    if (mapped !== null && mapped.value === 1) return false;
     if (
       (overrideLane !== null && overrideLane.value !== NO_OVERRIDE) ||
       (feedLane !== null && feedLane.value < 0)
