@@ -14,7 +14,7 @@ import type { Ip } from '../../net/ip.js';
 import { isBogon } from '../geoip/bogons.js';
 import type { GeoIpLookup } from '../geoip/geoip.js';
 import { NO_OVERRIDE } from '../overrides/override-index.js';
-import type { VpnDetection } from '../vpn/detect.js';
+import { detect, type VpnDetection } from '../vpn/detect.js';
 import type { FeedIndex } from '../vpn/index/detection-index.js';
 import type { VpnJson } from '../vpn/record-json.js';
 import { addressAt, ListLane, sortedV4, TableLaneV4, TableLaneV6, type Lane } from './lanes.js';
@@ -164,7 +164,13 @@ export function planFamily(s: RangeSources, f: RangeFilter, version: 4 | 6): Fam
     const key = set * 0x40000000 + (record === NONE ? 0x3fffffff : record);
     let v = byPair.get(key);
     if (v === undefined) {
-      v = verdictOf(s.vpn!.detection(ip()), false);
+      // what record-json.ts memoises for GET /ip/:ip/vpn: the verdict of the
+      // feed set and the AS record (no override here), without a search
+      const asn = geoip.networkAt(record);
+      v = verdictOf(
+        detect(ip(), () => asn, feeds!, feeds!.matchOfSet(set)),
+        false,
+      );
       byPair.set(key, v);
     }
     return v;

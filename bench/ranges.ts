@@ -1,0 +1,116 @@
+// `npm run bench:ranges`: the largest range lists (GET /ranges?country=US,
+// ?kind=hosting, and ?country=RU, ?asn=AS14061 beside them) from the built
+// service (dist/bundle/main.js) on the embedded data: for each, the time to
+// the first byte and to the last, the list's size (blocks, bytes) and the
+// listening process's RSS sampled every 5 ms while the list is made (growth
+// over the RSS just before). The first request of each list is reported
+// apart (it builds the memos of its records); then the median of
+// BENCH_ROUNDS (default 5) more. The service has read its tables whole
+// before the first list (it logs `tables in memory`; the bench waits for it).
+import { readFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import {
+  envCount,
+  freePort,
+  median,
+  ROOT,
+  SERVICE_ENV,
+  SERVER_CPU,
+  startServer,
+  stop,
+} from './harness.js';
+
+const LISTS = ['country=US', 'kind=hosting', 'country=RU', 'asn=AS14061'];
+
+function rssKb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+}
+
+interface Fetched {
+  firstByteMs: number;
+  totalMs: number;
+  bytes: number;
+  blocks: number;
+  rssGrowthKb: number;
+}
+
+function fetchList(port: number, pid: number, query: string): Promise<Fetched> {
+  return new Promise((resolve, reject) => {
+    const before = rssKb(pid);
+    let most = before;
+    const sampler = setInterval(() => (most = Math.max(most, rssKb(pid))), 5);
+    const t0 = performance.now();
+    let first = -1;
+    let bytes = 0;
+    let blocks = 0;
+    const req = get({ host: '127.0.0.1', port, path: `/ranges?${query}`, agent: false }, (res) => {
+      res.on('data', (chunk: Buffer) => {
+        if (first < 0) first = performance.now() - t0;
+        bytes += chunk.length;
+        for (const byte of chunk) if (byte === 0x0a) blocks++;
+      });
+      res.on('end', () => {
+        clearInterval(sampler);
+        most = Math.max(most, rssKb(pid));
+        resolve({
+          firstByteMs: first,
+          totalMs: performance.now() - t0,
+          bytes,
+          blocks,
+          rssGrowthKb: most - before,
+        });
+      });
+    });
+    req.on('error', (error) => {
+      clearInterval(sampler);
+      reject(error);
+    });
+  });
+}
+
+async function tablesInMemory(errFile: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (readFileSync(errFile, 'utf8').includes('tables in memory')) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('the service did not log `tables in memory` within 30 s');
+}
+
+const rounds = envCount('BENCH_ROUNDS', 5);
+const dir = mkdtempSync(join(tmpdir(), 'ipintel-bench-ranges-'));
+const port = await freePort();
+const errFile = join(dir, 'service.log');
+const server = await startServer({
+  name: 'ipintel',
+  command: [process.execPath, join(ROOT, 'dist', 'bundle', 'main.js')],
+  cwd: ROOT,
+  env: { ...SERVICE_ENV, DATA_DIR: dir },
+  port,
+  cpu: SERVER_CPU,
+  errFile,
+  readyPath: '/readyz',
+  timeoutMs: 60_000,
+});
+try {
+  await tablesInMemory(errFile);
+  const f = (n: number) => n.toFixed(1);
+  process.stdout.write(
+    '| list | blocks | bytes | first request: first byte, total (ms) | median of later: first byte, total (ms) | RSS growth, most (MB) |\n|---|---|---|---|---|---|\n',
+  );
+  for (const query of LISTS) {
+    const cold = await fetchList(port, server.pid, query);
+    const warm: Fetched[] = [];
+    for (let i = 0; i < rounds; i++) warm.push(await fetchList(port, server.pid, query));
+    const growth = Math.max(cold.rssGrowthKb, ...warm.map((w) => w.rssGrowthKb)) / 1024;
+    process.stdout.write(
+      `| \`?${query}\` | ${cold.blocks.toLocaleString('en-US')} | ${cold.bytes.toLocaleString('en-US')} | ${f(cold.firstByteMs)}, ${f(cold.totalMs)} | ${f(median(warm.map((w) => w.firstByteMs)))}, ${f(median(warm.map((w) => w.totalMs)))} | ${growth.toFixed(1)} |\n`,
+    );
+  }
+} finally {
+  stop(server.child);
+  rmSync(dir, { recursive: true, force: true });
+}
