@@ -184,6 +184,8 @@ export class Exchange {
       res.end();
       return status;
     }
+    // the head goes at once: the client knows the answer has begun before the first chunk
+    res.flushHeaders();
     pipeline(Readable.from(chunks, { objectMode: false }), res).catch(() => undefined);
     return status;
   }

@@ -33,8 +33,8 @@ export async function* rangeChunks(
   writer: RangeWriter,
   summary: ListSummary = { blocks: 0, intervals: 0 },
 ): AsyncGenerator<string> {
-  yield writer.head();
-  let out = '';
+  let out = writer.head();
+  let started = false;
   for (const version of filter.families) {
     out += writer.familyStart(version);
     let count = 0;
@@ -52,7 +52,9 @@ export async function* rangeChunks(
       v6: (start, end) => v6Blocks(start, end, addV6),
     });
     while (!walk.step(STEP)) {
-      if (out.length >= CHUNK_CHARS) {
+      // the first blocks go as soon as they are found, then in chunks
+      if (out.length >= CHUNK_CHARS || (!started && out !== '')) {
+        started = true;
         yield out;
         out = '';
       }

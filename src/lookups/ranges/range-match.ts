@@ -7,6 +7,7 @@
 // record (a location's country, an AS record's number, a feed set's and AS
 // record's verdict); under an override, or where a proxy list went stale,
 // the lookups themselves are asked for the interval's first address.
+import { Buffer } from 'node:buffer';
 import { NONE } from '../../data/range-table.js';
 import { cidrRanges, rangeBoundaries } from '../../net/range-boundaries.js';
 import { notGlobalRanges } from '../../net/special-purpose.js';
@@ -246,17 +247,25 @@ interface LocationCountries {
   fill(location: number): number;
 }
 
-const COUNTRY_HEAD = '"country":"';
+const COUNTRY_HEAD = Buffer.from('"country":"');
+const COUNTRY_NULL = Buffer.from('"country":null');
 
 /**
- * The packed country of a place text: its first member is `"country":"XX"`
- * or `"country":null` (record-map.ts writes it first), read without parsing
- * the text (195,000 places); any other shape is parsed (`parsed`).
+ * The packed country of a place text written into `bytes` (`end` bytes):
+ * its first member is `"country":"XX"` or `"country":null` (record-map.ts
+ * writes it first), read from the bytes without a string (195,000 places);
+ * any other shape is parsed (`parsed`).
  */
-function placeCountry(text: string, parsed: () => string | null): number {
-  if (text.startsWith('"country":null')) return NO_COUNTRY;
-  if (text.startsWith(COUNTRY_HEAD) && text.charCodeAt(COUNTRY_HEAD.length + 2) === 0x22) {
-    return packCountry(text.slice(COUNTRY_HEAD.length, COUNTRY_HEAD.length + 2));
+function placeCountry(bytes: Buffer, end: number, parsed: () => string | null): number {
+  const at = COUNTRY_HEAD.length;
+  if (
+    end >= COUNTRY_NULL.length &&
+    bytes.compare(COUNTRY_NULL, 0, COUNTRY_NULL.length, 0, COUNTRY_NULL.length) === 0
+  ) {
+    return NO_COUNTRY;
+  }
+  if (end > at + 2 && bytes.compare(COUNTRY_HEAD, 0, at, 0, at) === 0 && bytes[at + 2] === 0x22) {
+    return (bytes[at]! << 8) | bytes[at + 1]!;
   }
   const country = parsed();
   return country === null || country.length !== 2 ? NO_COUNTRY : packCountry(country);
@@ -275,13 +284,15 @@ function locationCountries(geoip: GeoIpLookup): LocationCountries {
   const locations = set.locations!;
   const byLocation = new Uint16Array(locations.count);
   const byPlace = new Uint16Array(set.records.count);
+  const scratch = Buffer.alloc(set.records.longest);
   const codes: LocationCountries = {
     byLocation,
     fill(location) {
       const p = locations.place(location);
       let code = byPlace[p]!;
       if (code === 0) {
-        code = placeCountry(set.records.text(p), () => geoip.placeFields(p).country);
+        const end = set.records.write(p, scratch, 0);
+        code = placeCountry(scratch, end, () => geoip.placeFields(p).country);
         byPlace[p] = code;
       }
       byLocation[location] = code;
