@@ -202,3 +202,11 @@ export const rangeSummarySchema = z
     truncated: z.boolean().meta(d('true when the list has more blocks than `ranges` holds.')),
   })
   .meta({ id: 'RangeSummary' });
+
+export const rangeListSchema = z
+  .object({
+    filter: z.record(z.string(), z.string()).meta(d('The filter as understood, canonical.')),
+    ranges: z.array(z.string()).meta(d('The CIDR blocks, IPv4 first, ascending.')),
+    count: z.number().int(),
+  })
+  .meta({ id: 'RangeList' });

@@ -64,6 +64,8 @@ export interface Route<P = unknown, Q = unknown, D = unknown> {
   query?: z.ZodType<Q>;
   /** the schema of `data` (or of the whole body when `raw`) */
   response: z.ZodType;
+  /** a raw answer's media types and the schema of each (OpenAPI; default: JSON, `response`) */
+  mediaTypes?: Readonly<Record<string, z.ZodType>>;
   /** error codes this route can answer, beyond the ones every route can (404/405/429/500) */
   errors: ErrorCode[];
   rateLimited: boolean;

@@ -26,7 +26,10 @@ import {
 import { rangeChunks, type ListSummary } from '../lookups/ranges/range-list.js';
 import type { RangeSources } from '../lookups/ranges/range-match.js';
 import { asnProfile, type AsnProfile } from '../lookups/ranges/asn-profile.js';
-import { asnProfileSchema } from '../api/lookup-schemas.js';
+import { asnProfileSchema, rangeListSchema } from '../api/lookup-schemas.js';
+
+/** `{"data": …}` around a record: the JSON list's body */
+const envelopeOf = (schema: z.ZodType) => z.object({ data: schema });
 
 /** How long clients may keep a list: as a detection answer (the data changes by updates) */
 export const RANGES_MAX_AGE_SECONDS = 6 * 3600;
@@ -178,6 +181,14 @@ export function rangeHandlers(deps: RangeRouteDeps) {
       tags: ['Ranges'],
       query: rangesQuery,
       response: z.string(),
+      mediaTypes: {
+        'text/plain': z.string().meta({
+          description:
+            'plain: one CIDR a line; nftables, ipset, nginx, iptables: the input of those tools',
+        }),
+        'application/json': envelopeOf(rangeListSchema),
+      },
+      versioned: { etag: true },
       errors: ['BAD_REQUEST'],
       raw: true,
       // the list is streamed: node:http answers it, never the fast path

@@ -188,6 +188,29 @@ describe('GET /asn/:asn', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('describes both routes: the filters, the media types, the AS record', async () => {
+    const doc = (await get(service.baseUrl, '/openapi.json')).body as {
+      paths: Record<string, { get: Record<string, unknown> }>;
+    };
+    const ranges = doc.paths['/ranges']!.get as {
+      parameters: { name: string }[];
+      responses: Record<string, { content?: Record<string, unknown> }>;
+    };
+    const names = ranges.parameters.map((p) => p.name);
+    for (const name of ['country', 'asn', 'kind', 'provider', 'family', 'format', 'name']) {
+      assert.ok(names.includes(name), name);
+    }
+    assert.deepEqual(Object.keys(ranges.responses['200']!.content!).sort(), [
+      'application/json',
+      'text/plain',
+    ]);
+    assert.ok(ranges.responses['304'] && ranges.responses['400']);
+    const asn = doc.paths['/asn/{asn}']!.get as { responses: Record<string, unknown> };
+    assert.ok(asn.responses['200'] && asn.responses['400'] && asn.responses['404']);
+  });
+});
+
 describe('the same through the CLI and MCP', () => {
   it('ipintel ranges writes what GET /ranges answers', async () => {
     for (const [args, query] of [
