@@ -6,14 +6,15 @@
 // `ipset test` inside and outside the list, then destroyed). Each tool is
 // also shown a damaged list, which it must refuse: the check is real. A tool
 // that cannot run here (no binary, no CAP_NET_ADMIN, no netlink) is skipped
-// with the reason it gave.
+// with the reason it gave. The README's firewall recipe is checked by nft too.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { get, startService, type TestService } from '../helpers/service.js';
+import { PROJECT_ROOT } from '../../src/kit/project-root.js';
 
 let dir: string;
 let service: TestService;
@@ -97,6 +98,13 @@ describe('the formats loaded by the real tools', () => {
       if (r.code !== 0 && reason !== null) return t.skip(`nft -c cannot run here: ${reason}`);
       assert.equal(r.code, 0, `${query}: ${r.output}`);
     }
+    // the README's recipe: the list and its drop chain, as one ruleset
+    const readme = await readFile(join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const chain = /echo '(table inet ru \{[^']+)'/.exec(readme)?.[1];
+    assert.ok(chain !== undefined, "the README's recipe names its drop chain");
+    const recipe = `${await list('country=RU&format=nftables&name=ru')}${chain}\n`;
+    const checked = await run(nft, ['-c', '-f', await file('recipe.nft', recipe)]);
+    assert.equal(checked.code, 0, `the README's recipe: ${checked.output}`);
     const damaged = (await list('country=LU&format=nftables')).replace(
       /\d+\.\d+\.\d+\.\d+\//,
       '300.1.1.0/',

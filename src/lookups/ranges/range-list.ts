@@ -15,6 +15,7 @@ import type { RangeWriter } from './range-formats.js';
 
 /** intervals walked per step, and the text held before it is handed on */
 const STEP = 20_000;
+const FIRST_STEP = 1_000;
 const CHUNK_CHARS = 32 * 1024;
 
 /** What a list came to, once its last chunk is read. */
@@ -51,7 +52,8 @@ export async function* rangeChunks(
       v4: (start, end) => v4Blocks(start, end, addV4),
       v6: (start, end) => v6Blocks(start, end, addV6),
     });
-    while (!walk.step(STEP)) {
+    // a short first step: the first blocks go out before the memos are warm
+    while (!walk.step(started ? STEP : FIRST_STEP)) {
       // the first blocks go as soon as they are found, then in chunks
       if (out.length >= CHUNK_CHARS || (!started && out !== '')) {
         started = true;
