@@ -15,12 +15,9 @@ export interface Lane {
   value: number;
   /** no boundary left: the value holds to the end of the family's space */
   done: boolean;
-  /** the next boundary, four words (n0 most significant) */
-  n0: number;
-  n1: number;
-  n2: number;
-  n3: number;
-  /** moves to the next boundary: `value` becomes the value there, n0–n3 the one after */
+  /** the next boundary, four words (most significant first) */
+  readonly next: Uint32Array;
+  /** moves to the next boundary: `value` becomes the value there, `next` the one after */
   advance(): void;
 }
 
@@ -36,10 +33,7 @@ export function addressAt(version: 4 | 6, w0: number, w1: number, w2: number, w3
 export class TableLaneV4 implements Lane {
   value: number;
   done = false;
-  n0 = 0;
-  n1 = 0;
-  n2 = 0;
-  n3 = 0;
+  readonly next = new Uint32Array(4);
   /** the current range (the walk's inner loop reads the arrays itself: FamilyWalk.runV4) */
   at = 0;
   readonly keys: Uint32Array;
@@ -57,7 +51,7 @@ export class TableLaneV4 implements Lane {
 
   peek(): void {
     if (this.at + 1 >= this.keys.length) this.done = true;
-    else this.n3 = this.keys[this.at + 1]!;
+    else this.next[3] = this.keys[this.at + 1]!;
   }
 
   advance(): void {
@@ -75,11 +69,8 @@ export class TableLaneV4 implements Lane {
 export class TableLaneV6 implements Lane {
   value = NONE;
   done = false;
-  n0 = 0;
-  n1 = 0;
-  n2 = 0;
-  n3 = 0;
-  /** the entry after the current one (its start is n0–n3) */
+  readonly next = new Uint32Array(4);
+  /** the entry after the current one (its start is `next`) */
   private pending = NONE;
   private top = 0;
   /** split block sub-range index and end (sub < subEnd: inside a split block) */
@@ -101,17 +92,17 @@ export class TableLaneV6 implements Lane {
     table.need(table.v4.keys, 0, table.v4.keys.length);
     table.need(table.v4.values, 0, table.v4.values.length);
     // the first entry starts at :: (the first key is 0)
-    this.next();
+    this.readEntry();
     this.advance();
   }
 
   advance(): void {
     this.value = this.pending;
-    this.next();
+    this.readEntry();
   }
 
-  /** Reads the entry after the current one into n0–n3 and `pending`; done when none is left. */
-  private next(): void {
+  /** Reads the entry after the current one into `next` and `pending`; done when none is left. */
+  private readEntry(): void {
     const { v4, v6 } = this.table;
     for (;;) {
       if (this.alias < this.aliasEnd) {
@@ -124,10 +115,10 @@ export class TableLaneV6 implements Lane {
       if (this.sub < this.subEnd) {
         const s = this.sub++;
         const value = v6.subValues[s]!;
-        this.n0 = v6.keys[2 * (this.top - 1)]!;
-        this.n1 = v6.keys[2 * (this.top - 1) + 1]!;
-        this.n2 = v6.subKeys[2 * s]!;
-        this.n3 = v6.subKeys[2 * s + 1]!;
+        this.next[0] = v6.keys[2 * (this.top - 1)]!;
+        this.next[1] = v6.keys[2 * (this.top - 1) + 1]!;
+        this.next[2] = v6.subKeys[2 * s]!;
+        this.next[3] = v6.subKeys[2 * s + 1]!;
         if (value !== NONE && (value & ALIAS) !== 0) {
           this.enterAlias(value & ~ALIAS);
           continue;
@@ -141,10 +132,10 @@ export class TableLaneV6 implements Lane {
       }
       const t = this.top++;
       const value = v6.values[t]!;
-      this.n0 = v6.keys[2 * t]!;
-      this.n1 = v6.keys[2 * t + 1]!;
-      this.n2 = 0;
-      this.n3 = 0;
+      this.next[0] = v6.keys[2 * t]!;
+      this.next[1] = v6.keys[2 * t + 1]!;
+      this.next[2] = 0;
+      this.next[3] = 0;
       if (value !== NONE && (value & SPLIT) !== 0) {
         const block = value & ~SPLIT;
         this.sub = v6.splitAt[block]!;
@@ -160,20 +151,18 @@ export class TableLaneV6 implements Lane {
     }
   }
 
-  /** The IPv4 ranges placed at bit `offset` of the range starting at n0–n3 come next. */
+  /** The IPv4 ranges placed at bit `offset` of the range starting at `next` come next. */
   private enterAlias(offset: number): void {
-    this.base[0] = this.n0;
-    this.base[1] = this.n1;
-    this.base[2] = this.n2;
-    this.base[3] = this.n3;
+    this.base.set(this.next);
     this.shift = 96 - offset;
     this.alias = 0;
     this.aliasEnd = this.table.v4.keys.length;
   }
 
-  /** n0–n3 = base + key << shift (the alias's range is aligned: its bits there are 0). */
+  /** next = base + key << shift (the alias's range is aligned: its bits there are 0). */
   private placeKey(key: number): void {
-    const words = [this.base[0]!, this.base[1]!, this.base[2]!, this.base[3]!];
+    const words = this.next;
+    words.set(this.base);
     const low = 3 - Math.floor(this.shift / 32);
     const r = this.shift % 32;
     if (r === 0) words[low] = (words[low]! | key) >>> 0;
@@ -181,7 +170,6 @@ export class TableLaneV6 implements Lane {
       words[low] = (words[low]! | (key << r)) >>> 0;
       words[low - 1] = (words[low - 1]! | (key >>> (32 - r))) >>> 0;
     }
-    [this.n0, this.n1, this.n2, this.n3] = words as [number, number, number, number];
   }
 }
 
@@ -193,10 +181,7 @@ export class TableLaneV6 implements Lane {
 export class ListLane implements Lane {
   value: number;
   done = false;
-  n0 = 0;
-  n1 = 0;
-  n2 = 0;
-  n3 = 0;
+  readonly next = new Uint32Array(4);
   private at = 0;
   private readonly count: number;
 
@@ -214,7 +199,8 @@ export class ListLane implements Lane {
   private peek(): void {
     for (; this.at < this.count; this.at++) {
       this.read(this.at);
-      if (this.n0 !== 0 || this.n1 !== 0 || this.n2 !== 0 || this.n3 !== 0) {
+      const n = this.next;
+      if (n[0] !== 0 || n[1] !== 0 || n[2] !== 0 || n[3] !== 0) {
         if (this.at === 0 || !this.sameAsPrevious()) return;
       }
     }
@@ -222,12 +208,12 @@ export class ListLane implements Lane {
   }
 
   private read(i: number): void {
-    if (this.version === 4) this.n3 = this.starts[i]!;
+    if (this.version === 4) this.next[3] = this.starts[i]!;
     else {
-      this.n0 = this.starts[4 * i]!;
-      this.n1 = this.starts[4 * i + 1]!;
-      this.n2 = this.starts[4 * i + 2]!;
-      this.n3 = this.starts[4 * i + 3]!;
+      this.next[0] = this.starts[4 * i]!;
+      this.next[1] = this.starts[4 * i + 1]!;
+      this.next[2] = this.starts[4 * i + 2]!;
+      this.next[3] = this.starts[4 * i + 3]!;
     }
   }
 
@@ -244,7 +230,8 @@ export class ListLane implements Lane {
   }
 
   advance(): void {
-    this.value = this.valueAt(addressAt(this.version, this.n0, this.n1, this.n2, this.n3));
+    const n = this.next;
+    this.value = this.valueAt(addressAt(this.version, n[0]!, n[1]!, n[2]!, n[3]!));
     this.at++;
     this.peek();
   }

@@ -160,7 +160,9 @@ export function planFamily(s: RangeSources, f: RangeFilter, version: 4 | 6): Fam
     }
   }
   const byPair = verdictMemo?.byPair ?? new Map<number, Verdict>();
-  const verdictAt = (set: number, record: number, ip: () => Ip): Verdict => {
+  /** the address of a position of the walk */
+  const here = (at: Uint32Array) => addressAt(version, at[0]!, at[1]!, at[2]!, at[3]!);
+  const verdictAt = (set: number, record: number, at: Uint32Array): Verdict => {
     // record < 2^30 (MAX_RECORDS); NONE folds onto 2^30 - 1
     const key = set * 0x40000000 + (record === NONE ? 0x3fffffff : record);
     let v = byPair.get(key);
@@ -169,7 +171,7 @@ export function planFamily(s: RangeSources, f: RangeFilter, version: 4 | 6): Fam
       // feed set and the AS record (no override here), without a search
       const asn = geoip.networkAt(record);
       v = verdictOf(
-        detect(ip(), () => asn, feeds!, feeds!.matchOfSet(set)),
+        detect(here(at), () => asn, feeds!, feeds!.matchOfSet(set)),
         false,
       );
       byPair.set(key, v);
@@ -195,13 +197,13 @@ export function planFamily(s: RangeSources, f: RangeFilter, version: 4 | 6): Fam
     return true;
   };
 
-  const test: IntervalTest = (w0, w1, w2, w3) => {
+  const test: IntervalTest = (at) => {
     if (mapped !== null && mapped.value === 1) return false;
     if (
       (overrideLane !== null && overrideLane.value !== NO_OVERRIDE) ||
       (feedLane !== null && feedLane.value < 0)
     ) {
-      return slowTest(addressAt(version, w0, w1, w2, w3));
+      return slowTest(here(at));
     }
     const bogon = bogons.value === 1;
     if (countries !== null) {
@@ -220,7 +222,7 @@ export function planFamily(s: RangeSources, f: RangeFilter, version: 4 | 6): Fam
       const v = bogon
         ? BOGON_VERDICT
         : needsDetection
-          ? verdictAt(feedLane!.value, network!.value, () => addressAt(version, w0, w1, w2, w3))
+          ? verdictAt(feedLane!.value, network!.value, at)
           : NO_KINDS;
       if (f.kinds !== null && (v.kinds & kindBits) === 0) return false;
       if (providers !== null && !providers.has(v.provider)) return false;

@@ -4,11 +4,14 @@
 // interval answers as its first address does. The intervals that match are
 // joined with their matching neighbours and handed on as ranges; nothing is
 // collected (a list of a million blocks is written as it is found).
+// Positions live in Uint32Arrays, never in plain fields or arguments: an
+// address of 2^31 or more in a field is a number V8 boxes on every store,
+// and boxing 8 million of them was a third of a list's time in garbage.
 import type { Words } from '../../net/cidr-cover.js';
 import { TableLaneV4, TableLaneV6, type Lane } from './lanes.js';
 
-/** Whether the interval starting at w0–w3 matches; the lanes hold its values. */
-export type IntervalTest = (w0: number, w1: number, w2: number, w3: number) => boolean;
+/** Whether the interval starting at `at` (four words) matches; the lanes hold its values. */
+export type IntervalTest = (at: Words) => boolean;
 
 /** Where the walk's ranges go: IPv4 as numbers, IPv6 as words (valid during the call only). */
 export interface RangeSink {
@@ -16,12 +19,22 @@ export interface RangeSink {
   v6(start: Words, end: Words): void;
 }
 
+/** a < b, four words each */
+function less(a: Words, b: Words): boolean {
+  return (
+    a[0]! < b[0]! ||
+    (a[0] === b[0] &&
+      (a[1]! < b[1]! || (a[1] === b[1] && (a[2]! < b[2]! || (a[2] === b[2] && a[3]! < b[3]!)))))
+  );
+}
+
+function same(a: Words, b: Words): boolean {
+  return a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
+}
+
 export class FamilyWalk {
   /** the interval's start */
-  private p0 = 0;
-  private p1 = 0;
-  private p2 = 0;
-  private p3 = 0;
+  private readonly at = new Uint32Array(4);
   private open = false;
   private readonly runStart = new Uint32Array(4);
   private readonly runEnd = new Uint32Array(4);
@@ -33,10 +46,7 @@ export class FamilyWalk {
   private readonly main: Lane;
   private readonly others: Lane[];
   /** the others' least next boundary, when any is left (limited) */
-  private l0 = 0;
-  private l1 = 0;
-  private l2 = 0;
-  private l3 = 0;
+  private readonly limit = new Uint32Array(4);
   private limited = false;
   /** an other lane moved: its least next boundary is found again */
   private stale = true;
@@ -71,36 +81,20 @@ export class FamilyWalk {
       }
       // most intervals end where the largest table's next range starts, before
       // any other lane's boundary: that lane alone is read and moved
-      if (
-        !main.done &&
-        (!this.limited ||
-          main.n0 < this.l0 ||
-          (main.n0 === this.l0 &&
-            (main.n1 < this.l1 ||
-              (main.n1 === this.l1 &&
-                (main.n2 < this.l2 || (main.n2 === this.l2 && main.n3 < this.l3))))))
-      ) {
-        this.close(main.n0, main.n1, main.n2, main.n3);
+      if (!main.done && (!this.limited || less(main.next, this.limit))) {
+        this.close(main.next);
         main.advance();
         continue;
       }
       // else the others' boundary comes first (or with the main lane's)
-      if (!this.limited && main.done) {
-        this.close(0, 0, 0, 0);
+      if (!this.limited) {
         this.finish();
         break;
       }
-      const m0 = this.l0;
-      const m1 = this.l1;
-      const m2 = this.l2;
-      const m3 = this.l3;
-      this.close(m0, m1, m2, m3);
-      if (!main.done && main.n0 === m0 && main.n1 === m1 && main.n2 === m2 && main.n3 === m3) {
-        main.advance();
-      }
-      for (const l of this.others) {
-        if (!l.done && l.n0 === m0 && l.n1 === m1 && l.n2 === m2 && l.n3 === m3) l.advance();
-      }
+      const limit = this.limit;
+      this.close(limit);
+      if (!main.done && same(main.next, limit)) main.advance();
+      for (const l of this.others) if (!l.done && same(l.next, limit)) l.advance();
       this.stale = true;
     }
     return this.finished;
@@ -113,13 +107,15 @@ export class FamilyWalk {
   private runV4(main: TableLaneV4, budget: number): number {
     const { keys, values } = main;
     const last = keys.length - 1;
-    const limit = this.limited ? this.l3 : 2 ** 32;
+    const limit = this.limited ? this.limit[3]! : 2 ** 32;
+    const next = main.next;
     let at = main.at;
     let walked = 0;
     while (walked < budget && at < last) {
-      const next = keys[at + 1]!;
-      if (next >= limit) break;
-      this.close(0, 0, 0, next);
+      const key = keys[at + 1]!;
+      if (key >= limit) break;
+      next[3] = key;
+      this.close(next);
       main.value = values[++at]!;
       walked++;
     }
@@ -130,17 +126,12 @@ export class FamilyWalk {
 
   /** As runV4, for the IPv6 table (its split blocks and aliases are the lane's to read). */
   private runV6(main: TableLaneV6, budget: number): number {
-    const { limited, l0, l1, l2, l3 } = this;
+    const limited = this.limited;
+    const limit = this.limit;
     let walked = 0;
     while (walked < budget && !main.done) {
-      const { n0, n1, n2, n3 } = main;
-      if (
-        limited &&
-        !(n0 < l0 || (n0 === l0 && (n1 < l1 || (n1 === l1 && (n2 < l2 || (n2 === l2 && n3 < l3))))))
-      ) {
-        break;
-      }
-      this.close(n0, n1, n2, n3);
+      if (limited && !less(main.next, limit)) break;
+      this.close(main.next);
       main.advance();
       walked++;
     }
@@ -153,64 +144,56 @@ export class FamilyWalk {
     this.limited = false;
     for (const l of this.others) {
       if (l.done) continue;
-      if (
-        !this.limited ||
-        l.n0 < this.l0 ||
-        (l.n0 === this.l0 &&
-          (l.n1 < this.l1 ||
-            (l.n1 === this.l1 && (l.n2 < this.l2 || (l.n2 === this.l2 && l.n3 < this.l3)))))
-      ) {
+      if (!this.limited || less(l.next, this.limit)) {
         this.limited = true;
-        this.l0 = l.n0;
-        this.l1 = l.n1;
-        this.l2 = l.n2;
-        this.l3 = l.n3;
+        this.limit.set(l.next);
       }
     }
   }
 
   /**
-   * The interval starting at the position ends before w0–w3 (the next
-   * boundary; after the last one, finish() closes the space): its test
-   * opens or closes a run, and the position moves there.
+   * The interval starting at the position ends before `next` (the next
+   * boundary; after the last one, finish() closes the space): its test opens
+   * or closes a run, and the position moves there.
    */
-  private close(w0: number, w1: number, w2: number, w3: number): void {
+  private close(next: Words): void {
     this.intervals++;
-    const match = this.test(this.p0, this.p1, this.p2, this.p3);
+    const at = this.at;
+    const match = this.test(at);
     if (match && !this.open) {
       this.open = true;
-      this.runStart[0] = this.p0;
-      this.runStart[1] = this.p1;
-      this.runStart[2] = this.p2;
-      this.runStart[3] = this.p3;
+      this.runStart.set(at);
     } else if (!match && this.open) {
       this.open = false;
-      this.emitUntil(this.p0, this.p1, this.p2, this.p3);
+      this.emitUntil(at);
     }
-    this.p0 = w0;
-    this.p1 = w1;
-    this.p2 = w2;
-    this.p3 = w3;
+    at.set(next);
   }
 
-  /** The last interval ran to the end of the space. */
+  /** The last interval runs to the end of the space. */
   private finish(): void {
+    const match = this.test(this.at);
+    if (match && !this.open) {
+      this.open = true;
+      this.runStart.set(this.at);
+    } else if (!match && this.open) {
+      this.open = false;
+      this.emitUntil(this.at);
+    }
+    this.intervals++;
     if (this.open) this.emitLast();
     this.finished = true;
   }
 
-  /** The open run ends just before w0–w3. */
-  private emitUntil(w0: number, w1: number, w2: number, w3: number): void {
+  /** The open run ends just before `at`. */
+  private emitUntil(at: Words): void {
     if (this.version === 4) {
-      this.sink.v4(this.runStart[3]!, w3 - 1);
+      this.sink.v4(this.runStart[3]!, at[3]! - 1);
       return;
     }
     const end = this.runEnd;
-    end[0] = w0;
-    end[1] = w1;
-    end[2] = w2;
-    end[3] = w3;
-    // end - 1 (w0–w3 > runStart ≥ 0: no wrap)
+    end.set(at);
+    // end - 1 (at > runStart ≥ 0: no wrap)
     for (let i = 3; i >= 0; i--) {
       if (end[i] !== 0) {
         end[i]! -= 1;
