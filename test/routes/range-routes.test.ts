@@ -211,6 +211,14 @@ describe('the OpenAPI document', () => {
   });
 });
 
+describe('the web page', () => {
+  it('links the lists and an AS profile from its "Use it from code" section', async () => {
+    const page = await get(service.baseUrl, '/', { headers: { accept: 'text/html' } });
+    assert.match(page.text, /href="\/ranges\?country=RU&amp;format=nftables"/);
+    assert.match(page.text, /href="\/asn\/AS14061"/);
+  });
+});
+
 describe('the same through the CLI and MCP', () => {
   it('ipintel ranges writes what GET /ranges answers', async () => {
     for (const [args, query] of [
