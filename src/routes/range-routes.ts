@@ -22,10 +22,12 @@ import {
   RANGE_FORMATS,
   rangeWriter,
   type RangeFormat,
+  type RangeWriter,
 } from '../lookups/ranges/range-formats.js';
 import { rangeChunks, type ListSummary } from '../lookups/ranges/range-list.js';
 import type { RangeSources } from '../lookups/ranges/range-match.js';
 import { asnProfile, type AsnProfile } from '../lookups/ranges/asn-profile.js';
+import { matchesEtag } from '../lookups/provenance.js';
 import { asnProfileSchema, rangeListSchema } from '../api/lookup-schemas.js';
 
 /** `{"data": …}` around a record: the JSON list's body */
@@ -125,27 +127,22 @@ function listEtag(dataEtag: string, r: RangeRequest): string {
   return `"r-${createHash('sha256').update(key).digest('hex').slice(0, 24)}"`;
 }
 
-function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  return header
-    .split(',')
-    .map((t) => t.trim().replace(/^W\//, ''))
-    .some((t) => t === '*' || t === etag);
-}
-
 /** A list's chunks as text, for the CLI and the MCP tool. */
 export function rangeText(
   sources: RangeSources,
   r: RangeRequest,
   summary?: ListSummary,
 ): AsyncGenerator<string> {
-  const writer = rangeWriter({
+  return rangeChunks(sources, r.filter, writerOf(r), summary);
+}
+
+function writerOf(r: RangeRequest): RangeWriter {
+  return rangeWriter({
     format: r.format,
     name: r.name,
     families: r.filter.families,
     filter: filterObject(r.filter),
   });
-  return rangeChunks(sources, r.filter, writer, summary);
 }
 
 /** blocks an in-process caller (the MCP tool) gets at most */
@@ -203,12 +200,7 @@ export function rangeHandlers(deps: RangeRouteDeps) {
           etag,
           'cache-control': `public, max-age=${RANGES_MAX_AGE_SECONDS}`,
         };
-        const writer = rangeWriter({
-          format: r.format,
-          name: r.name,
-          families: r.filter.families,
-          filter: filterObject(r.filter),
-        });
+        const writer = writerOf(r);
         const ifNoneMatch = ctx.headers['if-none-match'];
         if (matchesEtag(typeof ifNoneMatch === 'string' ? ifNoneMatch : undefined, etag)) {
           return { body: null, contentType: writer.contentType, status: 304, headers };
