@@ -8,6 +8,7 @@
 // outside it, plus the edges of its blocks. The answers are the lookups'
 // records in process, compared by the filter's definition (range-check.ts).
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,8 @@ import { feedFileName, serialiseFeed } from '../../../src/lookups/vpn/feeds/feed
 import { boundarySources } from '../../../src/export/build-export.js';
 import { mergeV4, mergeV6 } from '../../../src/export/boundaries.js';
 import { parseIp } from '../../../src/net/ip.js';
+import { PROJECT_ROOT } from '../../../src/kit/project-root.js';
+import { ALIAS, NONE } from '../../../src/data/range-table.js';
 import { PROVIDER_NAMES } from '../../../src/lookups/vpn/providers.js';
 import { rangeRequest, rangeText } from '../../../src/routes/range-routes.js';
 import type { RangeSources } from '../../../src/lookups/ranges/range-match.js';
@@ -89,6 +92,36 @@ function check(l: Loaded, q: Query, lists: Record<4 | 6, Listed>, version: 4 | 6
     expected(l, q, version, n),
     why(`${JSON.stringify(q)}: ${ipOf(version, n).text} ${inList ? 'listed' : 'not listed'}`),
   );
+}
+
+/** The starts of every elementary interval of a family (the export's cut), as BigInt. */
+function intervalStarts(l: Loaded, version: 4 | 6): bigint[] {
+  const { v4, v6 } = l.boundaries;
+  return version === 4
+    ? Array.from(v4, BigInt)
+    : Array.from({ length: v6.length / 4 }, (_, i) =>
+        [0, 1, 2, 3].reduce((n, w) => (n << 32n) | BigInt(v6[4 * i + w]!), 0n),
+      );
+}
+
+/** Checks the first and last address of every elementary interval; how many are listed. */
+async function checkEveryInterval(l: Loaded, q: Query): Promise<number> {
+  const lists = await list(l, q);
+  const families = (q.family === undefined ? [4, 6] : [Number(q.family)]) as (4 | 6)[];
+  assert.ok(families.includes(4) || lists[4].starts.length === 0, 'family kept');
+  assert.ok(families.includes(6) || lists[6].starts.length === 0, 'family kept');
+  let matched = 0;
+  for (const version of families) {
+    const starts = intervalStarts(l, version);
+    const top = version === 4 ? 2n ** 32n : 2n ** 128n;
+    for (let i = 0; i < starts.length; i++) {
+      const first = starts[i]!;
+      check(l, q, lists, version, first);
+      check(l, q, lists, version, (starts[i + 1] ?? top) - 1n);
+      if (listed(lists[version], first)) matched++;
+    }
+  }
+  return matched;
 }
 
 const OVERRIDES = [
@@ -229,28 +262,7 @@ describe('range lists on synthetic data: every elementary interval', () => {
 
   for (const q of SYNTHETIC_QUERIES) {
     it(`${JSON.stringify(q)}: each interval's first and last address`, async () => {
-      const lists = await list(l, q);
-      const families = q.family === undefined ? [4, 6] : [Number(q.family)];
-      assert.ok(families.includes(4) || lists[4].starts.length === 0, 'family kept');
-      assert.ok(families.includes(6) || lists[6].starts.length === 0, 'family kept');
-      let matched = 0;
-      for (const version of families as (4 | 6)[]) {
-        const { v4, v6 } = l.boundaries;
-        const starts: bigint[] =
-          version === 4
-            ? Array.from(v4, BigInt)
-            : Array.from({ length: v6.length / 4 }, (_, i) =>
-                [0, 1, 2, 3].reduce((n, w) => (n << 32n) | BigInt(v6[4 * i + w]!), 0n),
-              );
-        const top = version === 4 ? 2n ** 32n : 2n ** 128n;
-        for (let i = 0; i < starts.length; i++) {
-          const first = starts[i]!;
-          const last = (starts[i + 1] ?? top) - 1n;
-          check(l, q, lists, version, first);
-          check(l, q, lists, version, last);
-          if (listed(lists[version], first)) matched++;
-        }
-      }
+      const matched = await checkEveryInterval(l, q);
       // a filter of the data's own values lists something (bogon and the rest alike)
       if (q.kind !== 'mobile') assert.ok(matched > 0, `${JSON.stringify(q)} lists something`);
     });
@@ -325,4 +337,50 @@ describe('range lists on the embedded data: seeded addresses inside and outside'
       }
     });
   }
+});
+
+/** MaxMind's test databases: beside the repository in CI, never copied into it */
+const MAXMIND = join(PROJECT_ROOT, '..', 'shared', 'fixtures', 'mmdb');
+
+describe("range lists on MaxMind's test databases: IPv4 aliases and split blocks", () => {
+  let dir: string;
+  let l: Loaded | null = null;
+  const queries: Query[] = [{ kind: 'bogon' }];
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ipintel-ranges-maxmind-'));
+    if (!existsSync(join(MAXMIND, 'GeoLite2-City-Test.mmdb'))) return;
+    l = await load({
+      DATA_DIR: dir,
+      GEOIP_DB: join(MAXMIND, 'GeoLite2-City-Test.mmdb'),
+      ASN_DB: join(MAXMIND, 'GeoLite2-ASN-Test.mmdb'),
+      LOG_LEVEL: 'silent',
+    });
+    // the data's own countries and ASes, from the answers of the intervals
+    const countries = new Set<string>();
+    const asns = new Set<string>();
+    for (const version of [4, 6] as const) {
+      for (const n of intervalStarts(l, version)) {
+        if (version === 6 && isMapped(n)) continue;
+        const g = l.geoip.lookup(ipOf(version, n));
+        if (g.country !== null) countries.add(g.country);
+        if (g.asn !== null) asns.add(g.asn);
+      }
+    }
+    queries.push(...[...countries].map((country) => ({ country })));
+    queries.push(...[...asns].slice(0, 8).map((asn) => ({ asn })));
+  });
+
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("every list of the data's countries and ASes, each interval", async (t) => {
+    if (l === null) return t.skip(`no MaxMind test databases at ${MAXMIND}`);
+    const { v6 } = l.geoip.tables.geoip.table;
+    const aliases = [...v6.values, ...v6.subValues].filter((v) => v !== NONE && (v & ALIAS) !== 0);
+    assert.ok(aliases.length > 0 && v6.splitAt.length > 1, 'aliases and split blocks are there');
+    assert.ok(queries.length > 3, `${queries.length} lists`);
+    for (const q of queries) await checkEveryInterval(l, q);
+  });
 });
