@@ -306,6 +306,9 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       if (a.raw.headers !== undefined) x.setHeaders(a.raw.headers);
       const status = a.raw.status ?? 200;
       if (a.raw.file !== undefined) return x.sendFile(status, a.raw.file, a.raw.contentType);
+      if (a.raw.stream !== undefined) {
+        return x.sendStream(status, a.raw.stream, a.raw.contentType);
+      }
       return a.raw.body === null
         ? x.sendEmpty(status)
         : x.send(status, a.raw.body, a.raw.contentType);
@@ -355,7 +358,8 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
 
   async function call(path: string, raw: RawInput, ctx: RequestContext): Promise<unknown> {
     const route = byPath.get(path);
-    if (route === undefined || route.raw)
+    // a raw route answers in-process callers only through its record
+    if (route === undefined || (route.raw && route.record === undefined))
       throw new AppError('NOT_FOUND', `No lookup at ${clip(path)}.`);
     const input = checkInput(
       route,

@@ -46,6 +46,7 @@ import { createVpnJson } from './lookups/vpn/record-json.js';
 import { networkHandlers, type NetworkLookups } from './routes/network-routes.js';
 import { mcpHandlers } from './mcp/mcp-route.js';
 import { vpnHandlers } from './routes/vpn-routes.js';
+import { rangeHandlers } from './routes/range-routes.js';
 import { metricsTable, routeTable } from './routes/route-table.js';
 import { AccessControl } from './http/access-control.js';
 import { ApiKeySource } from './auth/api-key-source.js';
@@ -371,6 +372,10 @@ export function buildService(
         vpnJson,
         maxItems: config.batchMaxItems,
         attribution: batchProvenance.untagged,
+      }),
+      ranges: rangeHandlers({
+        sources: { geoip, vpn: vpnJson, feeds: () => data.vpn.current() },
+        headers: batchProvenance.headers,
       }),
       mcp: mcpHandlers({
         version: VERSION,

@@ -157,3 +157,56 @@ export const batchSchema = z
     errors: z.number().int().meta(d('Results that are errors.')),
   })
   .meta({ id: 'BatchResults' });
+
+export const asnProfileSchema = z
+  .object({
+    asn: z.string().meta(d('`AS<number>`.')),
+    name: z.string().nullable().meta(d('The organisation the ASN data names.')),
+    isp: z.string().nullable(),
+    country: z
+      .string()
+      .nullable()
+      .meta(
+        d(
+          'Where most of its IPv4 addresses are by location (GeoIP, the first address of each prefix); null when it routes no IPv4.',
+        ),
+      ),
+    classes: z
+      .array(z.string())
+      .meta(
+        d(
+          'What detection makes of the AS as a whole: vpn, hosting, mobile, isp (a curated access network), vpn-dense (it holds VPN-dense hosting blocks).',
+        ),
+      ),
+    isVpn: z.boolean(),
+    isHosting: z.boolean(),
+    isMobile: z.boolean(),
+    provider: z.string().nullable(),
+    reasons: z
+      .array(z.string())
+      .meta(d('The reasons GET /ip/:ip/vpn gives for an address of the AS no list names.')),
+    prefixes: z.object({ v4: z.array(z.string()), v6: z.array(z.string()) }),
+    addresses: z.object({
+      v4: z.number().int(),
+      v6: z.string().meta(d('A decimal text: IPv6 counts pass 2^53.')),
+    }),
+    feeds: z.array(z.string()).meta(d('Feeds listing addresses in its prefixes, or the AS.')),
+  })
+  .meta({ id: 'AsnProfile' });
+
+export const rangeSummarySchema = z
+  .object({
+    filter: z.record(z.string(), z.string()).meta(d('The filter as understood, canonical.')),
+    count: z.number().int().meta(d('CIDR blocks in the whole list.')),
+    ranges: z.array(z.string()).meta(d('The first blocks of the list (at most 1,000).')),
+    truncated: z.boolean().meta(d('true when the list has more blocks than `ranges` holds.')),
+  })
+  .meta({ id: 'RangeSummary' });
+
+export const rangeListSchema = z
+  .object({
+    filter: z.record(z.string(), z.string()).meta(d('The filter as understood, canonical.')),
+    ranges: z.array(z.string()).meta(d('The CIDR blocks, IPv4 first, ascending.')),
+    count: z.number().int(),
+  })
+  .meta({ id: 'RangeList' });

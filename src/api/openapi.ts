@@ -192,14 +192,26 @@ export function buildOpenApi(
         '200': {
           description: 'Success',
           ...(route.versioned === undefined ? {} : { headers: versionHeaders(route.versioned) }),
-          content: {
-            'application/json': {
-              schema: collector.toJson(body, 'output'),
-              ...(route.responseExample === undefined
-                ? {}
-                : { example: route.raw ? route.responseExample : { data: route.responseExample } }),
-            },
-          },
+          content:
+            route.mediaTypes === undefined
+              ? {
+                  'application/json': {
+                    schema: collector.toJson(body, 'output'),
+                    ...(route.responseExample === undefined
+                      ? {}
+                      : {
+                          example: route.raw
+                            ? route.responseExample
+                            : { data: route.responseExample },
+                        }),
+                  },
+                }
+              : Object.fromEntries(
+                  Object.entries(route.mediaTypes).map(([type, schema]) => [
+                    type,
+                    { schema: collector.toJson(schema, 'output') },
+                  ]),
+                ),
         },
         ...(route.versioned?.etag === true ? NOT_MODIFIED : {}),
         ...errorResponses(codes),

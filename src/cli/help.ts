@@ -22,6 +22,9 @@ Usage:
   ipintel enrich [--vpn] [--format jsonl|csv] [FILE]
                                      the first address of each line, with its GeoIP record
   ipintel export --out DIR           the data as MMDB files (City, ASN, Anonymous IP) and CSV ranges
+  ipintel ranges --country RU [--format nftables]
+                                     the CIDR blocks matching a filter, for a firewall
+  ipintel asn [--json] <asn>...      what an AS is: name, country, classes, prefixes
   ipintel serve                      start the HTTP service (as npm start)
   ipintel update-data [--only id,id] refresh the feeds, the RDAP bootstrap, GeoIP and ASN data
 
@@ -55,6 +58,12 @@ WHOIS_SERVER). --json prints the record of GET /whois/:ip.`,
 
 DNS records of each name (default type A), from DNS_SERVERS or the system's
 resolvers. --json prints the record of GET /dns/:domain.`,
+  asn: `Usage: ipintel asn [--json] <asn>...
+
+What each AS is (AS14061 or 14061): its name in the ASN data, where most of its
+IPv4 addresses are, what detection makes of it, the prefixes the ASN data
+routes through it and the feeds listing addresses there. --json prints the
+record of GET /asn/:asn.`,
   reverse: `Usage: ipintel reverse [--json] <ip>...
 
 PTR names of each address. --json prints the record of GET /dns/:ip/reverse.`,
@@ -106,6 +115,28 @@ ASN_DB, DATA_DIR (updates and feeds) and OVERRIDES_FILE (see docs/export.md).
 ${ENVIRONMENT}
 
 Exit status: 0 written; 1 the data could not be read or a file not written; 2 usage.
+`;
+
+export const RANGES_HELP = `Usage: ipintel ranges [--country CC,..] [--asn AS,..] [--kind K,..] [--provider P,..]
+                      [--family 4|6] [--format F] [--name NAME]
+
+The fewest CIDR blocks covering exactly the addresses that match every option
+given (comma-separated values are alternatives), as GET /ranges lists them:
+  --country   ISO 3166 alpha-2 codes: the country by location (GeoIP answers,
+              geofeeds and overrides included), not the registry's
+  --asn       AS numbers (AS14061 or 14061)
+  --kind      vpn, proxy, tor, relay, hosting, mobile, bogon
+  --provider  VPN or relay providers (Mullvad, pia, ...)
+  --family    4 or 6 (both when left out)
+  --format    plain (one CIDR a line, the default), json, nftables, ipset,
+              nginx (a geo block), iptables (iptables-restore; needs --family)
+  --name      the set, variable or chain name (default ipintel)
+
+  ipintel ranges --country RU --format nftables > ru.nft && nft -f ru.nft
+
+${ENVIRONMENT}
+
+${EXIT}
 `;
 
 export const SERVE_HELP = `Usage: ipintel serve

@@ -8,7 +8,7 @@ import { Expiring, type AnyHandler, type RequestContext } from '../http/route.js
 import { checkInput } from '../http/validate.js';
 
 /** What a subcommand needs loaded before its handler exists. */
-type Needs = 'geo' | 'vpn' | 'network' | 'nothing';
+type Needs = 'geo' | 'vpn' | 'ranges' | 'network' | 'nothing';
 
 export interface LookupCommand {
   name: string;
@@ -44,6 +44,14 @@ export const LOOKUP_COMMANDS: readonly LookupCommand[] = [
   byIp('whois', 'whois_lookup', 'network', 'whois'),
   byIp('reverse', 'reverse_dns', 'network', 'reverse'),
   byIp('blacklist', 'blacklist_check', 'network', 'blacklist'),
+  {
+    name: 'asn',
+    tool: 'asn_lookup',
+    needs: 'ranges',
+    handler: 'asn',
+    raw: (asn) => ({ params: { asn } }),
+    args: (asn) => ({ asn }),
+  },
   {
     name: 'dns',
     tool: 'dns_lookup',
@@ -85,7 +93,13 @@ export async function handlersFor(
     return networkHandlers(networkLookups(config));
   }
   const { loadGeo } = await import('./load.js');
-  const { geoip, vpnJson } = await loadGeo(config, log, needs === 'vpn');
+  const { geoip, vpnJson, holder } = await loadGeo(config, log, needs !== 'geo');
+  if (needs === 'ranges') {
+    return (await import('../routes/range-routes.js')).rangeHandlers({
+      sources: { geoip, vpn: vpnJson, feeds: () => holder!.current() },
+      headers: () => ({}),
+    });
+  }
   if (needs === 'geo')
     return (await import('../routes/geoip-routes.js')).geoipHandlers(geoip, none);
   const { vpnHandlers } = await import('../routes/vpn-routes.js');

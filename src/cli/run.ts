@@ -13,6 +13,7 @@ import {
   EXPORT_HELP,
   lookupHelp,
   MAIN_HELP,
+  RANGES_HELP,
   SERVE_HELP,
   UPDATE_HELP,
 } from './help.js';
@@ -108,6 +109,7 @@ async function dispatch(argv: string[], io: CliIo): Promise<CliOutcome> {
   }
   if (first === 'enrich') return enrich(rest, io);
   if (first === 'export') return exportFiles(rest, io);
+  if (first === 'ranges') return ranges(rest, io);
   const named = LOOKUP_COMMANDS.find((c) => c.name === first);
   return lookup(named ?? LOOKUP_COMMANDS[0]!, named === undefined ? argv : rest, io);
 }
@@ -200,6 +202,54 @@ async function exportFiles(args: string[], io: CliIo): Promise<CliOutcome> {
   io.stdout.write(
     `${result.intervals} intervals, ${result.rows} CSV rows, written to ${out} in ${seconds} s\n`,
   );
+  return { code: EXIT_OK };
+}
+
+async function ranges(args: string[], io: CliIo): Promise<CliOutcome> {
+  const option = { type: 'string' } as const;
+  const { values, positionals } = parse(args, {
+    country: option,
+    asn: option,
+    kind: option,
+    provider: option,
+    family: option,
+    format: option,
+    name: option,
+  });
+  if (values['help'] === true) {
+    io.stdout.write(RANGES_HELP);
+    return { code: EXIT_OK };
+  }
+  if (positionals.length > 0) throw new UsageError('ranges takes options only (see --help)');
+  const text = (key: string) => (typeof values[key] === 'string' ? values[key] : undefined);
+  const query = {
+    country: text('country'),
+    asn: text('asn'),
+    kind: text('kind'),
+    provider: text('provider'),
+    family: text('family'),
+    format: text('format') ?? 'plain',
+    name: text('name'),
+  };
+  const [{ rangeRequest, rangeText }, { loadGeo }, { pipeline }, { Readable }] = await Promise.all([
+    import('../routes/range-routes.js'),
+    import('./load.js'),
+    import('node:stream/promises'),
+    import('node:stream'),
+  ]);
+  // the request checked before any data is loaded: a wrong option costs nothing
+  const request = rangeRequest(query, undefined);
+  const { config, log } = configOf(io);
+  const needsVpn =
+    query.provider !== undefined ||
+    (request.filter.kinds !== null && [...request.filter.kinds].some((k) => k !== 'bogon'));
+  const { geoip, vpnJson, holder } = await loadGeo(config, log, needsVpn);
+  const sources = {
+    geoip,
+    vpn: vpnJson,
+    feeds: holder === null ? null : () => holder.current(),
+  };
+  await pipeline(Readable.from(rangeText(sources, request)), io.stdout, { end: false });
   return { code: EXIT_OK };
 }
 

@@ -4,6 +4,7 @@
 // belong to the exchange and are written once, by `send`.
 import type { FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import { Buffer } from 'node:buffer';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { HeaderValue, RequestHead, Responder } from './message.js';
@@ -166,6 +167,26 @@ export class Exchange {
     const stream = file.handle.createReadStream({ highWaterMark: 256 * 1024 });
     // pipeline destroys the stream (closing the handle) when the client goes away
     pipeline(stream, res).catch(() => undefined);
+    return status;
+  }
+
+  /**
+   * A body made as it is sent (chunked): its chunks read only as fast as the
+   * client takes them; a client that goes away stops the maker.
+   */
+  sendStream(status: number, chunks: AsyncIterable<string>, contentType: string): number {
+    const res = this.res;
+    if (!isNodeResponse(res)) throw new Error('a streamed answer needs a node:http response');
+    const headers = this.commonHeaders();
+    headers.push('content-type', contentType);
+    res.writeHead(status, headers);
+    if (this.head) {
+      res.end();
+      return status;
+    }
+    // the head goes at once: the client knows the answer has begun before the first chunk
+    res.flushHeaders();
+    pipeline(Readable.from(chunks, { objectMode: false }), res).catch(() => undefined);
     return status;
   }
 

@@ -47,6 +47,8 @@ export interface RawBody {
   body: string | Buffer | null;
   /** a file streamed as the body (body null): its open handle, closed once sent, and its size */
   file?: { handle: FileHandle; bytes: number };
+  /** a body made as it is sent (body null): its chunks, read as the client takes them */
+  stream?: AsyncIterable<string>;
   contentType: string;
   status?: number;
   headers?: Record<string, string>;
@@ -62,6 +64,8 @@ export interface Route<P = unknown, Q = unknown, D = unknown> {
   query?: z.ZodType<Q>;
   /** the schema of `data` (or of the whole body when `raw`) */
   response: z.ZodType;
+  /** a raw answer's media types and the schema of each (OpenAPI; default: JSON, `response`) */
+  mediaTypes?: Readonly<Record<string, z.ZodType>>;
   /** error codes this route can answer, beyond the ones every route can (404/405/429/500) */
   errors: ErrorCode[];
   rateLimited: boolean;

@@ -9,7 +9,9 @@ import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import {
+  asnProfileSchema,
   batchSchema,
+  rangeSummarySchema,
   blacklistSchema,
   dnsRecordsSchema,
   reverseDnsSchema,
@@ -327,6 +329,47 @@ export const TOOLS: readonly McpTool[] = [
                 : `; VPN ${yesNo(item.data.vpn.isVpn)}, proxy ${yesNo(item.data.vpn.isProxy)}, hosting ${yesNo(item.data.vpn.isHosting)}`),
         )
         .join('\n') || 'No addresses given.',
+  }),
+  defineTool({
+    name: 'asn_lookup',
+    title: 'Autonomous system profile',
+    description:
+      'What an autonomous system is: its name in the ASN data, the country where most of its IPv4 addresses are located, what VPN/hosting detection makes of it as a whole (classes vpn, hosting, mobile, isp, vpn-dense, with the reasons), the IPv4 and IPv6 prefixes the ASN data routes through it with their address counts, and the feeds listing addresses inside them. Offline, from the embedded data. Unknown AS numbers fail with NOT_FOUND.',
+    input: {
+      asn: z.string().describe('The AS number, e.g. "AS14061" or "13335".'),
+    },
+    output: asnProfileSchema,
+    network: false,
+    lookup: ({ asn }) => ({ route: '/asn/:asn', params: { asn } }),
+    render: (r) =>
+      `${r.asn} ${r.name ?? '(no name)'}${r.country === null ? '' : `, mostly in ${r.country}`}: ${r.prefixes.v4.length} IPv4 prefixes (${r.addresses.v4} addresses), ${r.prefixes.v6.length} IPv6 prefixes${r.classes.length > 0 ? `; classes ${r.classes.join(', ')}` : ''}${r.reasons.length > 0 ? ` (${r.reasons.join(', ')})` : ''}${r.feeds.length > 0 ? `; feeds ${r.feeds.join(', ')}` : ''}`,
+  }),
+  defineTool({
+    name: 'ip_ranges',
+    title: 'Address ranges matching a filter',
+    description:
+      'The CIDR blocks covering exactly the addresses that match every filter given: country (ISO codes, by GeoIP location), asn, kind (vpn, proxy, tor, relay, hosting, mobile, bogon) and provider; comma-separated values are alternatives; family 4 or 6. Answers the number of blocks and the first 1,000 of them; the whole list, in firewall formats (nftables, ipset, nginx geo, iptables-restore), is GET /ranges or `ipintel ranges`. Offline, from the embedded data.',
+    input: {
+      country: z.string().optional().describe('ISO 3166 alpha-2 codes, e.g. "RU" or "RU,BY".'),
+      asn: z.string().optional().describe('AS numbers, e.g. "AS14061".'),
+      kind: z.string().optional().describe('Kinds, e.g. "tor" or "vpn,proxy".'),
+      provider: z.string().optional().describe('VPN or relay providers, e.g. "Mullvad".'),
+      family: z.enum(['4', '6']).optional().describe('One family only.'),
+    },
+    output: rangeSummarySchema,
+    network: false,
+    lookup: (args) => ({
+      route: '/ranges',
+      query: Object.fromEntries(
+        Object.entries(args).filter((e): e is [string, string] => typeof e[1] === 'string'),
+      ),
+    }),
+    render: (r) =>
+      `${r.count} blocks match ${Object.entries(r.filter)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(
+          ' ',
+        )}${r.count === 0 ? '' : `: ${r.ranges.slice(0, 20).join(', ')}${r.count > 20 ? ', …' : ''}`}`,
   }),
   defineTool({
     name: 'my_ip',

@@ -18,6 +18,8 @@ export interface Handlers {
   batch: Record<'lookup', AnyHandler>;
   /** EXPORT_DIR's files (src/routes/export-routes.ts) */
   export: Record<'file', AnyHandler>;
+  /** range lists and AS profiles (src/routes/range-routes.ts) */
+  ranges: Record<'ranges' | 'asn', AnyHandler>;
   /** the web page: GET / for browsers over a JSON handler for everyone else, and its files */
   page: { home: (json: AnyHandler) => AnyHandler; asset: AnyHandler };
 }
@@ -55,6 +57,9 @@ export function routeTable(h: Handlers): AnyRoute[] {
     route('POST', '/mcp', mcp.endpoint, LIMITED),
     // GeoIP/VPN of many addresses: one rate-limit unit per request (local lookups)
     route('POST', '/batch', batch.lookup, LIMITED),
+    // lists for firewalls: one rate-limit unit per list, however long
+    route('GET', '/ranges', h.ranges.ranges, LIMITED),
+    route('GET', '/asn/:asn', h.ranges.asn, { ...LIMITED, lifetime: VPN_LIFETIME }),
   ];
 }
 

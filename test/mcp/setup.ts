@@ -115,6 +115,7 @@ export const TOOL_CASES: {
   { name: 'cidr_calculate', args: { range: '10.1.2.3/8' }, path: '/cidr?range=10.1.2.3/8' },
   // both come from 127.0.0.1: the MCP caller is the REST caller
   { name: 'my_ip', args: {}, path: '/ip' },
+  { name: 'asn_lookup', args: { asn: 'AS14061' }, path: '/asn/AS14061' },
 ];
 
 /** Failing inputs, and the REST path that fails the same way (same code, same message). */
@@ -163,6 +164,15 @@ export const ERROR_CASES: {
     path: '/cidr?range=10.0.0.0/33',
     code: 'INVALID_RANGE',
   },
+  {
+    name: 'asn_lookup',
+    args: { asn: 'AS4200000000' },
+    path: '/asn/AS4200000000',
+    code: 'NOT_FOUND',
+  },
+  { name: 'asn_lookup', args: { asn: 'ASX' }, path: '/asn/ASX', code: 'BAD_REQUEST' },
+  { name: 'ip_ranges', args: {}, path: '/ranges', code: 'BAD_REQUEST' },
+  { name: 'ip_ranges', args: { country: 'RUS' }, path: '/ranges?country=RUS', code: 'BAD_REQUEST' },
 ];
 
 export const TOOL_NAMES = [
@@ -175,6 +185,8 @@ export const TOOL_NAMES = [
   'blacklist_check',
   'cidr_calculate',
   'my_ip',
+  'asn_lookup',
+  'ip_ranges',
 ];
 
 export const NETWORK_TOOLS = new Set([
@@ -246,7 +258,7 @@ async function assertToolErrorsMatchRest(client: Client, restBase: string): Prom
  * the caller's before hook connected the client).
  */
 export function toolConformance(session: () => { client: Client; restBase: string }): void {
-  it('lists the nine tools with descriptions, schemas and annotations', async () => {
+  it('lists the eleven tools with descriptions, schemas and annotations', async () => {
     await assertToolList(session().client);
   });
 
