@@ -51,7 +51,16 @@ const SCENARIOS: readonly { name: ScenarioName; label: string; min: number }[] =
   { name: 'ip6', label: '/ip/<random IPv6>', min: 0.6 },
   { name: 'vpn', label: '/ip/<random public IPv4>/vpn', min: 0.6 },
   { name: 'cidr', label: '/cidr?range=<random IPv4>/<0..32>', min: 0.75 },
+  // the compatible formats (issue 43): each within 10 % of ip4's CPU per request
+  // (the `compat/ip4` line below), so at least 0.9 × ip4's bar here
+  { name: 'ipinfo', label: '/ipinfo/<random public IPv4>', min: 0.63 },
+  { name: 'ipapi', label: '/ip-api/json/<random public IPv4>', min: 0.63 },
+  { name: 'geoip2city', label: '/geoip/v2.1/city/<random public IPv4>', min: 0.63 },
+  { name: 'geoip2insights', label: '/geoip/v2.1/insights/<random public IPv4>', min: 0.63 },
 ];
+/** the compatible formats' scenarios, compared with ip4's CPU per request */
+const COMPAT = new Set(['ipinfo', 'ipapi', 'geoip2city', 'geoip2insights']);
+const MAX_COMPAT_RATIO = 1.1;
 const MAX_P99_RATIO = 2.0; // ip4
 const MAX_RSS_MB = 250;
 const MAX_READY_MS = 1000;
@@ -63,7 +72,9 @@ function selectedScenarios(): typeof SCENARIOS {
   const names = raw.split(',').map((name) => name.trim());
   const unknown = names.filter((name) => !SCENARIOS.some((s) => s.name === name));
   if (unknown.length > 0) {
-    throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (ip4, ip6, vpn, cidr)`);
+    throw new Error(
+      `BENCH_SCENARIOS: unknown ${unknown.join(', ')} (${SCENARIOS.map((s) => s.name).join(', ')})`,
+    );
   }
   return SCENARIOS.filter((s) => names.includes(s.name));
 }
@@ -160,6 +171,8 @@ async function main(): Promise<number> {
   const loadOptions = { lua, seconds, connections: CONNECTIONS, cpu: CLIENT_CPU };
   const summary: string[] = [];
   const failed: string[] = [];
+  /** the service's median CPU per request (µs) of each scenario */
+  const serviceUs = new Map<string, number>();
   for (const scenario of scenarios) {
     const pathsFile = pathFiles[scenario.name];
     out(`${scenario.name}: ${scenario.label}`);
@@ -168,6 +181,7 @@ async function main(): Promise<number> {
     await load(bare, { ...loadOptions, pathsFile });
     const ratios: number[] = [];
     const p99Ratios: number[] = [];
+    const usPerRequest: number[] = [];
     const sideBySide: { us: number; p99: number }[] = [];
     for (let round = 1; round <= rounds; round++) {
       let a: ReturnType<typeof figures> | null = null;
@@ -178,6 +192,7 @@ async function main(): Promise<number> {
       if (against !== null && round % 2 === 1)
         a = figures(await load(against, { ...loadOptions, pathsFile }));
       const b = figures(await load(bare, { ...loadOptions, pathsFile }));
+      usPerRequest.push(Number(s.us));
       if (a !== null) {
         const us = Number(s.us) > 0 ? Number(a.us) / Number(s.us) : 0;
         const p99 = Number(a.p99) > 0 ? Number(s.p99) / Number(a.p99) : 99;
@@ -217,6 +232,16 @@ async function main(): Promise<number> {
       line += ` (p99x ${p99Ratio.toFixed(2)}/${MAX_P99_RATIO.toFixed(1)} ${verdict(p99Ok)})`;
     }
     summary.push(line);
+    serviceUs.set(scenario.name, median(usPerRequest));
+  }
+  // each compatible format's CPU per request against /ip/<random>'s, in this run
+  const ip4Us = serviceUs.get('ip4');
+  for (const [name, us] of serviceUs) {
+    if (!COMPAT.has(name) || ip4Us === undefined || ip4Us <= 0) continue;
+    const ratio = us / ip4Us;
+    const ok = ratio <= MAX_COMPAT_RATIO;
+    if (!ok) failed.push(`${name}/ip4`);
+    summary.push(`${name}/ip4 ${ratio.toFixed(3)}/${MAX_COMPAT_RATIO.toFixed(2)} ${verdict(ok)}`);
   }
 
   const rss = rssMb(service.pid);
