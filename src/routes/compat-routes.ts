@@ -9,13 +9,11 @@ import { z } from 'zod';
 import { parseBatchBody } from '../api/batch.js';
 import {
   bogonMessage,
-  DEFAULT_SELECTION,
   fieldSelection,
   ipApiAddress,
   ipApiFail,
   ipApiFailure,
-  ipApiJson,
-  needsFlags,
+  ipApiWriter,
   parseIpApiBatch,
   type FieldSelection,
 } from '../api/compat/ip-api.js';
@@ -23,22 +21,29 @@ import {
   ipinfoAddress,
   ipinfoBatchEntry,
   ipinfoFailure,
-  ipinfoRecord,
+  ipinfoWriter,
   type IpinfoRecord,
 } from '../api/compat/ipinfo.js';
 import {
   geoip2Address,
   geoip2Failure,
-  geoip2Record,
+  geoip2Writer,
   type GeoIp2Service,
 } from '../api/compat/geoip2.js';
 import { ForeignAnswer, privacyFlags } from '../api/compat/record-parts.js';
+import { RecordSlices, writtenText, type Written } from '../api/compat/record-slices.js';
+
+import { isBogon } from '../lookups/geoip/bogons.js';
 import { withPlainParser } from '../http/validate.js';
 import { defineHandler, JsonBody, type AnyHandler, type RequestContext } from '../http/route.js';
 import { AppError } from '../kit/errors.js';
 import type { GeoIpLookup } from '../lookups/geoip/geoip.js';
 import type { VpnJson } from '../lookups/vpn/record-json.js';
 import type { Ip } from '../net/ip.js';
+
+/** A batch element's text: its failure, or its answer. */
+const answerText = (written: Written | { failed: string }): string =>
+  'failed' in written ? written.failed : writtenText(written);
 
 type Headers = Readonly<Record<string, string>>;
 
@@ -93,13 +98,30 @@ const ipApiQuery = withPlainParser(
 export function compatHandlers(deps: CompatDeps) {
   const { geoip, vpnJson, maxItems } = deps;
   const flagsOf = privacyFlags(vpnJson);
+  const slices = new RecordSlices(geoip, vpnJson);
   const callerHeaders = (ctx: RequestContext) => deps.callerHeaders(ctx.clientIp.text);
   const tagged = () => deps.headers();
+  /** where the last answer's location came from (X-Location-Source), when the whole record made it */
+  let source: Headers | null = null;
+  /** the whole record (and the detection's flags) of an address slices do not speak for */
+  const whole = (ip: Ip, flagged: boolean) => {
+    const geo = geoip.lookup(ip);
+    source = geoip.locationSource();
+    return { geo, flags: flagged ? flagsOf(ip) : null };
+  };
+  /** an answer's body with its location source; `write` runs first */
+  const answer = (write: () => Written): JsonBody => {
+    source = null;
+    const { body, bytes, encoding } = write();
+    return new JsonBody(body, bytes, encoding, source);
+  };
 
   // ipinfo
-  const ipinfoOf = (ip: Ip): IpinfoRecord => ipinfoRecord(geoip.lookup(ip), flagsOf(ip));
-  const ipinfoBody = (ip: Ip): JsonBody =>
-    new JsonBody(JSON.stringify(ipinfoOf(ip)), undefined, 'utf8', geoip.locationSource());
+  const ipinfoText = ipinfoWriter(slices, (ip) => {
+    const { geo, flags } = whole(ip, true);
+    return { geo, flags: flags! };
+  });
+  const ipinfoBody = (ip: Ip): JsonBody => answer(() => ipinfoText(ip));
   const ipinfoCommon = {
     tags: ['Compatible: ipinfo'],
     response: anyObject,
@@ -135,7 +157,10 @@ export function compatHandlers(deps: CompatDeps) {
       handle: ({ ctx }) => {
         const out: Record<string, unknown> = {};
         for (const entry of parseBatchBody(ctx.bodyText ?? '', maxItems)) {
-          out[entry] ??= ipinfoBatchEntry(entry, ipinfoOf);
+          out[entry] ??= ipinfoBatchEntry(
+            entry,
+            (ip) => JSON.parse(writtenText(ipinfoText(ip))) as IpinfoRecord,
+          );
         }
         return new JsonBody(JSON.stringify(out));
       },
@@ -143,19 +168,21 @@ export function compatHandlers(deps: CompatDeps) {
   };
 
   // ip-api
-  const ipApiOf = (ip: Ip, selection: FieldSelection): string => {
-    const geo = geoip.lookup(ip);
-    if (geo.bogon) return ipApiFail(bogonMessage(ip), ip.text, selection);
-    return ipApiJson(geo, needsFlags(selection) ? flagsOf(ip) : null, selection);
-  };
+  const ipApiText = ipApiWriter(slices, whole);
+  /** one query's answer, or ip-api's `fail` for a bogon */
+  const ipApiOf = (ip: Ip, selection: FieldSelection): Written | { failed: string } =>
+    isBogon(ip)
+      ? { failed: ipApiFail(bogonMessage(ip), ip.text, selection) }
+      : ipApiText(ip, selection);
   /** a single query's answer: a failure is ip-api's 200 `fail`, never stored by caches */
-  const ipApiSingle = (ip: Ip, selection: FieldSelection): JsonBody => {
-    const body = ipApiOf(ip, selection);
-    if (body.includes('"status":"fail"')) {
-      throw new ForeignAnswer('INVALID_IP', { status: 200, body });
-    }
-    return new JsonBody(body, undefined, 'utf8', geoip.locationSource());
-  };
+  const ipApiSingle = (ip: Ip, selection: FieldSelection): JsonBody =>
+    answer(() => {
+      const written = ipApiOf(ip, selection);
+      if ('failed' in written) {
+        throw new ForeignAnswer('INVALID_IP', { status: 200, body: written.failed });
+      }
+      return written;
+    });
   const ipApiCommon = {
     tags: ['Compatible: ip-api'],
     response: anyObject,
@@ -219,7 +246,7 @@ export function compatHandlers(deps: CompatDeps) {
           const ip = ipApiAddress(item.query);
           return ip === null
             ? ipApiFail('invalid query', item.query, selection)
-            : ipApiOf(ip, selection);
+            : answerText(ipApiOf(ip, selection));
         });
         return new JsonBody(`[${answers.join(',')}]`);
       },
@@ -227,12 +254,13 @@ export function compatHandlers(deps: CompatDeps) {
   };
 
   // MaxMind GeoIP2 web service
-  const geoip2Body = (service: GeoIp2Service, ip: Ip): JsonBody => {
-    const geo = geoip.lookup(ip);
-    const source = geoip.locationSource();
-    const record = geoip2Record(service, geo, service === 'insights' ? flagsOf(ip) : null);
-    return new JsonBody(JSON.stringify(record), undefined, 'utf8', source);
+  const geoip2Texts = {
+    country: geoip2Writer('country', slices, (ip) => whole(ip, false)),
+    city: geoip2Writer('city', slices, (ip) => whole(ip, false)),
+    insights: geoip2Writer('insights', slices, (ip) => whole(ip, true)),
   };
+  const geoip2Body = (service: GeoIp2Service, ip: Ip): JsonBody =>
+    answer(() => geoip2Texts[service](ip));
   const geoip2Failed = (error: unknown, failure: Parameters<typeof geoip2Failure>[1]) =>
     geoip2Failure(error, failure, deps.missingKeyMessage);
   const geoip2Handlers = (service: GeoIp2Service) => {
@@ -278,4 +306,3 @@ export type CompatHandlers = ReturnType<typeof compatHandlers>;
 
 /** the answers' lifetime for clients: the GeoIP and detection data's, the shorter (6 h) */
 export { VPN_LIFETIME as COMPAT_LIFETIME } from './vpn-routes.js';
-export { DEFAULT_SELECTION };

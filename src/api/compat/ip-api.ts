@@ -8,6 +8,17 @@
 import type { ErrorResponse } from '../../kit/errors.js';
 import type { GeoIpRecord } from '../../lookups/geoip/geoip.js';
 import { parseIp, type Ip } from '../../net/ip.js';
+import { NONE } from '../../data/range-table.js';
+import type { Buffer } from 'node:buffer';
+import {
+  BodyBytes,
+  fragment,
+  IndexMemo,
+  VerdictMemo,
+  type PlaceFields,
+  type RecordSlices,
+  type Written,
+} from './record-slices.js';
 import {
   continentOfCountry,
   countryName,
@@ -52,7 +63,7 @@ const STATUS = 16384;
 const MESSAGE = 32768;
 const QUERY = 8192;
 /** what ip-api answers without `fields`: status … as, query */
-export const DEFAULT_MASK = 61439;
+const DEFAULT_MASK = 61439;
 /** the fields that need the detection's flags */
 const FLAG_BITS = 65536 | 131072 | 16777216;
 
@@ -62,7 +73,7 @@ export interface FieldSelection {
   queryFirst: boolean;
 }
 
-export const DEFAULT_SELECTION: FieldSelection = { mask: DEFAULT_MASK, queryFirst: false };
+const DEFAULT_SELECTION: FieldSelection = { mask: DEFAULT_MASK, queryFirst: false };
 
 /** `fields` as ip-api reads it: absent → the default; digits → the mask; else names (unknown ones ignored). */
 export function fieldSelection(fields: string | undefined): FieldSelection {
@@ -101,69 +112,187 @@ export function utcOffsetSeconds(timezone: string, now: Date = new Date()): numb
 }
 
 type Value = string | number | boolean | null;
+type Values = Partial<Record<IpApiField, Value>>;
 
-function values(
-  geo: GeoIpRecord,
-  flags: PrivacyFlags | null,
-  mask: number,
-): Record<IpApiField, Value> {
-  const country = geo.country;
-  const continent = country === null ? null : continentOfCountry(country);
+/** The members of a place (continent … zip, then the time zone apart: it comes after lat, lon). */
+function placeValues(p: PlaceFields): Values {
+  const continent = p.country === null ? null : continentOfCountry(p.country);
   return {
-    status: 'success',
-    message: null,
     continent: continent?.name ?? '',
     continentCode: continent?.code ?? '',
-    country: country === null ? '' : (countryName(country) ?? ''),
-    countryCode: country ?? '',
+    country: p.country === null ? '' : (countryName(p.country) ?? ''),
+    countryCode: p.country ?? '',
     region: '',
-    regionName: geo.region ?? '',
-    city: geo.city ?? '',
+    regionName: p.region ?? '',
+    city: p.city ?? '',
     district: '',
     zip: '',
-    lat: geo.latitude,
-    lon: geo.longitude,
-    timezone: geo.timezone ?? '',
-    offset:
-      (mask & 33554432) === 0 || geo.timezone === null ? null : utcOffsetSeconds(geo.timezone),
-    currency: '',
-    isp: geo.isp ?? '',
-    org: geo.org ?? '',
-    as: geo.asn === null ? '' : geo.org === null ? geo.asn : `${geo.asn} ${geo.org}`,
-    asname: '',
-    reverse: '',
-    mobile: flags?.isMobile ?? false,
-    proxy: flags === null ? false : flags.isProxy || flags.isVpn || flags.isTor || flags.isRelay,
-    hosting: flags?.isHosting ?? false,
-    query: geo.ip,
   };
 }
 
-/** The members of `v` the selection holds, in ip-api's order, as JSON text. */
-function written(v: Partial<Record<IpApiField, Value>>, selection: FieldSelection): string {
-  const { mask, queryFirst } = selection;
+/** The time zone and, when asked for, its offset now (never kept: DST moves it). */
+function zoneValues(timezone: string | null, mask: number): Values {
+  return {
+    timezone: timezone ?? '',
+    offset: (mask & OFFSET) === 0 || timezone === null ? null : utcOffsetSeconds(timezone),
+  };
+}
+
+/** The members of an AS record. */
+function networkValues(n: { asn: string | null; org: string | null; isp: string | null }): Values {
+  return {
+    currency: '',
+    isp: n.isp ?? '',
+    org: n.org ?? '',
+    as: n.asn === null ? '' : n.org === null ? n.asn : `${n.asn} ${n.org}`,
+    asname: '',
+    reverse: '',
+  };
+}
+
+function flagValues(flags: PrivacyFlags | null): Values {
+  return {
+    mobile: flags?.isMobile ?? false,
+    proxy: flags === null ? false : flags.isProxy || flags.isVpn || flags.isTor || flags.isRelay,
+    hosting: flags?.isHosting ?? false,
+  };
+}
+
+const OFFSET = 33554432;
+
+/** The members of `v` the mask holds, in ip-api's order, as JSON text (no braces; `query` apart). */
+function membersText(v: Values, mask: number): string {
   let out = '';
-  if (queryFirst && (mask & QUERY) !== 0 && v.query !== undefined) {
-    out = `"query":${JSON.stringify(v.query)}`;
-  }
   for (const [name, bit] of IP_API_FIELDS) {
-    if ((mask & bit) === 0 || (queryFirst && bit === QUERY)) continue;
+    if ((mask & bit) === 0 || bit === QUERY) continue;
     const value = v[name];
     if (value === undefined || (bit === MESSAGE && value === null)) continue;
     if (out !== '') out += ',';
     out += `"${name}":${JSON.stringify(value)}`;
   }
-  return `{${out}}`;
+  return out;
 }
 
-/** The success answer of a public address. */
+/** The whole answer from its parts' texts: `query` first or last as the selection says. */
+function assemble(parts: string, query: string | null, selection: FieldSelection): string {
+  const { mask, queryFirst } = selection;
+  if ((mask & QUERY) === 0 || query === null) return `{${parts}}`;
+  const member = `"query":${JSON.stringify(query)}`;
+  if (parts === '') return `{${member}}`;
+  return queryFirst ? `{${member},${parts}}` : `{${parts},${member}}`;
+}
+
+function written(v: Values, selection: FieldSelection): string {
+  return assemble(
+    membersText(v, selection.mask),
+    (v.query as string | undefined) ?? null,
+    selection,
+  );
+}
+
+/** The success answer of a public address, from its whole record. */
 export function ipApiJson(
   geo: GeoIpRecord,
   flags: PrivacyFlags | null,
   selection: FieldSelection,
 ): string {
-  return written(values(geo, flags, selection.mask), selection);
+  return written(
+    {
+      status: 'success',
+      ...placeValues(geo),
+      lat: geo.latitude,
+      lon: geo.longitude,
+      ...zoneValues(geo.timezone, selection.mask),
+      ...networkValues(geo),
+      ...flagValues(flags),
+      query: geo.ip,
+    },
+    selection,
+  );
 }
+
+/** The texts of one selection's parts, made once per place, AS record and verdict. */
+interface SelectionMemo {
+  places: IndexMemo<Buffer>;
+  zones: IndexMemo<Buffer>;
+  networks: IndexMemo<Buffer>;
+  verdicts: VerdictMemo<Buffer>;
+  /** the parts of an address without a place, without an AS record */
+  noPlace: Buffer;
+  noZone: Buffer;
+  noNetwork: Buffer;
+}
+
+/** at most this many selections keep memos (a client asks with one or a few) */
+const MAX_SELECTIONS = 64;
+
+function selectionMemo(slices: RecordSlices, mask: number): SelectionMemo {
+  const text = (values: Values) => fragment(membersText(values, mask));
+  const noNetwork = { asn: null, org: null, isp: null };
+  return {
+    places: new IndexMemo((i) => text(placeValues(slices.place(i)))),
+    zones: new IndexMemo((i) => text(zoneValues(slices.place(i).timezone, 0))),
+    networks: new IndexMemo((i) => {
+      const n = slices.network(i);
+      return text(networkValues(n === null ? noNetwork : { ...n, asn: `AS${n.asn}` }));
+    }),
+    verdicts: new VerdictMemo((flags) => text(flagValues(flags))),
+    noPlace: text(placeValues(NO_PLACE)),
+    noZone: text(zoneValues(null, 0)),
+    noNetwork: text(networkValues(noNetwork)),
+  };
+}
+
+/**
+ * The success answer of a public address as ipApiJson writes it: from the
+ * record's slices (a place's, an AS's and a verdict's members made once per
+ * selection), or from the whole record where slices do not speak for it.
+ */
+export function ipApiWriter(
+  slices: RecordSlices,
+  whole: (ip: Ip, flags: boolean) => { geo: GeoIpRecord; flags: PrivacyFlags | null },
+): (ip: Ip, selection: FieldSelection) => Written {
+  const memos = new Map<string, SelectionMemo>();
+  const out = new BodyBytes();
+  return (ip, selection) => {
+    const { mask, queryFirst } = selection;
+    const flagged = needsFlags(selection);
+    const key = queryFirst ? `${mask}q` : String(mask);
+    let memo = memos.get(key);
+    if (memo === undefined && memos.size < MAX_SELECTIONS) {
+      memo = selectionMemo(slices, mask);
+      memos.set(key, memo);
+    }
+    const s = memo === undefined ? null : slices.of(ip, flagged);
+    if (memo === undefined || s === null) {
+      const { geo, flags } = whole(ip, flagged);
+      return { body: ipApiJson(geo, flags, selection), encoding: 'utf8' };
+    }
+    const query = (mask & QUERY) !== 0;
+    out.begin();
+    if (query && queryFirst) out.next().ascii('"query":"').ascii(ip.text).ascii('"');
+    if ((mask & STATUS) !== 0) out.next().ascii('"status":"success"');
+    out.member(s.place === NONE ? memo.noPlace : memo.places.get(slices.placeTables, s.place));
+    if ((mask & LAT) !== 0) out.next().ascii('"lat":').coordinate(s.latitude);
+    if ((mask & LON) !== 0) out.next().ascii('"lon":').coordinate(s.longitude);
+    if ((mask & OFFSET) !== 0) {
+      // the offset changes with DST: written now, never kept
+      out.member(fragment(membersText(zoneValues(slices.place(s.place).timezone, mask), mask)));
+    } else {
+      out.member(s.place === NONE ? memo.noZone : memo.zones.get(slices.placeTables, s.place));
+    }
+    out.member(
+      s.network === NONE ? memo.noNetwork : memo.networks.get(slices.networkTables, s.network),
+    );
+    if (flagged) out.member(memo.verdicts.get(s.verdict));
+    if (query && !queryFirst) out.next().ascii('"query":"').ascii(ip.text).ascii('"');
+    return out.close().done();
+  };
+}
+
+const LAT = 64;
+const LON = 128;
+const NO_PLACE: PlaceFields = { country: null, city: null, region: null, timezone: null };
 
 /** ip-api's failure of one query: `{status: "fail", message, query}` (as the mask allows). */
 export function ipApiFail(message: string, query: string, selection: FieldSelection): string {
@@ -174,15 +303,12 @@ export function ipApiFail(message: string, query: string, selection: FieldSelect
   );
 }
 
-/**
- * The address of a query, or ip-api's failure for it: "invalid query" for
- * text that is no address, "private range" / "reserved range" for a bogon
- * (`bogon` tells, from the GeoIP record).
- */
+/** The address of a query, or null for text that is none (ip-api's "invalid query"). */
 export function ipApiAddress(text: string): Ip | null {
   return text.includes('%') ? null : parseIp(text);
 }
 
+/** ip-api's failure message for a bogon: "private range" or "reserved range". */
 export function bogonMessage(ip: Ip): string {
   return isPrivateRange(ip) ? 'private range' : 'reserved range';
 }

@@ -7,7 +7,18 @@
 import type { ErrorResponse } from '../../kit/errors.js';
 import type { GeoIpRecord } from '../../lookups/geoip/geoip.js';
 import { parseIp, type Ip } from '../../net/ip.js';
+import { NONE } from '../../data/range-table.js';
+import { NO_COORDINATE } from '../../lookups/geoip/compiled-set.js';
 import { ForeignAnswer, type PrivacyFlags } from './record-parts.js';
+import {
+  BodyBytes,
+  EMPTY,
+  fragment,
+  IndexMemo,
+  VerdictMemo,
+  type RecordSlices,
+  type Written,
+} from './record-slices.js';
 
 export interface IpinfoRecord {
   ip: string;
@@ -55,6 +66,77 @@ export function ipinfoRecord(geo: GeoIpRecord, flags: PrivacyFlags | null): Ipin
   }
   return out;
 }
+
+const member = (name: string, value: unknown): string => `"${name}":${JSON.stringify(value)}`;
+
+/**
+ * The ipinfo answer of an address as JSON text, JSON.stringify(ipinfoRecord(…))
+ * byte for byte: from the record's slices (a place's, an AS's and a
+ * verdict's text made once each), or from the whole record where slices do
+ * not speak for the address.
+ */
+export function ipinfoWriter(
+  slices: RecordSlices,
+  whole: (ip: Ip) => { geo: GeoIpRecord; flags: PrivacyFlags },
+): (ip: Ip) => Written {
+  const places = new IndexMemo((index) => {
+    const p = slices.place(index);
+    const head: string[] = [];
+    if (p.city !== null) head.push(member('city', p.city));
+    if (p.region !== null) head.push(member('region', p.region));
+    if (p.country !== null) head.push(member('country', p.country));
+    return {
+      head: fragment(head.join(',')),
+      timezone: p.timezone === null ? EMPTY : fragment(member('timezone', p.timezone)),
+    };
+  });
+  const networks = new IndexMemo((index) => {
+    const n = slices.network(index);
+    if (n === null) return { org: EMPTY, asn: EMPTY };
+    const asn = `AS${n.asn}`;
+    return {
+      org: fragment(member('org', n.org === null ? asn : `${asn} ${n.org}`)),
+      asn: fragment(member('asn', n.org === null ? { asn } : { asn, name: n.org })),
+    };
+  });
+  const verdicts = new VerdictMemo((flags) =>
+    fragment(member('privacy', ipinfoRecord(PUBLIC, flags).privacy)),
+  );
+  const out = new BodyBytes();
+  return (ip) => {
+    const s = slices.of(ip, true);
+    if (s === null) {
+      const { geo, flags } = whole(ip);
+      return { body: JSON.stringify(ipinfoRecord(geo, flags)), encoding: 'utf8' };
+    }
+    const place = s.place === NONE ? null : places.get(slices.placeTables, s.place);
+    const network = s.network === NONE ? null : networks.get(slices.networkTables, s.network);
+    out.begin().next().ascii('"ip":"').ascii(ip.text).ascii('"');
+    if (place !== null) out.member(place.head);
+    if (s.latitude !== NO_COORDINATE && s.longitude !== NO_COORDINATE) {
+      out.next().ascii('"loc":"').fixed(s.latitude).ascii(',').fixed(s.longitude).ascii('"');
+    }
+    if (network !== null) out.member(network.org);
+    if (place !== null) out.member(place.timezone);
+    if (network !== null) out.member(network.asn);
+    return out.member(verdicts.get(s.verdict)).close().done();
+  };
+}
+
+/** a public address's record with nothing known: what the privacy object is made beside */
+const PUBLIC: GeoIpRecord = {
+  ip: '',
+  country: null,
+  city: null,
+  region: null,
+  timezone: null,
+  latitude: null,
+  longitude: null,
+  isp: null,
+  asn: null,
+  org: null,
+  bogon: false,
+};
 
 /** ipinfo's error body: `{status, error: {title, message}}`. */
 export function ipinfoError(status: number, title: string, message: string): string {
