@@ -54,17 +54,20 @@ export function ipinfoRecord(geo: GeoIpRecord, flags: PrivacyFlags | null): Ipin
   if (geo.timezone !== null) out.timezone = geo.timezone;
   if (geo.asn !== null)
     out.asn = geo.org === null ? { asn: geo.asn } : { asn: geo.asn, name: geo.org };
-  if (flags !== null) {
-    out.privacy = {
-      vpn: flags.isVpn,
-      proxy: flags.isProxy,
-      tor: flags.isTor,
-      relay: flags.isRelay,
-      hosting: flags.isHosting,
-      service: flags.provider ?? '',
-    };
-  }
+  if (flags !== null) out.privacy = privacyOf(flags);
   return out;
+}
+
+/** ipinfo's `privacy` object of the detection's flags. */
+function privacyOf(flags: PrivacyFlags): NonNullable<IpinfoRecord['privacy']> {
+  return {
+    vpn: flags.isVpn,
+    proxy: flags.isProxy,
+    tor: flags.isTor,
+    relay: flags.isRelay,
+    hosting: flags.isHosting,
+    service: flags.provider ?? '',
+  };
 }
 
 const member = (name: string, value: unknown): string => `"${name}":${JSON.stringify(value)}`;
@@ -99,9 +102,7 @@ export function ipinfoWriter(
       asn: fragment(member('asn', n.org === null ? { asn } : { asn, name: n.org })),
     };
   });
-  const verdicts = new VerdictMemo((flags) =>
-    fragment(member('privacy', ipinfoRecord(PUBLIC, flags).privacy)),
-  );
+  const verdicts = new VerdictMemo((flags) => fragment(member('privacy', privacyOf(flags))));
   const out = new BodyBytes();
   return (ip) => {
     const s = slices.of(ip, true);
@@ -122,21 +123,6 @@ export function ipinfoWriter(
     return out.member(verdicts.get(s.verdict)).close().done();
   };
 }
-
-/** a public address's record with nothing known: what the privacy object is made beside */
-const PUBLIC: GeoIpRecord = {
-  ip: '',
-  country: null,
-  city: null,
-  region: null,
-  timezone: null,
-  latitude: null,
-  longitude: null,
-  isp: null,
-  asn: null,
-  org: null,
-  bogon: false,
-};
 
 /** ipinfo's error body: `{status, error: {title, message}}`. */
 export function ipinfoError(status: number, title: string, message: string): string {
