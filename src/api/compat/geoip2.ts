@@ -10,7 +10,6 @@ import type { GeoIpRecord } from '../../lookups/geoip/geoip.js';
 import { parseIp, type Ip } from '../../net/ip.js';
 import { NONE } from '../../data/range-table.js';
 import { NO_COORDINATE } from '../../lookups/geoip/compiled-set.js';
-import type { Buffer } from 'node:buffer';
 import {
   BodyBytes,
   EMPTY,
@@ -172,7 +171,7 @@ function flagTraits(service: GeoIp2Service, flags: PrivacyFlags | null): Record<
 }
 
 /** An object's members as JSON text without its braces (nothing for none), as bytes. */
-const inner = (value: Record<string, unknown>): Buffer =>
+const inner = (value: Record<string, unknown>): string =>
   fragment(JSON.stringify(value).slice(1, -1));
 
 /**

@@ -9,7 +9,6 @@ import type { ErrorResponse } from '../../kit/errors.js';
 import type { GeoIpRecord } from '../../lookups/geoip/geoip.js';
 import { parseIp, type Ip } from '../../net/ip.js';
 import { NONE } from '../../data/range-table.js';
-import type { Buffer } from 'node:buffer';
 import {
   BodyBytes,
   fragment,
@@ -213,14 +212,14 @@ export function ipApiJson(
 
 /** The texts of one selection's parts, made once per place, AS record and verdict. */
 interface SelectionMemo {
-  places: IndexMemo<Buffer>;
-  zones: IndexMemo<Buffer>;
-  networks: IndexMemo<Buffer>;
-  verdicts: VerdictMemo<Buffer>;
+  places: IndexMemo<string>;
+  zones: IndexMemo<string>;
+  networks: IndexMemo<string>;
+  verdicts: VerdictMemo<string>;
   /** the parts of an address without a place, without an AS record */
-  noPlace: Buffer;
-  noZone: Buffer;
-  noNetwork: Buffer;
+  noPlace: string;
+  noZone: string;
+  noNetwork: string;
 }
 
 /** at most this many selections keep memos (a client asks with one or a few) */
