@@ -31,7 +31,10 @@ const ENSURE = join(PROJECT_ROOT, 'scripts', 'ensure-mmdb-readers.sh');
 const PYTHON = '/usr/bin/python3';
 const KEY = 'geoip2-licence-key-0123456789';
 const random = seededRandom();
-const addresses = seededAddresses(random, 1000);
+// two addresses an override row sets place, network and flags for (OVERRIDES_FILE)
+const OVERRIDDEN = ['8.8.8.8', '8.8.8.9'];
+const OVERRIDES = `network,city,region,asn,org,isVpn,provider\n8.8.8.0/24,Leipzig,Saxony,AS64500,Example Overridden Net,true,ExampleVPN\n`;
+const addresses = [...OVERRIDDEN, ...seededAddresses(random, 998)];
 
 let dir = '';
 let service: SpawnedService;
@@ -44,9 +47,11 @@ before(async () => {
   assert.equal(install.status, 0, 'scripts/ensure-mmdb-readers.sh failed');
   dir = mkdtempSync(join(tmpdir(), 'ipintel-geoip2-'));
   const keys = join(dir, 'keys.csv');
+  writeFileSync(join(dir, 'overrides.csv'), OVERRIDES);
   writeFileSync(keys, `name,key,limit\nclient,${KEY},100000\n`);
   service = await spawnService({
     API_KEYS_FILE: keys,
+    OVERRIDES_FILE: join(dir, 'overrides.csv'),
     API_KEYS_REQUIRED: 'true',
     LOG_LEVEL: 'warn',
     FEED_UPDATE_INTERVAL_HOURS: '0',
@@ -241,6 +246,9 @@ for (const c of CLIENTS) {
   describe(`${c.language === 'node' ? '@maxmind/geoip2-node WebServiceClient' : 'Python geoip2.webservice.Client'} through TLS`, () => {
     it('insights: 1,000 seeded addresses (IPv4, IPv6, bogons) equal the service’s own records', () => {
       const results = runClient(c.language, 'insights', addresses);
+      // the override row answers for its addresses (the whole record's way)
+      assert.equal(results[0]?.city, 'Leipzig');
+      assert.equal(results[0]?.vpn, true);
       let answered = 0;
       withSeed(random, () => {
         addresses.forEach((address, i) => {

@@ -16,7 +16,10 @@ import { spawnService, type SpawnedService } from '../helpers/spawned-service.js
 const KEY = 'ipinfo-test-key-0123456789';
 const TINY = 'ipinfo-tiny-key-0123456789';
 const random = seededRandom();
-const addresses = seededAddresses(random, 1000);
+// two addresses an override row sets place, network and flags for (OVERRIDES_FILE)
+const OVERRIDDEN = ['8.8.8.8', '8.8.8.9'];
+const OVERRIDES = `network,city,region,asn,org,isVpn,provider\n8.8.8.0/24,Leipzig,Saxony,AS64500,Example Overridden Net,true,ExampleVPN\n`;
+const addresses = [...OVERRIDDEN, ...seededAddresses(random, 998)];
 
 let dir = '';
 let service: SpawnedService;
@@ -26,9 +29,11 @@ let own: Map<string, OwnAnswer>;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ipintel-ipinfo-'));
   const keys = join(dir, 'keys.csv');
+  writeFileSync(join(dir, 'overrides.csv'), OVERRIDES);
   writeFileSync(keys, `name,key,limit\nclient,${KEY},100000\ntiny,${TINY},1\n`);
   service = await spawnService({
     API_KEYS_FILE: keys,
+    OVERRIDES_FILE: join(dir, 'overrides.csv'),
     LOG_LEVEL: 'warn',
     FEED_UPDATE_INTERVAL_HOURS: '0',
   });
@@ -90,6 +95,9 @@ describe('node-ipinfo with baseUrl http://HOST/ipinfo', () => {
       IPinfo & { bogon?: boolean }
     >;
     assert.equal(Object.keys(results).length, addresses.length);
+    // the override row answers for its addresses (the whole record's way)
+    assert.equal(own.get('8.8.8.8')?.geo.city, 'Leipzig');
+    assert.equal(results['8.8.8.8']?.privacy.service, 'ExampleVPN');
     let bogons = 0;
     let v6 = 0;
     withSeed(random, () => {
