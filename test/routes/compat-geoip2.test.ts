@@ -30,6 +30,7 @@ import { spawnService, type SpawnedService } from '../helpers/spawned-service.js
 const ENSURE = join(PROJECT_ROOT, 'scripts', 'ensure-mmdb-readers.sh');
 const PYTHON = '/usr/bin/python3';
 const KEY = 'geoip2-licence-key-0123456789';
+const TINY = 'geoip2-tiny-key-0123456789';
 const random = seededRandom();
 // two addresses an override row sets place, network and flags for (OVERRIDES_FILE)
 const OVERRIDDEN = ['8.8.8.8', '8.8.8.9'];
@@ -48,7 +49,7 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ipintel-geoip2-'));
   const keys = join(dir, 'keys.csv');
   writeFileSync(join(dir, 'overrides.csv'), OVERRIDES);
-  writeFileSync(keys, `name,key,limit\nclient,${KEY},100000\n`);
+  writeFileSync(keys, `name,key,limit\nclient,${KEY},100000\ntiny,${TINY},1\n`);
   service = await spawnService({
     API_KEYS_FILE: keys,
     OVERRIDES_FILE: join(dir, 'overrides.csv'),
@@ -287,7 +288,7 @@ for (const c of CLIENTS) {
 }
 
 describe('the GeoIP2 routes over plain HTTP', () => {
-  it('answer MaxMind’s {code, error} for a bad address, and take the key from Basic auth', async () => {
+  it('answer MaxMind’s {code, error} (a bad address, the caller’s reserved one, the rate limit) and take the key from Basic auth', async () => {
     const basic = `Basic ${Buffer.from(`42:${KEY}`).toString('base64')}`;
     const bad = await fetch(`http://127.0.0.1:${service.port}/geoip/v2.1/city/not-an-ip`, {
       headers: { authorization: basic },
@@ -299,6 +300,20 @@ describe('the GeoIP2 routes over plain HTTP', () => {
     });
     assert.equal(good.status, 200);
     assert.ok(good.headers.get('etag') !== null);
+    // the caller's own address (`me`): here loopback, a reserved address
+    const me = await fetch(`http://127.0.0.1:${service.port}/geoip/v2.1/city/me`, {
+      headers: { authorization: basic },
+    });
+    assert.equal(me.status, 400);
+    assert.equal(((await me.json()) as { code: string }).code, 'IP_ADDRESS_RESERVED');
+    // over the key's limit: 429 with Retry-After, MaxMind's OUT_OF_QUERIES
+    const tiny = { authorization: `Basic ${Buffer.from(`42:${TINY}`).toString('base64')}` };
+    const url = `http://127.0.0.1:${service.port}/geoip/v2.1/country/8.8.8.8`;
+    assert.equal((await fetch(url, { headers: tiny })).status, 200);
+    const over = await fetch(url, { headers: tiny });
+    assert.equal(over.status, 429);
+    assert.ok(over.headers.get('retry-after') !== null);
+    assert.equal(((await over.json()) as { code: string }).code, 'OUT_OF_QUERIES');
     // Basic is read on these routes only: elsewhere a required key is still missing
     const elsewhere = await fetch(`http://127.0.0.1:${service.port}/ip/8.8.8.8`, {
       headers: { authorization: basic },

@@ -146,6 +146,14 @@ describe('ip-api.com answers under /ip-api', () => {
     assert.deepEqual(answer, { status: 'fail', message: 'invalid query', query: 'no-such-host' });
   });
 
+  it('the caller’s own record (/ip-api/json): here loopback, ip-api’s "reserved range"', async () => {
+    assert.deepEqual(await getJson('/json'), {
+      status: 'fail',
+      message: 'reserved range',
+      query: '127.0.0.1',
+    });
+  });
+
   it('named fields come in ip-api’s order whatever order they are asked in; unknown names are ignored', async () => {
     const answer = await getJson('/json/8.8.8.8?fields=query,hosting,nonsense,countryCode,status');
     assert.deepEqual(Object.keys(answer), ['status', 'countryCode', 'hosting', 'query']);
