@@ -51,7 +51,17 @@ const SCENARIOS: readonly { name: ScenarioName; label: string; min: number }[] =
   { name: 'ip6', label: '/ip/<random IPv6>', min: 0.6 },
   { name: 'vpn', label: '/ip/<random public IPv4>/vpn', min: 0.6 },
   { name: 'cidr', label: '/cidr?range=<random IPv4>/<0..32>', min: 0.75 },
+  // the compatible formats (issue 43): each within 10 % of ip4's CPU per request,
+  // measured against /ip/<random> loaded on the service just before it in each
+  // round (`<name>/ip4`); and at least 0.9 × ip4's bar against the bare server
+  { name: 'ipinfo', label: '/ipinfo/<random public IPv4>', min: 0.63 },
+  { name: 'ipapi', label: '/ip-api/json/<random public IPv4>', min: 0.63 },
+  { name: 'geoip2city', label: '/geoip/v2.1/city/<random public IPv4>', min: 0.63 },
+  { name: 'geoip2insights', label: '/geoip/v2.1/insights/<random public IPv4>', min: 0.63 },
 ];
+/** the compatible formats' scenarios, compared with ip4's CPU per request */
+const COMPAT = new Set(['ipinfo', 'ipapi', 'geoip2city', 'geoip2insights']);
+const MAX_COMPAT_RATIO = 1.1;
 const MAX_P99_RATIO = 2.0; // ip4
 const MAX_RSS_MB = 250;
 const MAX_READY_MS = 1000;
@@ -63,7 +73,9 @@ function selectedScenarios(): typeof SCENARIOS {
   const names = raw.split(',').map((name) => name.trim());
   const unknown = names.filter((name) => !SCENARIOS.some((s) => s.name === name));
   if (unknown.length > 0) {
-    throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (ip4, ip6, vpn, cidr)`);
+    throw new Error(
+      `BENCH_SCENARIOS: unknown ${unknown.join(', ')} (${SCENARIOS.map((s) => s.name).join(', ')})`,
+    );
   }
   return SCENARIOS.filter((s) => names.includes(s.name));
 }
@@ -169,12 +181,24 @@ async function main(): Promise<number> {
     const ratios: number[] = [];
     const p99Ratios: number[] = [];
     const sideBySide: { us: number; p99: number }[] = [];
+    /** a compatible format's CPU per request ÷ ip4's, loaded on the service just before it */
+    const compatCosts: number[] = [];
     for (let round = 1; round <= rounds; round++) {
       let a: ReturnType<typeof figures> | null = null;
       // the two services alternate who goes first, so neither always follows the other
       if (against !== null && round % 2 === 0)
         a = figures(await load(against, { ...loadOptions, pathsFile }));
+      // a compatible format: /ip/<random> on the service right before, the same machine load
+      const ip4 = COMPAT.has(scenario.name)
+        ? figures(await load(service, { ...loadOptions, pathsFile: pathFiles.ip4 }))
+        : null;
       const s = figures(await load(service, { ...loadOptions, pathsFile }));
+      if (ip4 !== null && Number(ip4.us) > 0) {
+        compatCosts.push(Number(s.us) / Number(ip4.us));
+        out(
+          `  ${scenario.name} round ${round}: ip4 just before ${ip4.text} | ${scenario.name}/ip4 cpu ${(Number(s.us) / Number(ip4.us)).toFixed(3)}`,
+        );
+      }
       if (against !== null && round % 2 === 1)
         a = figures(await load(against, { ...loadOptions, pathsFile }));
       const b = figures(await load(bare, { ...loadOptions, pathsFile }));
@@ -217,8 +241,15 @@ async function main(): Promise<number> {
       line += ` (p99x ${p99Ratio.toFixed(2)}/${MAX_P99_RATIO.toFixed(1)} ${verdict(p99Ok)})`;
     }
     summary.push(line);
+    if (compatCosts.length > 0) {
+      const cost = median(compatCosts);
+      const costOk = cost <= MAX_COMPAT_RATIO;
+      if (!costOk) failed.push(`${scenario.name}/ip4`);
+      summary.push(
+        `${scenario.name}/ip4 ${cost.toFixed(3)}/${MAX_COMPAT_RATIO.toFixed(2)} ${verdict(costOk)}`,
+      );
+    }
   }
-
   const rss = rssMb(service.pid);
   stop(service.child);
   if (against !== null) stop(against.child);

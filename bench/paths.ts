@@ -86,7 +86,8 @@ export function randomRirIpv6(count: number, seed = 11): string[] {
   return [...seen];
 }
 
-export type ScenarioName = 'ip4' | 'ip6' | 'vpn' | 'cidr';
+export type ScenarioName =
+  'ip4' | 'ip6' | 'vpn' | 'cidr' | 'ipinfo' | 'ipapi' | 'geoip2city' | 'geoip2insights';
 
 /** Writes paths-<scenario>.txt for each scenario into `dir`; returns their paths. */
 export function writePathLists(dir: string): Record<ScenarioName, string> {
@@ -96,6 +97,11 @@ export function writePathLists(dir: string): Record<ScenarioName, string> {
     ip6: randomRirIpv6(PATH_COUNT).map((ip) => `/ip/${ip}`),
     vpn: ipv4.map((ip) => `/ip/${ip}/vpn`),
     cidr: ipv4.map((ip, i) => `/cidr?range=${ip}/${i % 33}`),
+    // the compatible formats (issue 43) over the same addresses as ip4
+    ipinfo: ipv4.map((ip) => `/ipinfo/${ip}`),
+    ipapi: ipv4.map((ip) => `/ip-api/json/${ip}`),
+    geoip2city: ipv4.map((ip) => `/geoip/v2.1/city/${ip}`),
+    geoip2insights: ipv4.map((ip) => `/geoip/v2.1/insights/${ip}`),
   };
   const files = {} as Record<ScenarioName, string>;
   for (const name of Object.keys(lists) as ScenarioName[]) {

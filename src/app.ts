@@ -136,6 +136,9 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
     x.xCache = null;
     // an error names no data version
     x.dataHeaders = null;
+    // a compatible route answers in its own format (src/api/compat/)
+    const foreign = x.route?.failure?.(error, failure);
+    if (foreign !== undefined) return x.send(foreign.status, foreign.body);
     return x.send(failure.status, errorBody(failure.code, failure.message));
   }
 

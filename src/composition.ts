@@ -29,6 +29,7 @@ import {
 } from './lookups/geoip/load.js';
 import { statusReader } from './lookups/geoip/update/update-status.js';
 import { batchHandlers } from './routes/batch-routes.js';
+import { compatHandlers } from './routes/compat-routes.js';
 import { cidrHandlers } from './routes/cidr-routes.js';
 import { geoipHandlers } from './routes/geoip-routes.js';
 import { opsHandlers } from './routes/ops-routes.js';
@@ -48,7 +49,7 @@ import { mcpHandlers } from './mcp/mcp-route.js';
 import { vpnHandlers } from './routes/vpn-routes.js';
 import { rangeHandlers } from './routes/range-routes.js';
 import { metricsTable, routeTable } from './routes/route-table.js';
-import { AccessControl } from './http/access-control.js';
+import { AccessControl, MISSING as MISSING_KEY } from './http/access-control.js';
 import { ApiKeySource } from './auth/api-key-source.js';
 import { OverridesHolder } from './lookups/overrides/overrides-holder.js';
 import { provenance, type ProvenanceSources } from './lookups/provenance.js';
@@ -376,6 +377,15 @@ export function buildService(
       ranges: rangeHandlers({
         sources: { geoip, vpn: vpnJson, feeds: () => data.vpn.current() },
         headers: batchProvenance.headers,
+      }),
+      compat: compatHandlers({
+        geoip,
+        vpnJson,
+        maxItems: config.batchMaxItems,
+        headers: batchProvenance.headers,
+        callerHeaders: batchProvenance.callerHeaders,
+        untagged: batchProvenance.untagged,
+        missingKeyMessage: MISSING_KEY,
       }),
       mcp: mcpHandlers({
         version: VERSION,

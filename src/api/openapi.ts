@@ -158,7 +158,9 @@ export function buildOpenApi(
       ? [...route.errors, 'RATE_LIMITED']
       : [...route.errors];
     if (security !== undefined) codes.push('UNAUTHORIZED');
-    const body = route.raw ? route.response : envelope(route.response);
+    // raw routes and the compatible formats (a `failure` of their own) answer outside the envelope
+    const unwrapped = route.raw === true || route.failure !== undefined;
+    const body = unwrapped ? route.response : envelope(route.response);
     const cache = route.cache
       ? ` Cached for ${route.cache.ttlSeconds} s (Cache-Control: ${route.cache.visibility}; X-Cache: HIT or MISS).`
       : '';
@@ -200,7 +202,7 @@ export function buildOpenApi(
                     ...(route.responseExample === undefined
                       ? {}
                       : {
-                          example: route.raw
+                          example: unwrapped
                             ? route.responseExample
                             : { data: route.responseExample },
                         }),

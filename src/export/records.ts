@@ -4,28 +4,10 @@
 // file's record out (null: the address has no record in that file).
 import type { GeoIpRecord } from '../lookups/geoip/geoip.js';
 import type { VpnDetection } from '../lookups/vpn/detect.js';
-import { CONTINENT_NAMES, continentOf } from './continents.js';
+import { CONTINENT_NAMES, continentOf, countryName } from '../lookups/geoip/continents.js';
 import { MmdbDouble, MmdbUint, type MmdbValue } from './mmdb-data.js';
 
 type MmdbMap = { [key: string]: MmdbValue };
-
-let countryNames: Intl.DisplayNames | null = null;
-/** ICU's English names, asked once per code (a call costs microseconds) */
-const namesByCode = new Map<string, string | null>();
-
-function countryName(code: string): string | null {
-  let name = namesByCode.get(code);
-  if (name === undefined) {
-    countryNames ??= new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
-    try {
-      name = countryNames.of(code) ?? null;
-    } catch {
-      name = null;
-    }
-    namesByCode.set(code, name);
-  }
-  return name;
-}
 
 /**
  * A nested value made once per distinct input and frozen: records share the

@@ -9,7 +9,7 @@ import { Buffer } from 'node:buffer';
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyTable } from '../auth/api-keys.js';
 import { AppError } from '../kit/errors.js';
-import { bearerToken, queryKey } from './credentials.js';
+import { basicPassword, bearerToken, queryKey } from './credentials.js';
 import type { Exchange } from './exchange.js';
 
 export interface AccessOptions {
@@ -21,7 +21,7 @@ export interface AccessOptions {
 }
 
 const REALM = 'Bearer realm="ipintel"';
-const MISSING = 'An API key is required: send Authorization: Bearer <key>, or ?key=<key>.';
+export const MISSING = 'An API key is required: send Authorization: Bearer <key>, or ?key=<key>.';
 const WRONG = 'The API key is not valid: check it, or ask the operator for one.';
 
 export class AccessControl {
@@ -42,7 +42,10 @@ export class AccessControl {
     const keys = this.options.keys;
     if (keys === null) return null;
     // the header wins (credentials.ts)
-    const token = bearerToken(x.req.headers.authorization);
+    const authorization = x.req.headers.authorization;
+    const token =
+      bearerToken(authorization) ??
+      (x.route?.basicAuth === true ? basicPassword(authorization) : undefined);
     const presented = token ?? queryKey(x.query);
     if (presented === undefined) return this.options.required ? MISSING : null;
     const key = keys().find(presented);

@@ -2,8 +2,11 @@
 // (RFC 6750 §2.1; the scheme is case-insensitive, RFC 7235 §2.1) or the
 // query's `key` (§2.3's idea under the name API users expect, as ipinfo's
 // `?token=`); the header wins. Another scheme in Authorization (Basic from a
-// proxy in front) is not ours and is ignored. A query key is never written to
+// proxy in front) is not ours and is ignored, except where a route asks for
+// it (MaxMind's: the password is the key, basicPassword). A query key is never written to
 // the access log: redactKey() hides its value.
+
+import { Buffer } from 'node:buffer';
 
 /** A presented key no table holds (keys have no spaces): two different `key` values in one query. */
 export const AMBIGUOUS_KEY = ' ';
@@ -20,6 +23,20 @@ export function bearerToken(authorization: string | undefined): string | undefin
   }
   const token = authorization.slice(7).trim();
   return token === '' ? undefined : token;
+}
+
+/**
+ * The password of `Authorization: Basic <base64 user:password>` (RFC 7617),
+ * or undefined without one: the routes that take it (MaxMind's, whose
+ * clients send `account_id:licence_key`) read the key there.
+ */
+export function basicPassword(authorization: string | undefined): string | undefined {
+  if (authorization === undefined || authorization.length < 8) return undefined;
+  if (authorization.slice(0, 6).toLowerCase() !== 'basic ') return undefined;
+  const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const password = colon === -1 ? '' : decoded.slice(colon + 1);
+  return password === '' ? undefined : password;
 }
 
 /** The query's `key` (percent-decoded); undefined when none or empty; AMBIGUOUS_KEY for two. */

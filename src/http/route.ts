@@ -5,7 +5,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { Buffer } from 'node:buffer';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
-import type { ErrorCode } from '../kit/errors.js';
+import type { ErrorCode, ErrorResponse } from '../kit/errors.js';
 import type { Ip } from '../net/ip.js';
 
 export interface RequestContext {
@@ -105,6 +105,17 @@ export interface Route<P = unknown, Q = unknown, D = unknown> {
   versioned?: { etag: boolean };
   /** the HTTP answer: the record, or its serialised form (RawJson, JsonBody) */
   handle(input: RouteInput<P, Q>): D | Promise<D>;
+  /**
+   * A foreign format's own error answers (the compatible surfaces: ipinfo,
+   * ip-api, MaxMind GeoIP2): what any failure on this route is written as,
+   * instead of the `{error:{code,message}}` envelope.
+   */
+  failure?(error: unknown, failure: ErrorResponse): { status: number; body: string };
+  /**
+   * The password of `Authorization: Basic` is an API key here too (MaxMind's
+   * clients send their licence key so).
+   */
+  basicAuth?: boolean;
   /**
    * The record itself, for callers inside the process (MCP tools), when
    * `handle` answers a serialised form; defaults to `handle`.

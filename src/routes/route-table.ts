@@ -4,6 +4,7 @@
 // documentation, schemas and lookup live in its own module.
 import type { AnyHandler, AnyRoute } from '../http/route.js';
 import { route } from '../http/route.js';
+import { COMPAT_LIFETIME, type CompatHandlers } from './compat-routes.js';
 import { CALLER_LIFETIME, GEOIP_LIFETIME } from './geoip-routes.js';
 import { NETWORK_CACHE } from './network-routes.js';
 import { VPN_LIFETIME } from './vpn-routes.js';
@@ -20,6 +21,8 @@ export interface Handlers {
   export: Record<'file', AnyHandler>;
   /** range lists and AS profiles (src/routes/range-routes.ts) */
   ranges: Record<'ranges' | 'asn', AnyHandler>;
+  /** ipinfo, ip-api and MaxMind GeoIP2 formats over the same records (src/routes/compat-routes.ts) */
+  compat: CompatHandlers;
   /** the web page: GET / for browsers over a JSON handler for everyone else, and its files */
   page: { home: (json: AnyHandler) => AnyHandler; asset: AnyHandler };
 }
@@ -60,6 +63,28 @@ export function routeTable(h: Handlers): AnyRoute[] {
     // lists for firewalls: one rate-limit unit per list, however long
     route('GET', '/ranges', h.ranges.ranges, LIMITED),
     route('GET', '/asn/:asn', h.ranges.asn, { ...LIMITED, lifetime: VPN_LIFETIME }),
+    ...compatRoutes(h.compat),
+  ];
+}
+
+/** The compatible surfaces: counted, keyed and cached as /ip is (docs/api.md, "Compatible formats"). */
+function compatRoutes(compat: CompatHandlers): AnyRoute[] {
+  const address = { ...LIMITED, lifetime: COMPAT_LIFETIME };
+  const caller = { ...LIMITED, lifetime: { ...COMPAT_LIFETIME, visibility: 'private' as const } };
+  const { ipinfo, ipApi, geoip2 } = compat;
+  return [
+    route('GET', '/ipinfo', ipinfo.caller, caller),
+    route('GET', '/ipinfo/json', ipinfo.caller, caller),
+    route('POST', '/ipinfo/batch', ipinfo.batch, LIMITED),
+    route('GET', '/ipinfo/:ip', ipinfo.address, address),
+    route('GET', '/ipinfo/:ip/json', ipinfo.address, address),
+    route('GET', '/ip-api/json', ipApi.caller, caller),
+    route('GET', '/ip-api/json/:ip', ipApi.address, address),
+    route('POST', '/ip-api/batch', ipApi.batch, LIMITED),
+    ...(['country', 'city', 'insights'] as const).flatMap((service) => [
+      route('GET', `/geoip/v2.1/${service}/me`, geoip2[service].caller, caller),
+      route('GET', `/geoip/v2.1/${service}/:ip`, geoip2[service].address, address),
+    ]),
   ];
 }
 

@@ -1,8 +1,14 @@
 // Where a key travels: the Bearer header wins over ?key=; another scheme is
-// ignored; two different query keys are no key; the log sees no key.
+// ignored (Basic's password is read where a route asks for it); two different query keys are no key; the log sees no key.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AMBIGUOUS_KEY, bearerToken, queryKey, redactKey } from '../../src/http/credentials.js';
+import {
+  AMBIGUOUS_KEY,
+  basicPassword,
+  bearerToken,
+  queryKey,
+  redactKey,
+} from '../../src/http/credentials.js';
 
 // which of the two wins when both come is AccessControl.identify's, tested
 // through the app (test/app/api-keys.test.ts: "the header wins")
@@ -18,6 +24,24 @@ describe('bearerToken', () => {
   for (const [auth, want] of cases) {
     it(`${auth ?? '(no header)'} → ${JSON.stringify(want)}`, () => {
       assert.equal(bearerToken(auth), want);
+    });
+  }
+});
+
+// the password of Basic (user:password, base64) is the key on the routes that take it (MaxMind's)
+describe('basicPassword', () => {
+  const b64 = (text: string) => Buffer.from(text).toString('base64');
+  const cases: [string | undefined, string | undefined][] = [
+    [undefined, undefined],
+    [`Basic ${b64('42:licence-key')}`, 'licence-key'],
+    [`basic ${b64('42:a:b')}`, 'a:b'], // only the first colon splits user from password
+    [`Basic ${b64('42:')}`, undefined], // an empty password is none (LICENSE_KEY_REQUIRED)
+    [`Basic ${b64('no-colon')}`, undefined],
+    ['Bearer abcdefgh', undefined],
+  ];
+  for (const [auth, want] of cases) {
+    it(`${auth ?? '(no header)'} → ${JSON.stringify(want)}`, () => {
+      assert.equal(basicPassword(auth), want);
     });
   }
 });

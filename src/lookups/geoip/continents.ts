@@ -2,7 +2,8 @@
 // them and MaxMind's City files carry them (`continent.code`): AF Africa, AN
 // Antarctica, AS Asia, EU Europe, NA North America, OC Oceania, SA South
 // America. The API answers the country only; the City export adds its
-// continent from this table (a code not here: no continent).
+// continent from this table (a code not here: no continent), as the
+// compatible formats do (src/api/compat/). Also each country's English name.
 const BY_CONTINENT: Readonly<Record<string, string>> = {
   AF:
     'AO BF BI BJ BW CD CF CG CI CM CV DJ DZ EG EH ER ET GA GH GM GN GQ GW KE KM LR LS LY MA MG ' +
@@ -40,4 +41,23 @@ const CONTINENT_OF = new Map<string, string>(
 /** The continent code of a country code, or null. */
 export function continentOf(country: string): string | null {
   return CONTINENT_OF.get(country) ?? null;
+}
+
+let countryNames: Intl.DisplayNames | null = null;
+/** ICU's English names, asked once per code (a call costs microseconds) */
+const namesByCode = new Map<string, string | null>();
+
+/** ICU's English name of a country code (what MaxMind's files and ip-api answer), or null. */
+export function countryName(code: string): string | null {
+  let name = namesByCode.get(code);
+  if (name === undefined) {
+    countryNames ??= new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+    try {
+      name = countryNames.of(code) ?? null;
+    } catch {
+      name = null;
+    }
+    namesByCode.set(code, name);
+  }
+  return name;
 }

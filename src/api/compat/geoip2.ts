@@ -1,0 +1,261 @@
+// MaxMind's GeoIP2 web service answers (`/geoip/v2.1/{country,city,insights}/{ip}`)
+// made from the GeoIP record and, for Insights, the detection's flags, in the
+// record layout MaxMind's clients parse (docs/api.md, "MaxMind GeoIP2 web
+// service format"). What ipintel has no datum for (geoname ids, postal codes,
+// the registered country, the network's prefix) is absent, as MaxMind leaves
+// out what it does not know; a detection flag is present only when true, as
+// MaxMind sends it. Failures are MaxMind's `{code, error}`.
+import type { ErrorResponse } from '../../kit/errors.js';
+import type { GeoIpRecord } from '../../lookups/geoip/geoip.js';
+import { parseIp, type Ip } from '../../net/ip.js';
+import { NONE } from '../../data/range-table.js';
+import { NO_COORDINATE } from '../../lookups/geoip/compiled-set.js';
+import {
+  BodyBytes,
+  EMPTY,
+  fragment,
+  IndexMemo,
+  VerdictMemo,
+  type PlaceFields,
+  type RecordSlices,
+  type Written,
+} from './record-slices.js';
+import {
+  continentOfCountry,
+  countryName,
+  ForeignAnswer,
+  type PrivacyFlags,
+} from './record-parts.js';
+
+export type GeoIp2Service = 'country' | 'city' | 'insights';
+
+type Names = { names: { en: string } };
+const named = (name: string): Names => ({ names: { en: name } });
+
+/** The GeoIP record with the radius another part of ipintel may carry (km), when it does. */
+type WithRadius = GeoIpRecord & { accuracyRadiusKm?: number | null };
+
+export function maxmindError(code: string, message: string): string {
+  return JSON.stringify({ code, error: message });
+}
+
+function refusal(status: number, code: string, message: string): ForeignAnswer {
+  return new ForeignAnswer(status === 404 ? 'NOT_FOUND' : 'INVALID_IP', {
+    status,
+    body: maxmindError(code, message),
+  });
+}
+
+/** The address of the path (`me`: the caller's), or MaxMind's IP_ADDRESS_INVALID. */
+export function geoip2Address(text: string, caller: Ip): Ip {
+  if (text === 'me') return caller;
+  const ip = text.includes('%') ? null : parseIp(text);
+  if (ip === null) {
+    throw refusal(
+      400,
+      'IP_ADDRESS_INVALID',
+      `The value "${text.slice(0, 64)}" is not a valid IP address.`,
+    );
+  }
+  return ip;
+}
+
+/**
+ * The answer of one service for an address: a bogon is IP_ADDRESS_RESERVED,
+ * an address the data knows nothing of (no country, network or coordinates)
+ * IP_ADDRESS_NOT_FOUND.
+ */
+export function geoip2Record(
+  service: GeoIp2Service,
+  geo: GeoIpRecord,
+  flags: PrivacyFlags | null,
+): Record<string, unknown> {
+  if (geo.bogon) throw reserved(geo.ip);
+  if (geo.country === null && geo.asn === null && geo.latitude === null) throw notFound(geo.ip);
+  const place = placeParts(service, geo);
+  const out: Record<string, unknown> = { ...place.head };
+  if (service !== 'country') {
+    const location = locationOf(geo);
+    if (location !== null) out['location'] = location;
+  }
+  Object.assign(out, place.tail);
+  const asn = geo.asn === null ? null : Number(geo.asn.slice(2));
+  out['traits'] = {
+    ip_address: geo.ip,
+    ...networkTraits(service, asn, geo.org, geo.isp),
+    ...flagTraits(service, flags),
+  };
+  return out;
+}
+
+function reserved(ip: string): ForeignAnswer {
+  return refusal(
+    400,
+    'IP_ADDRESS_RESERVED',
+    `The IP address '${ip}' is a reserved IP address (private, multicast, etc.).`,
+  );
+}
+
+function notFound(ip: string): ForeignAnswer {
+  return refusal(404, 'IP_ADDRESS_NOT_FOUND', `The address ${ip} is not in our database.`);
+}
+
+/** A place's members before `location` (city, continent, country) and after it (subdivisions). */
+function placeParts(
+  service: GeoIp2Service,
+  p: PlaceFields,
+): { head: Record<string, unknown>; tail: Record<string, unknown> } {
+  const head: Record<string, unknown> = {};
+  const tail: Record<string, unknown> = {};
+  const detailed = service !== 'country';
+  if (detailed && p.city !== null) head['city'] = named(p.city);
+  if (p.country !== null) {
+    const continent = continentOfCountry(p.country);
+    if (continent !== null) head['continent'] = { code: continent.code, ...named(continent.name) };
+    const name = countryName(p.country);
+    head['country'] =
+      name === null ? { iso_code: p.country } : { iso_code: p.country, ...named(name) };
+  }
+  if (detailed && p.region !== null) tail['subdivisions'] = [named(p.region)];
+  return { head, tail };
+}
+
+function locationOf(geo: WithRadius): Record<string, unknown> | null {
+  const location: Record<string, unknown> = {};
+  // MaxMind's radius is whole kilometres
+  const radius = geo.accuracyRadiusKm;
+  if (typeof radius === 'number' && Number.isFinite(radius)) {
+    location['accuracy_radius'] = Math.max(1, Math.round(radius));
+  }
+  if (geo.latitude !== null && geo.longitude !== null) {
+    location['latitude'] = geo.latitude;
+    location['longitude'] = geo.longitude;
+  }
+  if (geo.timezone !== null) location['time_zone'] = geo.timezone;
+  return Object.keys(location).length === 0 ? null : location;
+}
+
+function networkTraits(
+  service: GeoIp2Service,
+  asn: number | null,
+  org: string | null,
+  isp: string | null,
+): Record<string, unknown> {
+  const traits: Record<string, unknown> = {};
+  if (service === 'country') return traits;
+  if (asn !== null) {
+    traits['autonomous_system_number'] = asn;
+    if (org !== null) traits['autonomous_system_organization'] = org;
+  }
+  if (isp !== null) traits['isp'] = isp;
+  if (org !== null) traits['organization'] = org;
+  return traits;
+}
+
+/** Insights' detection traits: a flag only when true, as MaxMind sends them. */
+function flagTraits(service: GeoIp2Service, flags: PrivacyFlags | null): Record<string, unknown> {
+  const traits: Record<string, unknown> = {};
+  if (service !== 'insights' || flags === null) return traits;
+  if (flags.isVpn || flags.isProxy || flags.isTor || flags.isHosting || flags.isRelay) {
+    traits['is_anonymous'] = true;
+  }
+  if (flags.isVpn) traits['is_anonymous_vpn'] = true;
+  if (flags.isHosting) traits['is_hosting_provider'] = true;
+  if (flags.isProxy) traits['is_public_proxy'] = true;
+  if (flags.isTor) traits['is_tor_exit_node'] = true;
+  if (flags.isMobile) {
+    traits['connection_type'] = 'Cellular';
+    traits['user_type'] = 'cellular';
+  } else if (flags.isHosting) traits['user_type'] = 'hosting';
+  return traits;
+}
+
+/** An object's members as JSON text without its braces (nothing for none), as bytes. */
+const inner = (value: Record<string, unknown>): string =>
+  fragment(JSON.stringify(value).slice(1, -1));
+
+/**
+ * The answer of one service, JSON.stringify(geoip2Record(…)) byte for byte:
+ * from the record's slices (a place's, an AS's and a verdict's members made
+ * once), or from the whole record where slices do not speak for the address
+ * — and wherever the records carry a radius (`accuracyRadiusKm`), which only
+ * the whole record holds.
+ */
+export function geoip2Writer(
+  service: GeoIp2Service,
+  slices: RecordSlices,
+  whole: (ip: Ip) => { geo: GeoIpRecord; flags: PrivacyFlags | null },
+): (ip: Ip) => Written {
+  const places = new IndexMemo((index) => {
+    const p = slices.place(index);
+    const { head, tail } = placeParts(service, p);
+    return {
+      known: p.country !== null,
+      head: inner(head),
+      zone: p.timezone === null ? EMPTY : fragment(`"time_zone":${JSON.stringify(p.timezone)}`),
+      tail: inner(tail),
+    };
+  });
+  const networks = new IndexMemo((index) => {
+    const n = slices.network(index);
+    return inner(networkTraits(service, n?.asn ?? null, n?.org ?? null, n?.isp ?? null));
+  });
+  const verdicts = new VerdictMemo((flags) => inner(flagTraits(service, flags)));
+  let radiusOf: object | null = null;
+  let radius = false;
+  /** whether the current tables' records carry a radius (then the whole record answers) */
+  const recordsHaveRadius = (): boolean => {
+    if (radiusOf !== slices.placeTables) {
+      radiusOf = slices.placeTables;
+      radius = 'accuracyRadiusKm' in slices.geoip.lookup(PROBE);
+    }
+    return radius;
+  };
+  const none = { known: false, head: EMPTY, zone: EMPTY, tail: EMPTY };
+  const out = new BodyBytes();
+  return (ip) => {
+    const detailed = service !== 'country';
+    const s = detailed && recordsHaveRadius() ? null : slices.of(ip, service === 'insights');
+    if (s === null) {
+      const { geo, flags } = whole(ip);
+      return { body: JSON.stringify(geoip2Record(service, geo, flags)), encoding: 'utf8' };
+    }
+    const place = s.place === NONE ? none : places.get(slices.placeTables, s.place);
+    const located = s.latitude !== NO_COORDINATE && s.longitude !== NO_COORDINATE;
+    if (!place.known && s.network === NONE && s.latitude === NO_COORDINATE) throw notFound(ip.text);
+    out.begin().member(place.head);
+    if (detailed && (located || place.zone.length !== 0)) {
+      out.open('"location":{');
+      if (located) {
+        out.next().ascii('"latitude":').coordinate(s.latitude);
+        out.next().ascii('"longitude":').coordinate(s.longitude);
+      }
+      out.member(place.zone).close();
+    }
+    out.member(place.tail).open('"traits":{');
+    out.next().ascii('"ip_address":"').ascii(ip.text).ascii('"');
+    if (s.network !== NONE) out.member(networks.get(slices.networkTables, s.network));
+    if (service === 'insights') out.member(verdicts.get(s.verdict));
+    return out.close().close().done();
+  };
+}
+
+/** an address every GeoIP record is asked for to see its fields (a public one) */
+const PROBE = parseIp('8.8.8.8')!;
+
+/** The codes MaxMind's clients know for the pipeline's refusals. */
+export function geoip2Failure(
+  error: unknown,
+  failure: ErrorResponse,
+  missingKeyMessage: string,
+): { status: number; body: string } {
+  if (error instanceof ForeignAnswer) return error.answer;
+  let code: string = failure.code;
+  if (failure.code === 'UNAUTHORIZED') {
+    code = failure.message === missingKeyMessage ? 'LICENSE_KEY_REQUIRED' : 'AUTHORIZATION_INVALID';
+  } else if (failure.code === 'RATE_LIMITED') {
+    // the clients' "out of queries" (geoip2.errors.OutOfQueriesError), at HTTP's own 429
+    code = 'OUT_OF_QUERIES';
+  }
+  return { status: failure.status, body: maxmindError(code, failure.message) };
+}

@@ -1,0 +1,80 @@
+// What the three compatible formats (ipinfo, ip-api, MaxMind GeoIP2) read
+// besides the GeoIP record: the detection's flags, a country's English name
+// and its continent, a bogon's kind, and the failure they answer in a format
+// of their own. Every value comes from ipintel's own records: no lookup of
+// its own, nothing invented.
+import type { Ip } from '../../net/ip.js';
+import { AppError, type ErrorCode } from '../../kit/errors.js';
+import { CONTINENT_NAMES, continentOf } from '../../lookups/geoip/continents.js';
+
+export { countryName } from '../../lookups/geoip/continents.js';
+import type { VpnJson } from '../../lookups/vpn/record-json.js';
+import type { VpnDetection } from '../../lookups/vpn/detect.js';
+
+/** The detection's verdict, without the address, AS and reasons (what the formats carry). */
+export type PrivacyFlags = Pick<
+  VpnDetection,
+  'isVpn' | 'isProxy' | 'isHosting' | 'isMobile' | 'isTor' | 'isRelay' | 'provider'
+>;
+
+/** a parsed verdict per verdict text: the texts are few (one per feed set and AS record) */
+const MAX_MEMO = 50_000;
+
+/**
+ * The flags of GET /ip/:ip/vpn for an address: the verdict text VpnJson
+ * memoises per feed set and AS record, parsed once per distinct text; an
+ * address it builds whole (a bogon, an override) is detected as the route does.
+ */
+export function privacyFlags(vpnJson: VpnJson): (ip: Ip) => PrivacyFlags {
+  const parsed = new Map<string, PrivacyFlags>();
+  return (ip) => {
+    const members = vpnJson.members(ip);
+    if (members === null) return vpnJson.detection(ip);
+    let flags = parsed.get(members);
+    if (flags === undefined) {
+      if (parsed.size >= MAX_MEMO) parsed.clear();
+      flags = JSON.parse(`{${members}}`) as PrivacyFlags;
+      parsed.set(members, flags);
+    }
+    return flags;
+  };
+}
+
+/** The continent's code and English name of a country, or null (GeoNames' assignment). */
+export function continentOfCountry(code: string): { code: string; name: string } | null {
+  const continent = continentOf(code);
+  return continent === null ? null : { code: continent, name: CONTINENT_NAMES[continent]! };
+}
+
+/**
+ * RFC 1918, RFC 6598 (shared address space) and RFC 4193 (unique local):
+ * the ranges ip-api calls "private range"; every other special-purpose
+ * address it calls "reserved range".
+ */
+export function isPrivateRange(ip: Ip): boolean {
+  if (ip.version === 4) {
+    const v = ip.value;
+    return (
+      v >>> 24 === 10 || // 10.0.0.0/8
+      v >>> 20 === 0xac1 || // 172.16.0.0/12
+      v >>> 16 === 0xc0a8 || // 192.168.0.0/16
+      v >>> 22 === 0x191 // 100.64.0.0/10
+    );
+  }
+  return (ip.groups[0]! & 0xfe00) === 0xfc00; // fc00::/7
+}
+
+/**
+ * A failure a compatible route answers in its own format, status and body
+ * decided by the format (the pipeline writes them as they are: see
+ * Route.failure); its code is the catalog's nearest, for logs and metrics.
+ */
+export class ForeignAnswer extends AppError {
+  constructor(
+    code: ErrorCode,
+    readonly answer: { status: number; body: string },
+  ) {
+    super(code, answer.body);
+    this.name = 'ForeignAnswer';
+  }
+}

@@ -1,0 +1,255 @@
+// The GeoIP record in slices, for the compatible formats' hot path: an
+// address's answer is made of its place (country, region, city, time zone),
+// its coordinates, its AS record and the detection's verdict, so each format
+// writes the text of a place, of an AS and of a verdict once (memos indexed
+// by the tables' own record numbers, bounded by the data, as the /ip answer's
+// fragments are) and only the address and coordinates per request. An
+// address an override or a geofeed covers, or a bogon, has no slices: the
+// formats build it from the whole record instead (the same answer, slower).
+import { Buffer } from 'node:buffer';
+import { writeAscii } from '../../data/byte-writer.js';
+import { NONE } from '../../data/range-table.js';
+import { isBogon } from '../../lookups/geoip/bogons.js';
+import { COORDINATE_SCALE, NO_COORDINATE } from '../../lookups/geoip/compiled-set.js';
+import { writeCoordinate, type GeoIpLookup, type GeoIpRecord } from '../../lookups/geoip/geoip.js';
+import type { AsnInfo } from '../../lookups/geoip/record-map.js';
+import { NO_OVERRIDE } from '../../lookups/overrides/override-index.js';
+import type { VpnJson } from '../../lookups/vpn/record-json.js';
+import type { Ip } from '../../net/ip.js';
+import type { PrivacyFlags } from './record-parts.js';
+
+export type PlaceFields = Pick<GeoIpRecord, 'country' | 'city' | 'region' | 'timezone'>;
+
+const NO_PLACE: PlaceFields = { country: null, city: null, region: null, timezone: null };
+
+/** An address's slices: read them before the next call (one object reused). */
+export interface Slices {
+  /** the place record (NONE: no location) */
+  place: number;
+  /** × COORDINATE_SCALE, NO_COORDINATE when unknown */
+  latitude: number;
+  longitude: number;
+  /** the AS record (NONE: none) */
+  network: number;
+  /** the verdict's text (VpnJson.members), when asked for */
+  verdict: string;
+}
+
+/** Per record index of the current tables, a value made once (reset when the tables change). */
+export class IndexMemo<T> {
+  private values: (T | undefined)[] = [];
+  private of: object | null = null;
+  constructor(private readonly make: (index: number) => T) {}
+
+  get(tables: object, index: number): T {
+    if (this.of !== tables) {
+      this.of = tables;
+      this.values = [];
+    }
+    let value = this.values[index];
+    if (value === undefined) {
+      value = this.make(index);
+      this.values[index] = value;
+    }
+    return value;
+  }
+}
+
+/** Per verdict text, a value made once (the texts are few: one per feed set and AS record). */
+export class VerdictMemo<T> {
+  private readonly values = new Map<string, T>();
+  constructor(private readonly make: (flags: PrivacyFlags) => T) {}
+
+  get(verdict: string): T {
+    let value = this.values.get(verdict);
+    if (value === undefined) {
+      if (this.values.size >= 50_000) this.values.clear();
+      value = this.make(JSON.parse(`{${verdict}}`) as PrivacyFlags);
+      this.values.set(verdict, value);
+    }
+    return value;
+  }
+}
+
+export class RecordSlices {
+  private readonly slices: Slices = {
+    place: NONE,
+    latitude: NO_COORDINATE,
+    longitude: NO_COORDINATE,
+    network: NONE,
+    verdict: '',
+  };
+  private readonly places = new IndexMemo<PlaceFields>((index) => this.geoip.placeFields(index));
+
+  constructor(
+    readonly geoip: GeoIpLookup,
+    private readonly vpnJson: VpnJson,
+  ) {}
+
+  /**
+   * The slices of an address (with the verdict when `verdict`), or null when
+   * they do not speak for it: a bogon, an address an override or geofeed
+   * covers, or one whose verdict VpnJson builds whole.
+   */
+  of(ip: Ip, verdict: boolean): Slices | null {
+    if (isBogon(ip)) return null;
+    const { geoip } = this;
+    const overrides = geoip.overrides.current;
+    if (overrides.size !== 0 && overrides.find(ip) !== NO_OVERRIDE) return null;
+    const geofeeds = geoip.geofeeds.current;
+    if (geofeeds.size !== 0 && geofeeds.find(ip) !== NONE) return null;
+    const found = geoip.recordIndexes(ip);
+    const s = this.slices;
+    s.place = found.place;
+    s.network = found.network;
+    if (found.location === NONE) {
+      s.latitude = NO_COORDINATE;
+      s.longitude = NO_COORDINATE;
+    } else {
+      const locations = geoip.tables.geoip.locations!;
+      s.latitude = locations.latitude(found.location);
+      s.longitude = locations.longitude(found.location);
+    }
+    if (verdict) {
+      const members = this.vpnJson.members(ip, found.network);
+      if (members === null) return null;
+      s.verdict = members;
+    }
+    return s;
+  }
+
+  /** The place fields of a place record (NONE: none known). */
+  place(index: number): PlaceFields {
+    return index === NONE ? NO_PLACE : this.places.get(this.geoip.tables.geoip, index);
+  }
+
+  network(index: number): AsnInfo | null {
+    return this.geoip.networkAt(index);
+  }
+
+  /** the tables the place and AS memos of the formats are keyed on */
+  get placeTables(): object {
+    return this.geoip.tables.geoip;
+  }
+
+  get networkTables(): object {
+    return this.geoip.tables.asn;
+  }
+}
+
+/** An answer's body: UTF-8 bytes as a latin1 string (one char a byte) and their count, or a string. */
+export interface Written {
+  body: string;
+  bytes?: number;
+  encoding: 'utf8' | 'latin1';
+}
+
+/** The answer's text, whichever form it was written in. */
+export function writtenText(written: Written): string {
+  return written.encoding === 'latin1'
+    ? Buffer.from(written.body, 'latin1').toString('utf8')
+    : written.body;
+}
+
+/**
+ * A fragment of JSON text as the memos keep it: its UTF-8 bytes as a latin1
+ * string (one char a byte), which V8 stores in a byte a char — a fraction of
+ * what a Buffer per fragment costs, for tens of thousands of places.
+ */
+export const fragment = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
+
+export const EMPTY = '';
+
+/**
+ * A body written as bytes into one scratch buffer, as the GET /ip answer is
+ * (src/lookups/geoip/geoip.ts): memoised fragments (members without their
+ * comma) copied, the address and coordinates written in place, the commas
+ * between members put where they belong; handed out as one latin1 string.
+ */
+export class BodyBytes {
+  private out = Buffer.allocUnsafeSlow(4096);
+  private at = 0;
+  /** per open object: whether it has no member yet */
+  private readonly empty: boolean[] = [];
+
+  /** Starts a body (an object). */
+  begin(): this {
+    this.at = 0;
+    this.empty.length = 0;
+    this.empty.push(true);
+    return this.ascii('{');
+  }
+
+  /** A member whose value is an object, from its head (`"name":{`); closed by close(). */
+  open(head: string): this {
+    this.next().ascii(head);
+    this.empty.push(true);
+    return this;
+  }
+
+  close(): this {
+    this.empty.pop();
+    return this.ascii('}');
+  }
+
+  /** A memoised member (or several, comma-separated: a fragment); nothing for an empty one. */
+  member(text: string): this {
+    if (text.length === 0) return this;
+    return this.next().ascii(text);
+  }
+
+  /** Starts a member written in pieces: its comma when it is not the object's first. */
+  next(): this {
+    const last = this.empty.length - 1;
+    if (this.empty[last] === true) this.empty[last] = false;
+    else this.ascii(',');
+    return this;
+  }
+
+  /** ASCII text, or a fragment's bytes (one char a byte) */
+  ascii(text: string): this {
+    this.room(text.length);
+    this.at = writeAscii(this.out, this.at, text);
+    return this;
+  }
+
+  /** a scaled coordinate as JSON writes the record's number */
+  coordinate(scaled: number): this {
+    this.room(12);
+    this.at = writeCoordinate(this.out, this.at, scaled);
+    return this;
+  }
+
+  /** a scaled coordinate with four decimals ("37.4220"), as toFixed(4) writes the number */
+  fixed(scaled: number): this {
+    this.room(10);
+    const out = this.out;
+    let at = this.at;
+    const magnitude = scaled < 0 ? -scaled : scaled;
+    const whole = Math.floor(magnitude / COORDINATE_SCALE);
+    let fraction = magnitude - whole * COORDINATE_SCALE;
+    if (scaled < 0) out[at++] = 0x2d; // -
+    if (whole >= 100) out[at++] = 0x30 + Math.floor(whole / 100);
+    if (whole >= 10) out[at++] = 0x30 + (Math.floor(whole / 10) % 10);
+    out[at++] = 0x30 + (whole % 10);
+    out[at++] = 0x2e; // .
+    for (let unit = 1000; unit >= 1; unit /= 10) {
+      const digit = Math.floor(fraction / unit);
+      out[at++] = 0x30 + digit;
+      fraction -= digit * unit;
+    }
+    this.at = at;
+    return this;
+  }
+
+  done(): Written {
+    return { body: this.out.toString('latin1', 0, this.at), bytes: this.at, encoding: 'latin1' };
+  }
+
+  private room(bytes: number): void {
+    if (this.at + bytes <= this.out.length) return;
+    const bigger = Buffer.allocUnsafeSlow(Math.max(this.out.length * 2, this.at + bytes));
+    this.out.copy(bigger, 0, 0, this.at);
+    this.out = bigger;
+  }
+}

@@ -1,0 +1,175 @@
+// node-ipinfo (the npm client of ipinfo.io) pointed at the service by its
+// baseUrl alone (http://HOST/ipinfo): its parsed objects for 1,000 seeded
+// addresses (one getBatch, and lookupIp for a sample) equal the service's own
+// GET /ip/:ip and GET /ip/:ip/vpn records; bogons, bad input, a wrong token
+// and the rate limit end in the client's own documented answers and errors.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ApiLimitError, IPinfoWrapper, type IPinfo } from 'node-ipinfo';
+import { ownAnswers, seededAddresses, type OwnAnswer } from '../helpers/compat.js';
+import { seededRandom, withSeed } from '../helpers/seeded-random.js';
+import { spawnService, type SpawnedService } from '../helpers/spawned-service.js';
+
+const KEY = 'ipinfo-test-key-0123456789';
+const TINY = 'ipinfo-tiny-key-0123456789';
+const random = seededRandom();
+// two addresses an override row sets place, network and flags for (OVERRIDES_FILE)
+const OVERRIDDEN = ['8.8.8.8', '8.8.8.9'];
+const OVERRIDES = `network,city,region,asn,org,isVpn,provider\n8.8.8.0/24,Leipzig,Saxony,AS64500,Example Overridden Net,true,ExampleVPN\n`;
+const addresses = [...OVERRIDDEN, ...seededAddresses(random, 998)];
+
+let dir = '';
+let service: SpawnedService;
+let base = '';
+let own: Map<string, OwnAnswer>;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ipintel-ipinfo-'));
+  const keys = join(dir, 'keys.csv');
+  writeFileSync(join(dir, 'overrides.csv'), OVERRIDES);
+  writeFileSync(keys, `name,key,limit\nclient,${KEY},100000\ntiny,${TINY},1\n`);
+  service = await spawnService({
+    API_KEYS_FILE: keys,
+    OVERRIDES_FILE: join(dir, 'overrides.csv'),
+    LOG_LEVEL: 'warn',
+    FEED_UPDATE_INTERVAL_HOURS: '0',
+  });
+  base = `http://127.0.0.1:${service.port}`;
+  own = await ownAnswers(base, addresses, { authorization: `Bearer ${KEY}` });
+});
+
+after(() => {
+  service?.kill('SIGTERM');
+  if (dir !== '') rmSync(dir, { recursive: true, force: true });
+});
+
+const client = (token = KEY) =>
+  new IPinfoWrapper(token, undefined, undefined, undefined, `${base}/ipinfo`);
+
+/** What the client's object holds for an address, from the service's own records. */
+function expected(answer: OwnAnswer): Record<string, unknown> {
+  const { geo, vpn } = answer;
+  if (geo.bogon) return { ip: geo.ip, bogon: true };
+  const out: Record<string, unknown> = { ip: geo.ip };
+  if (geo.city !== null) out['city'] = geo.city;
+  if (geo.region !== null) out['region'] = geo.region;
+  if (geo.country !== null) out['countryCode'] = geo.country;
+  if (geo.latitude !== null) out['loc'] = [geo.latitude, geo.longitude];
+  if (geo.asn !== null) out['org'] = geo.org === null ? geo.asn : `${geo.asn} ${geo.org}`;
+  if (geo.timezone !== null) out['timezone'] = geo.timezone;
+  if (geo.asn !== null)
+    out['asn'] = { asn: geo.asn, ...(geo.org === null ? {} : { name: geo.org }) };
+  out['privacy'] = {
+    vpn: vpn.isVpn,
+    proxy: vpn.isProxy,
+    tor: vpn.isTor,
+    relay: vpn.isRelay,
+    hosting: vpn.isHosting,
+    service: vpn.provider ?? '',
+  };
+  return out;
+}
+
+/** The client's object, read the way expected() writes it. */
+function parsed(info: IPinfo & { bogon?: boolean }): Record<string, unknown> {
+  if (info.bogon === true) return { ip: info.ip, bogon: true };
+  const out: Record<string, unknown> = { ip: info.ip };
+  if (info.city !== undefined) out['city'] = info.city;
+  if (info.region !== undefined) out['region'] = info.region;
+  if (info.countryCode !== undefined) out['countryCode'] = info.countryCode;
+  if (info.loc !== undefined) out['loc'] = info.loc.split(',').map(Number);
+  if (info.org !== undefined) out['org'] = info.org;
+  if (info.timezone !== undefined) out['timezone'] = info.timezone;
+  if (info.asn !== undefined) out['asn'] = { ...info.asn };
+  if (info.privacy !== undefined) out['privacy'] = { ...info.privacy };
+  return out;
+}
+
+describe('node-ipinfo with baseUrl http://HOST/ipinfo', () => {
+  it('getBatch: 1,000 seeded addresses (IPv4, IPv6, bogons) equal the service’s own records', async () => {
+    const results = (await client().getBatch(addresses)) as unknown as Record<
+      string,
+      IPinfo & { bogon?: boolean }
+    >;
+    assert.equal(Object.keys(results).length, addresses.length);
+    // the override row answers for its addresses (the whole record's way)
+    assert.equal(own.get('8.8.8.8')?.geo.city, 'Leipzig');
+    assert.equal(results['8.8.8.8']?.privacy.service, 'ExampleVPN');
+    let bogons = 0;
+    let v6 = 0;
+    withSeed(random, () => {
+      for (const address of addresses) {
+        const answer = own.get(address)!;
+        if (answer.geo.bogon) bogons++;
+        if (address.includes(':')) v6++;
+        assert.deepEqual(parsed(results[address]!), expected(answer), address);
+        if (answer.geo.country !== null) {
+          // the client's own enrichment from the code we answer
+          assert.equal(typeof results[address]!.country, 'string', address);
+        }
+      }
+    });
+    assert.ok(bogons >= 18 && v6 >= 200, `${bogons} bogons, ${v6} IPv6 addresses`);
+  });
+
+  it('lookupIp (GET /ipinfo/{ip}/json) of a sample equals the records, its enrichment included', async () => {
+    const ipinfo = client();
+    const sample = addresses.filter((_, i) => i % 20 === 0);
+    for (const address of sample) {
+      const info = (await ipinfo.lookupIp(address)) as IPinfo & { bogon?: boolean };
+      assert.deepEqual(parsed(info), expected(own.get(address)!), address);
+      if (info.bogon !== true && info.countryCode !== undefined) {
+        assert.equal(typeof info.isEU, 'boolean');
+        assert.equal(info.continent?.code.length, 2, address);
+      }
+    }
+  });
+
+  it('bad input: the client’s own error before any request, and ipinfo’s "Wrong ip" from the service', async () => {
+    await assert.rejects(client().lookupIp('not-an-ip'), /not a valid IPv4 address/);
+    const results = (await client().getBatch(['not-an-ip', '8.8.8.8/city'])) as unknown as Record<
+      string,
+      unknown
+    >;
+    assert.deepEqual(results['not-an-ip'], {
+      error: { title: 'Wrong ip', message: 'Please provide a valid IP address' },
+    });
+    assert.equal(results['8.8.8.8/city'], await cityOf('8.8.8.8'));
+    const direct = await fetch(`${base}/ipinfo/not-an-ip`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    assert.equal(direct.status, 404);
+    assert.deepEqual(await direct.json(), {
+      status: 404,
+      error: { title: 'Wrong ip', message: 'Please provide a valid IP address' },
+    });
+  });
+
+  it('a wrong token: the client’s error naming the 401; over the limit: its ApiLimitError', async () => {
+    await assert.rejects(client('wrong-token').lookupIp('8.8.8.8'), /401/);
+    const tiny = client(TINY);
+    await tiny.lookupIp('8.8.4.4');
+    await assert.rejects(tiny.lookupIp('1.1.1.1'), (error) => error instanceof ApiLimitError);
+  });
+
+  it('answers carry the ETag of the data; a matching If-None-Match is a 304', async () => {
+    const headers = { authorization: `Bearer ${KEY}` };
+    const first = await fetch(`${base}/ipinfo/8.8.8.8`, { headers });
+    const etag = first.headers.get('etag');
+    assert.ok(etag !== null && first.headers.get('x-data-version') !== null);
+    const again = await fetch(`${base}/ipinfo/8.8.8.8`, {
+      headers: { ...headers, 'if-none-match': etag },
+    });
+    assert.equal(again.status, 304);
+  });
+});
+
+async function cityOf(address: string): Promise<string | null> {
+  const response = await fetch(`${base}/ip/${address}`, {
+    headers: { authorization: `Bearer ${KEY}` },
+  });
+  return ((await response.json()) as { data: { city: string | null } }).data.city;
+}
