@@ -10,6 +10,7 @@ import { assertFeedId, feedsDir } from '../vpn/feeds/feed-store.js';
 import { FeedFormatError, type StoredFeed } from '../vpn/feeds/feed-types.js';
 import { GeofeedIndex } from './geofeed-index.js';
 import { PlaceResolver } from './place-resolve.js';
+import { subdivisionNames } from './subdivision-names.js';
 
 /** The stored file's kind, read from its head: the updater writes `format`, `feed`, `kind` first. */
 const GEOFEED_KIND = /"kind":"(relay|geofeed)"/;
@@ -59,10 +60,11 @@ export class GeofeedHolder {
       }
       const { stored, problems } = await readGeofeeds(this.sources.feedsDir);
       // nothing to resolve: no reading of the GeoIP locations
+      const names = stored.length === 0 ? null : await subdivisionNames();
       const next =
-        stored.length === 0
+        names === null
           ? GeofeedIndex.empty()
-          : GeofeedIndex.build(stored, (places) => new PlaceResolver(geoip, places));
+          : GeofeedIndex.build(stored, (places) => new PlaceResolver(geoip, places, names));
       this.current = next;
       this.problems = problems;
       this.stamp = stamp;
@@ -140,6 +142,7 @@ function readGeofeedFile(text: string, name: string): StoredFeed {
     url: typeof doc.url === 'string' ? doc.url : '',
     fetchedAt: typeof doc.fetchedAt === 'string' ? doc.fetchedAt : '',
     publishedAt: typeof doc.publishedAt === 'string' ? doc.publishedAt : null,
+    ...(typeof doc.lastModified === 'string' ? { lastModified: doc.lastModified } : {}),
     prefixes,
     ...(typeof doc.skippedRows === 'number' ? { skippedRows: doc.skippedRows } : {}),
     places: places as [string, string, string][],

@@ -7,8 +7,10 @@
 //
 // Most specific wins: prefixes nest or are disjoint, so a sweep in address
 // order with a stack of open prefixes gives every elementary range its
-// longest covering prefix. The same prefix in two feeds: the feed first in
-// id order; twice in one feed: its first row (the parser keeps that one).
+// longest covering prefix. The same prefix in two feeds (two copies of one
+// publisher's feed, a day apart): the newer publication (publishedAt below),
+// then the feed first in id order; twice in one feed: its first row (the
+// parser keeps that one).
 import { Buffer } from 'node:buffer';
 import { NONE, RangeTable } from '../../data/range-table.js';
 import { V4Builder, V6Builder } from '../../data/range-table-builder.js';
@@ -89,7 +91,7 @@ export class GeofeedIndex {
   ): GeofeedIndex {
     const feeds = stored
       .filter((s) => (s.kind === 'relay' || s.kind === 'geofeed') && s.places !== undefined)
-      .sort((a, b) => (a.feed < b.feed ? -1 : a.feed > b.feed ? 1 : 0));
+      .sort((a, b) => publishedAt(b) - publishedAt(a) || byId(a, b));
     const places = feeds.flatMap((s) => s.places ?? []);
     const resolver = resolverFor(places);
     resolver.learnRegions(places);
@@ -122,7 +124,8 @@ export class GeofeedIndex {
       });
     }
     const table = new RangeTable(v4Table(v4), v6Table(v6));
-    const info = feeds.map((s) => ({
+    // listed in id order (GET /), whatever order decided the answers
+    const info = [...feeds].sort(byId).map((s) => ({
       feed: s.feed,
       kind: s.kind,
       fetchedAt: s.fetchedAt,
@@ -158,6 +161,23 @@ export class GeofeedIndex {
     const answer = this.find(ip);
     return answer === NONE ? null : this.answers[answer]!.location;
   }
+}
+
+const byId = (a: StoredFeed, b: StoredFeed): number =>
+  a.feed < b.feed ? -1 : a.feed > b.feed ? 1 : 0;
+
+/**
+ * When a feed was published, to rank two feeds holding one prefix: the date
+ * the publisher writes in the feed (`# lastupdated: …`), else the server's
+ * Last-Modified at the fetch, else the fetch itself (the later fetch saw the
+ * later state of its URL); ms since the epoch, 0 when none is a date.
+ */
+export function publishedAt(s: StoredFeed): number {
+  for (const text of [s.publishedAt, s.lastModified, s.fetchedAt]) {
+    const ms = text === null || text === undefined ? NaN : Date.parse(text);
+    if (!Number.isNaN(ms)) return ms;
+  }
+  return 0;
 }
 
 function answerFor(
@@ -217,7 +237,7 @@ function sweep(entries: Entry[], max: bigint, emit: (start: bigint, answer: numb
   for (const e of entries) {
     closeUntil(e.start);
     const top = open[open.length - 1];
-    // the same prefix again (another feed, later in id order): the first stays
+    // the same prefix again (an older feed, or later in id order): the first stays
     if (top !== undefined && top.start === e.start && top.length === e.length) continue;
     open.push(e);
     set(e.start, e.answer);
