@@ -2,30 +2,66 @@
 // request path when a feed file changes (the updater renamed one in) or the
 // GeoIP data is replaced (the places are resolved against it). A rebuild
 // makes a whole new index beside the one answering and swaps one reference.
-import { readFile } from 'node:fs/promises';
+//
+// What a build makes is kept in DATA_DIR/tables/geofeeds.tables
+// (derived-tables.ts), keyed by the SHA-256 of every relay and geofeed file,
+// the GeoIP tables' identity and GEOFEED_COMPILER: a start or reload whose
+// sources give the same key opens that file and parses no feed.
 import { join } from 'node:path';
-import type { CompiledSet } from '../geoip/compiled-set.js';
+import { tablesIdentity, type CompiledSet } from '../geoip/compiled-set.js';
+import {
+  derivationKey,
+  jsonSection,
+  openDerived,
+  rangeTableOf,
+  rangeTableSections,
+  readJsonSection,
+  readSources,
+  saveDerived,
+  type DerivedManifest,
+  type SourceText,
+} from '../../data/derived-tables.js';
 import { feedFiles, feedStamp } from '../vpn/index/detection-index.js';
 import { assertFeedId, feedsDir } from '../vpn/feeds/feed-store.js';
 import { FeedFormatError, type StoredFeed } from '../vpn/feeds/feed-types.js';
-import { GeofeedIndex } from './geofeed-index.js';
+import { GeofeedIndex, type GeofeedInfo, type GeofeedLocation } from './geofeed-index.js';
 import { PlaceResolver } from './place-resolve.js';
 import { subdivisionNames } from './subdivision-names.js';
 
 /** The stored file's kind, read from its head: the updater writes `format`, `feed`, `kind` first. */
 const GEOFEED_KIND = /"kind":"(relay|geofeed)"/;
 
+/**
+ * Bumped whenever a build would make other answers from the same feeds and
+ * GeoIP tables (place-resolve.ts's rules, subdivision-names.ts's tables):
+ * compiled geofeeds of another version are built again.
+ */
+export const GEOFEED_COMPILER = 1;
+
+/** The compiled geofeeds' file name in DATA_DIR/tables. */
+export const GEOFEEDS_TABLES = 'geofeeds.tables';
+
 export interface GeofeedSources {
   /** folder of `<id>.feed.json` files; a missing folder means no geofeeds */
   readonly feedsDir: string;
   /** the GeoIP data set answering now (places are resolved against its locations) */
   readonly geoip: () => CompiledSet | null;
+  /** where the compiled geofeeds are kept; absent: built at every load, kept nowhere */
+  readonly compiledPath?: string;
+}
+
+interface GeofeedManifest extends DerivedManifest {
+  readonly kind: 'geofeeds';
+  readonly compiledAt: string;
+  readonly feeds: readonly GeofeedInfo[];
+  /** the stored files that could not be read (reported again at each load) */
+  readonly problems: readonly string[];
 }
 
 export class GeofeedHolder {
   current: GeofeedIndex;
   /** stored geofeed files that could not be read (logged by the caller) */
-  problems: string[] = [];
+  problems: readonly string[] = [];
   private stamp = '';
   private builtFor: CompiledSet | null = null;
   private pending: Promise<GeofeedIndex> | null = null;
@@ -58,13 +94,7 @@ export class GeofeedHolder {
       if (options.ifChanged === true && stamp === this.stamp && geoip === this.builtFor) {
         return this.current;
       }
-      const { stored, problems } = await readGeofeeds(this.sources.feedsDir);
-      // nothing to resolve: no reading of the GeoIP locations
-      const names = stored.length === 0 ? null : await subdivisionNames();
-      const next =
-        names === null
-          ? GeofeedIndex.empty()
-          : GeofeedIndex.build(stored, (places) => new PlaceResolver(geoip, places, names));
+      const { next, problems } = await compiledGeofeeds(this.sources, geoip);
       this.current = next;
       this.problems = problems;
       this.stamp = stamp;
@@ -79,16 +109,63 @@ export class GeofeedHolder {
   }
 }
 
-/** The relay and geofeed files of a folder, parsed; a damaged one is a problem, not an error. */
-export async function readGeofeeds(
-  dir: string,
-): Promise<{ stored: StoredFeed[]; problems: string[] }> {
+/**
+ * The geofeeds of the sources: the compiled file when its key is the one the
+ * feed files and the GeoIP tables give now, else built (and the file written
+ * for the next load).
+ */
+async function compiledGeofeeds(
+  sources: GeofeedSources,
+  geoip: CompiledSet | null,
+): Promise<{ next: GeofeedIndex; problems: readonly string[] }> {
+  const texts = await geofeedTexts(sources.feedsDir);
+  // no geofeed: nothing to resolve, nothing to keep
+  if (texts.length === 0) return { next: GeofeedIndex.empty(), problems: [] };
+  const key = derivationKey(texts, { compiler: GEOFEED_COMPILER, geoip: tablesIdentity(geoip) });
+  const path = sources.compiledPath;
+  const file = path === undefined ? null : await openDerived<GeofeedManifest>(path, key);
+  if (file !== null) {
+    const locations = readJsonSection<GeofeedLocation[]>(file, 'locations');
+    const { feeds, problems } = file.manifest;
+    return {
+      next: GeofeedIndex.fromParts({ table: rangeTableOf(file), locations, feeds }),
+      problems,
+    };
+  }
+  const { stored, problems } = parseGeofeeds(texts);
+  const names = await subdivisionNames();
+  const next =
+    stored.length === 0
+      ? GeofeedIndex.empty()
+      : GeofeedIndex.build(stored, (places) => new PlaceResolver(geoip, places, names));
+  if (path !== undefined) {
+    const parts = next.toParts();
+    const manifest: GeofeedManifest = {
+      key,
+      kind: 'geofeeds',
+      compiledAt: new Date().toISOString(),
+      feeds: parts.feeds,
+      problems,
+    };
+    saveDerived(path, manifest, {
+      ...rangeTableSections(parts.table),
+      locations: jsonSection(parts.locations),
+    });
+  }
+  return { next, problems };
+}
+
+/** The relay and geofeed files of a folder, read (told by their head, not parsed). */
+async function geofeedTexts(dir: string): Promise<SourceText[]> {
+  const texts = await readSources(dir, await feedFiles(dir));
+  return texts.filter((t) => GEOFEED_KIND.test(t.text.slice(0, 400)));
+}
+
+function parseGeofeeds(texts: readonly SourceText[]): { stored: StoredFeed[]; problems: string[] } {
   const stored: StoredFeed[] = [];
   const problems: string[] = [];
-  for (const name of await feedFiles(dir)) {
+  for (const { name, text } of texts) {
     try {
-      const text = await readFile(join(dir, name), 'utf8');
-      if (!GEOFEED_KIND.test(text.slice(0, 400))) continue;
       stored.push(readGeofeedFile(text, name));
     } catch (error) {
       problems.push(error instanceof Error ? error.message : String(error));
@@ -97,12 +174,26 @@ export async function readGeofeeds(
   return { stored, problems };
 }
 
-/** The geofeeds the service and the CLI answer with: DATA_DIR's, resolved against the GeoIP data. */
+/** The relay and geofeed files of a folder, parsed; a damaged one is a problem, not an error. */
+export async function readGeofeeds(
+  dir: string,
+): Promise<{ stored: StoredFeed[]; problems: string[] }> {
+  return parseGeofeeds(await geofeedTexts(dir));
+}
+
+/**
+ * The geofeeds the service and the CLI answer with: DATA_DIR's, resolved
+ * against the GeoIP data, kept compiled in DATA_DIR/tables.
+ */
 export function openGeofeeds(
   config: { readonly dataDir: string },
   geo: { readonly tables: { readonly geoip: CompiledSet } },
 ): Promise<GeofeedHolder> {
-  return GeofeedHolder.open({ feedsDir: feedsDir(config.dataDir), geoip: () => geo.tables.geoip });
+  return GeofeedHolder.open({
+    feedsDir: feedsDir(config.dataDir),
+    geoip: () => geo.tables.geoip,
+    compiledPath: join(config.dataDir, 'tables', GEOFEEDS_TABLES),
+  });
 }
 
 /**

@@ -108,7 +108,8 @@ export class GeofeedIndex {
         let answer = answerOf.get(placeIndex);
         if (answer === undefined) {
           answer = answers.length;
-          answers.push(answerFor(s, resolver.resolve(place[0], place[1], place[2]), headers));
+          const resolved = resolver.resolve(place[0], place[1], place[2]);
+          answers.push(answerFor({ ...resolved, feed: s.feed, kind: s.kind }, headers));
           answerOf.set(placeIndex, answer);
         }
         // the canonical IPv4 form the updater stores is read without parsing
@@ -134,6 +135,33 @@ export class GeofeedIndex {
       skippedRows: s.skippedRows ?? 0,
     }));
     return new GeofeedIndex(table, answers, info);
+  }
+
+  /** What a compiled geofeeds file holds (geofeed-compiled.ts): the table's arrays, the answers, the feeds. */
+  toParts(): { table: RangeTable; locations: GeofeedLocation[]; feeds: readonly GeofeedInfo[] } {
+    return {
+      table: this.table,
+      locations: this.answers.map((a) => a.location),
+      feeds: this.feeds,
+    };
+  }
+
+  /** The index toParts described, as it was built. */
+  static fromParts(parts: {
+    table: RangeTable;
+    locations: readonly GeofeedLocation[];
+    feeds: readonly GeofeedInfo[];
+  }): GeofeedIndex {
+    const headersOf = new Map<string, Readonly<Record<string, string>>>();
+    const answers = parts.locations.map((location) => {
+      let headers = headersOf.get(location.feed);
+      if (headers === undefined) {
+        headers = { [LOCATION_SOURCE]: `geofeed=${location.feed}` };
+        headersOf.set(location.feed, headers);
+      }
+      return answerFor(location, headers);
+    });
+    return new GeofeedIndex(parts.table, answers, [...parts.feeds]);
   }
 
   /** The answer index of the most specific geofeed prefix holding ip, or NONE. */
@@ -180,20 +208,15 @@ export function publishedAt(s: StoredFeed): number {
   return 0;
 }
 
-function answerFor(
-  s: StoredFeed,
-  place: ResolvedPlace,
-  headers: Readonly<Record<string, string>>,
-): Answer {
+function answerFor(location: GeofeedLocation, headers: Readonly<Record<string, string>>): Answer {
   const json = placeJson({
-    country: place.country,
-    city: place.city,
-    region: place.region,
-    timezone: place.timezone,
+    country: location.country,
+    city: location.city,
+    region: location.region,
+    timezone: location.timezone,
     latitude: null,
     longitude: null,
   });
-  const location = { ...place, feed: s.feed, kind: s.kind };
   return { location, place: Buffer.from(json, 'utf8'), headers };
 }
 
