@@ -7,59 +7,120 @@
 // key is not the one the sources give now (a feed fetched or edited by hand,
 // other tables, a newer compiler) is not used: the tables are derived again
 // and the file replaced (atomically, table-file.ts). Never a stale index.
+//
+// The manifest also records each source's change stamp (file-signature.ts:
+// modification time, size, inode): a source whose stamp is the recorded one
+// is taken to hold the recorded content, so a start stats the sources and
+// reads none; one whose stamp differs (rewritten, edited, copied) is read
+// and hashed again.
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { fileSignature } from './file-signature.js';
 import { RangeTable } from './range-table.js';
-import { readTableFileAsync, writeTableFile, type Section, type TableFile } from './table-file.js';
+import {
+  readTableFileAsync,
+  readTableManifest,
+  writeTableFile,
+  type Section,
+  type TableFile,
+} from './table-file.js';
 
-/** One source file, read, with what identifies its content. */
-export interface SourceText {
+/** One source file as a derived file's manifest records it. */
+export interface SourceFile {
+  /** the file's name (its folder is the caller's) */
   readonly name: string;
-  readonly text: string;
   readonly bytes: number;
   readonly sha256: string;
+  /** its change stamp when it was hashed */
+  readonly signature: string;
 }
 
 /** What a derived table file's manifest starts with. */
 export interface DerivedManifest {
-  /** derivationKey() of the sources and inputs the tables were made from */
+  /** Sources.key() of the sources and inputs the tables were made from */
   readonly key: string;
+  readonly files: readonly SourceFile[];
 }
 
-/** Reads the named files of a folder (a file gone meanwhile is left out). */
-export async function readSources(dir: string, names: readonly string[]): Promise<SourceText[]> {
-  const out: SourceText[] = [];
-  for (const name of names) {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(join(dir, name));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw error;
+/** The source files of a derivation, identified by content; read only where needed. */
+export class Sources {
+  private constructor(
+    readonly files: readonly SourceFile[],
+    private readonly paths: readonly string[],
+    private readonly read: Map<string, Buffer>,
+  ) {}
+
+  /**
+   * The files at `paths` (one gone meanwhile is left out): a file whose
+   * stamp is the one `recorded` gives keeps its recorded hash, any other is
+   * read and hashed.
+   */
+  static async of(paths: readonly string[], recorded: readonly SourceFile[]): Promise<Sources> {
+    const known = new Map(recorded.map((f) => [f.name, f]));
+    const files: SourceFile[] = [];
+    const kept: string[] = [];
+    const read = new Map<string, Buffer>();
+    for (const path of paths) {
+      const name = basename(path);
+      try {
+        const signature = fileSignature(await stat(path));
+        const same = known.get(name);
+        if (same !== undefined && same.signature === signature) {
+          files.push(same);
+        } else {
+          const data = await readFile(path);
+          read.set(path, data);
+          const sha256 = createHash('sha256').update(data).digest('hex');
+          files.push({ name, bytes: data.length, sha256, signature });
+        }
+        kept.push(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw error;
+      }
     }
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
-    out.push({ name, text: bytes.toString('utf8'), bytes: bytes.length, sha256 });
+    return new Sources(files, kept, read);
   }
-  return out;
+
+  /** The key of tables derived from these files and `inputs` (any JSON: versions, identities, rules). */
+  key(inputs: unknown): string {
+    const files = this.files.map(({ name, bytes, sha256 }) => [name, bytes, sha256]);
+    return createHash('sha256').update(JSON.stringify({ files, inputs })).digest('hex');
+  }
+
+  /** Every file's text (a derivation: they are parsed), each read once. */
+  async texts(): Promise<{ name: string; text: string }[]> {
+    const out: { name: string; text: string }[] = [];
+    for (const path of this.paths) {
+      const data = this.read.get(path) ?? (await readFile(path).catch(() => null));
+      if (data !== null) out.push({ name: basename(path), text: data.toString('utf8') });
+    }
+    return out;
+  }
 }
 
-/** The key of tables derived from `sources` and `inputs` (any JSON: versions, identities, rules). */
-export function derivationKey(sources: readonly SourceText[], inputs: unknown): string {
-  const files = sources.map(({ name, bytes, sha256 }) => [name, bytes, sha256]);
-  return createHash('sha256').update(JSON.stringify({ files, inputs })).digest('hex');
+/** The manifest of the derived file at `path` (null: none there, or not a table file). */
+export function derivedManifest<M extends DerivedManifest>(path: string): M | null {
+  const manifest = readTableManifest<M>(path);
+  return manifest !== null && Array.isArray(manifest.files) ? manifest : null;
 }
 
-/** The derived file at `path` when its key is `key`; null when it is missing, damaged or stale. */
-export async function openDerived<M extends DerivedManifest>(
+/**
+ * What `open` makes of the derived file at `path` when its key is `key`;
+ * null when the file is missing, stale or damaged (`open` threw on it: a
+ * section missing or cut): the caller derives the tables again.
+ */
+export async function openDerived<M extends DerivedManifest, T>(
   path: string,
   key: string,
-): Promise<TableFile<M> | null> {
+  open: (file: TableFile<M>) => T,
+): Promise<T | null> {
   try {
     const file = await readTableFileAsync<M>(path);
-    return file.manifest.key === key ? file : null;
+    return file.manifest.key === key ? open(file) : null;
   } catch {
     return null;
   }

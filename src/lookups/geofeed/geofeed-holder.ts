@@ -10,23 +10,23 @@
 import { join } from 'node:path';
 import { tablesIdentity, type CompiledSet } from '../geoip/compiled-set.js';
 import {
-  derivationKey,
+  derivedManifest,
   jsonSection,
   openDerived,
   rangeTableOf,
   rangeTableSections,
   readJsonSection,
-  readSources,
   saveDerived,
+  Sources,
   type DerivedManifest,
-  type SourceText,
 } from '../../data/derived-tables.js';
+import type { TableFile } from '../../data/table-file.js';
 import { feedFiles, feedStamp } from '../vpn/index/detection-index.js';
 import { assertFeedId, feedsDir } from '../vpn/feeds/feed-store.js';
 import { FeedFormatError, type StoredFeed } from '../vpn/feeds/feed-types.js';
-import { GeofeedIndex, type GeofeedInfo, type GeofeedLocation } from './geofeed-index.js';
+import { GeofeedIndex, type GeofeedInfo, type GeofeedParts } from './geofeed-index.js';
 import { PlaceResolver } from './place-resolve.js';
-import { subdivisionNames } from './subdivision-names.js';
+import { subdivisionNames, type SubdivisionNames } from './subdivision-names.js';
 
 /** The stored file's kind, read from its head: the updater writes `format`, `feed`, `kind` first. */
 const GEOFEED_KIND = /"kind":"(relay|geofeed)"/;
@@ -118,30 +118,32 @@ async function compiledGeofeeds(
   sources: GeofeedSources,
   geoip: CompiledSet | null,
 ): Promise<{ next: GeofeedIndex; problems: readonly string[] }> {
-  const texts = await geofeedTexts(sources.feedsDir);
-  // no geofeed: nothing to resolve, nothing to keep
-  if (texts.length === 0) return { next: GeofeedIndex.empty(), problems: [] };
-  const key = derivationKey(texts, { compiler: GEOFEED_COMPILER, geoip: tablesIdentity(geoip) });
+  const dir = sources.feedsDir;
+  const names = await feedFiles(dir);
+  // no feed: nothing to resolve, nothing to keep
+  if (names.length === 0) return { next: GeofeedIndex.empty(), problems: [] };
   const path = sources.compiledPath;
-  const file = path === undefined ? null : await openDerived<GeofeedManifest>(path, key);
-  if (file !== null) {
-    const locations = readJsonSection<GeofeedLocation[]>(file, 'locations');
-    const { feeds, problems } = file.manifest;
-    return {
-      next: GeofeedIndex.fromParts({ table: rangeTableOf(file), locations, feeds }),
-      problems,
-    };
+  // every feed file counts (one read of each head would cost what it saves)
+  const recorded = path === undefined ? null : derivedManifest<GeofeedManifest>(path);
+  const files = await Sources.of(
+    names.map((n) => join(dir, n)),
+    recorded?.files ?? [],
+  );
+  const key = files.key({ compiler: GEOFEED_COMPILER, geoip: tablesIdentity(geoip) });
+  if (path !== undefined && recorded?.key === key) {
+    const opened = await openDerived(path, key, openGeofeedsFile);
+    if (opened !== null) return opened;
   }
-  const { stored, problems } = parseGeofeeds(texts);
-  const names = await subdivisionNames();
+  const { stored, problems } = parseGeofeeds(await files.texts());
   const next =
     stored.length === 0
       ? GeofeedIndex.empty()
-      : GeofeedIndex.build(stored, (places) => new PlaceResolver(geoip, places, names));
+      : GeofeedIndex.build(stored, placeResolver(geoip, await subdivisionNames()));
   if (path !== undefined) {
     const parts = next.toParts();
     const manifest: GeofeedManifest = {
       key,
+      files: files.files,
       kind: 'geofeeds',
       compiledAt: new Date().toISOString(),
       feeds: parts.feeds,
@@ -149,22 +151,49 @@ async function compiledGeofeeds(
     };
     saveDerived(path, manifest, {
       ...rangeTableSections(parts.table),
-      locations: jsonSection(parts.locations),
+      placeAt: parts.placeAt,
+      placeBytes: parts.placeBytes,
+      answers: jsonSection({ sources: parts.sources, rows: parts.rows }),
     });
   }
   return { next, problems };
 }
 
-/** The relay and geofeed files of a folder, read (told by their head, not parsed). */
-async function geofeedTexts(dir: string): Promise<SourceText[]> {
-  const texts = await readSources(dir, await feedFiles(dir));
-  return texts.filter((t) => GEOFEED_KIND.test(t.text.slice(0, 400)));
+function placeResolver(geoip: CompiledSet | null, names: SubdivisionNames) {
+  return (places: readonly (readonly [string, string, string])[]) =>
+    new PlaceResolver(geoip, places, names);
 }
 
-function parseGeofeeds(texts: readonly SourceText[]): { stored: StoredFeed[]; problems: string[] } {
+/** A compiled geofeeds file's index (throws on a damaged one). */
+function openGeofeedsFile(file: TableFile<GeofeedManifest>): {
+  next: GeofeedIndex;
+  problems: readonly string[];
+} {
+  const { sources, rows } = readJsonSection<Pick<GeofeedParts, 'sources' | 'rows'>>(
+    file,
+    'answers',
+  );
+  const { feeds, problems } = file.manifest;
+  const next = GeofeedIndex.fromParts({
+    table: rangeTableOf(file),
+    placeAt: file.u32('placeAt'),
+    placeBytes: file.u8('placeBytes'),
+    sources,
+    rows,
+    feeds,
+  });
+  return { next, problems };
+}
+
+/** The relay and geofeed files among `texts` (told by their head), parsed; a damaged one is a problem. */
+function parseGeofeeds(texts: readonly { name: string; text: string }[]): {
+  stored: StoredFeed[];
+  problems: string[];
+} {
   const stored: StoredFeed[] = [];
   const problems: string[] = [];
   for (const { name, text } of texts) {
+    if (!GEOFEED_KIND.test(text.slice(0, 400))) continue;
     try {
       stored.push(readGeofeedFile(text, name));
     } catch (error) {
@@ -178,7 +207,11 @@ function parseGeofeeds(texts: readonly SourceText[]): { stored: StoredFeed[]; pr
 export async function readGeofeeds(
   dir: string,
 ): Promise<{ stored: StoredFeed[]; problems: string[] }> {
-  return parseGeofeeds(await geofeedTexts(dir));
+  const files = await Sources.of(
+    (await feedFiles(dir)).map((n) => join(dir, n)),
+    [],
+  );
+  return parseGeofeeds(await files.texts());
 }
 
 /**

@@ -50,6 +50,29 @@ export interface GeofeedInfo {
   readonly skippedRows: number;
 }
 
+/** An answer's location as a compiled file keeps it: the place, the point, the feed's index. */
+type AnswerRow = readonly [
+  country: string,
+  region: string | null,
+  city: string | null,
+  timezone: string | null,
+  latitude: number,
+  longitude: number,
+  source: number,
+];
+
+/** A built index in parts (toParts), for a compiled geofeeds file. */
+export interface GeofeedParts {
+  readonly table: RangeTable;
+  /** answer i's place text is placeBytes [placeAt[i], placeAt[i + 1]) */
+  readonly placeAt: Uint32Array;
+  readonly placeBytes: Uint8Array;
+  /** the feeds the rows name, with their kinds */
+  readonly sources: readonly (readonly [string, FeedKind])[];
+  readonly rows: readonly AnswerRow[];
+  readonly feeds: readonly GeofeedInfo[];
+}
+
 interface Entry {
   readonly start: bigint;
   /** inclusive */
@@ -137,29 +160,41 @@ export class GeofeedIndex {
     return new GeofeedIndex(table, answers, info);
   }
 
-  /** What a compiled geofeeds file holds (geofeed-compiled.ts): the table's arrays, the answers, the feeds. */
-  toParts(): { table: RangeTable; locations: GeofeedLocation[]; feeds: readonly GeofeedInfo[] } {
-    return {
-      table: this.table,
-      locations: this.answers.map((a) => a.location),
-      feeds: this.feeds,
-    };
+  /** What a compiled geofeeds file holds (geofeed-holder.ts): the table, the answers, the feeds. */
+  toParts(): GeofeedParts {
+    const placeAt = new Uint32Array(this.answers.length + 1);
+    const sources: [string, FeedKind][] = [];
+    const sourceOf = new Map<string, number>();
+    const rows = this.answers.map(({ location: l, place }, i): AnswerRow => {
+      placeAt[i + 1] = placeAt[i]! + place.length;
+      let source = sourceOf.get(l.feed);
+      if (source === undefined) {
+        source = sources.push([l.feed, l.kind]) - 1;
+        sourceOf.set(l.feed, source);
+      }
+      return [l.country, l.region, l.city, l.timezone, l.latitude, l.longitude, source];
+    });
+    const placeBytes = Buffer.concat(this.answers.map((a) => a.place));
+    return { table: this.table, placeAt, placeBytes, sources, rows, feeds: this.feeds };
   }
 
-  /** The index toParts described, as it was built. */
-  static fromParts(parts: {
-    table: RangeTable;
-    locations: readonly GeofeedLocation[];
-    feeds: readonly GeofeedInfo[];
-  }): GeofeedIndex {
-    const headersOf = new Map<string, Readonly<Record<string, string>>>();
-    const answers = parts.locations.map((location) => {
-      let headers = headersOf.get(location.feed);
-      if (headers === undefined) {
-        headers = { [LOCATION_SOURCE]: `geofeed=${location.feed}` };
-        headersOf.set(location.feed, headers);
-      }
-      return answerFor(location, headers);
+  /** The index toParts described, as it was built: no place is written again. */
+  static fromParts(parts: GeofeedParts): GeofeedIndex {
+    const { placeAt, placeBytes } = parts;
+    const bytes = Buffer.from(placeBytes.buffer, placeBytes.byteOffset, placeBytes.length);
+    const sources = parts.sources.map(([feed, kind]) => ({
+      feed,
+      kind,
+      headers: { [LOCATION_SOURCE]: `geofeed=${feed}` },
+    }));
+    const answers = parts.rows.map((row, i): Answer => {
+      const [country, region, city, timezone, latitude, longitude, source] = row;
+      const { feed, kind, headers } = sources[source]!;
+      return {
+        location: { country, region, city, timezone, latitude, longitude, feed, kind },
+        place: bytes.subarray(placeAt[i], placeAt[i + 1]),
+        headers,
+      };
     });
     return new GeofeedIndex(parts.table, answers, [...parts.feeds]);
   }

@@ -4,20 +4,20 @@
 // reference: a request that already took the old snapshot finishes on it,
 // and no request ever sees half of an update.
 import { readdir, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import {
-  derivationKey,
+  derivedManifest,
   jsonSection,
   openDerived,
   readJsonSection,
-  readSources,
   saveDerived,
+  Sources,
   type DerivedManifest,
-  type SourceText,
+  type SourceFile,
 } from '../../../data/derived-tables.js';
 import { fileSignature } from '../../../data/file-signature.js';
 import type { Ip } from '../../../net/ip.js';
-import { defaultAsnClassesPath, parseAsnClasses, type AsnClassTable } from '../asn-classes.js';
+import { defaultAsnClassesPath, loadAsnClasses, type AsnClassTable } from '../asn-classes.js';
 import {
   nameProvider,
   type AsnEvidence,
@@ -34,6 +34,7 @@ import {
 import { deserialiseFeed, FEED_FILE_SUFFIX } from '../feeds/feed-store.js';
 import type { FeedKind, StoredFeed } from '../feeds/feed-types.js';
 import { PrefixIndex, type PrefixIndexParts } from './prefix-index.js';
+import type { TableFile } from '../../../data/table-file.js';
 import { denseLabels, feedLabels, rangeLabels } from './feed-labels.js';
 import type { VpnDenseRule } from './vpn-dense.js';
 import type { RoutedRangeOf, VpnRangeRule } from './vpn-ranges.js';
@@ -297,11 +298,6 @@ interface DetectionManifest extends DerivedManifest {
  * now (no feed is parsed), else built and the file written for next time.
  */
 export async function loadDetectionIndex(options: DetectionIndexOptions): Promise<FeedIndex> {
-  const classesPath = options.asnClassesPath ?? defaultAsnClassesPath();
-  const classesDir = dirname(classesPath);
-  const [classesText] = await readSources(classesDir, [basename(classesPath)]);
-  if (classesText === undefined) throw new Error(`${classesPath}: no such file`);
-  const asnClasses = parseAsnClasses(classesText.text);
   const { proxyMaxAgeMs, routedRange, networkOfV6, vpnRangeRule, vpnDenseRule, routedSizes } =
     options;
   const indexOptions: FeedIndexOptions = {
@@ -312,68 +308,88 @@ export async function loadDetectionIndex(options: DetectionIndexOptions): Promis
     ...(vpnRangeRule === undefined ? {} : { vpnRangeRule }),
     ...(vpnDenseRule === undefined ? {} : { vpnDenseRule }),
   };
-  const texts = await detectionTexts(options.dataDir);
+  const classesPath = options.asnClassesPath ?? defaultAsnClassesPath();
+  const asnClasses = await loadAsnClasses(classesPath);
+  const feedPaths = (await feedFiles(options.dataDir)).map((n) => join(options.dataDir, n));
   const compiled = options.compiled;
-  if (compiled === undefined) {
-    const { stored, problems } = parseStoredFeeds(texts);
-    return new FeedIndex(stored, asnClasses, problems, indexOptions);
-  }
-  const key = derivationKey([classesText, ...texts], {
+  const recorded =
+    compiled === undefined ? null : derivedManifest<DetectionManifest>(compiled.path);
+  // the ASN classes are a source too (their name is no feed's)
+  const files = await Sources.of([classesPath, ...feedPaths], recorded?.files ?? []);
+  const key = files.key({
     compiler: DETECTION_COMPILER,
-    inputs: compiled.inputs(),
+    inputs: compiled?.inputs(),
     rules: { vpnRangeRule, vpnDenseRule, ranges: routedRange !== undefined },
   });
-  const file = await openDerived<DetectionManifest>(compiled.path, key);
-  if (file !== null) {
-    const parts = readJsonSection<
-      Omit<CompiledDetection, 'prefixes'> & { sets: string[][]; runs: Record<string, number> }
-    >(file, 'index');
-    const { sets, runs, ...rest } = parts;
-    const prefixes = {
-      v4Starts: file.u32('v4Starts'),
-      v4Sets: file.u32('v4Sets'),
-      v6Starts: file.u32('v6Starts'),
-      v6Sets: file.u32('v6Sets'),
-      sets,
-      runs,
-    };
-    return new FeedIndex({ ...rest, prefixes }, asnClasses, file.manifest.problems, indexOptions);
+  if (compiled !== undefined && recorded?.key === key) {
+    const opened = await openDerived(compiled.path, key, (file: TableFile<DetectionManifest>) =>
+      openDetectionFile(file, asnClasses, indexOptions),
+    );
+    if (opened !== null) return opened;
   }
-  const { stored, problems } = parseStoredFeeds(texts);
+  const feedTexts = await Sources.of(feedPaths, files.files);
+  const { stored, problems } = parseStoredFeeds(await feedTexts.texts());
   const index = new FeedIndex(stored, asnClasses, problems, indexOptions);
+  if (compiled !== undefined) saveDetection(compiled.path, key, files.files, index, problems);
+  return index;
+}
+
+function saveDetection(
+  path: string,
+  key: string,
+  files: readonly SourceFile[],
+  index: FeedIndex,
+  problems: readonly string[],
+): void {
   const { prefixes, ...rest } = index.toCompiled();
   const { v4Starts, v4Sets, v6Starts, v6Sets, sets, runs } = prefixes;
   const manifest: DetectionManifest = {
     key,
+    files,
     kind: 'detection',
     compiledAt: new Date().toISOString(),
     problems,
     counts: { sets: sets.length, v4: v4Starts.length, v6: v6Starts.length / 4 },
   };
-  saveDerived(compiled.path, manifest, {
+  saveDerived(path, manifest, {
     v4Starts,
     v4Sets,
     v6Starts,
     v6Sets,
     index: jsonSection({ ...rest, sets, runs }),
   });
-  return index;
 }
 
-/** The feed files detection reads (all but networks' geofeeds, told by their head). */
-async function detectionTexts(dataDir: string): Promise<SourceText[]> {
-  const texts = await readSources(dataDir, await feedFiles(dataDir));
-  // a network's geofeed is read by src/lookups/geofeed/ alone: nothing here uses it
-  return texts.filter((t) => !GEOFEED_FILE.test(t.text.slice(0, 400)));
+/** A compiled detection file's index (throws on a damaged one). */
+function openDetectionFile(
+  file: TableFile<DetectionManifest>,
+  asnClasses: AsnClassTable,
+  options: FeedIndexOptions,
+): FeedIndex {
+  const { sets, runs, ...rest } = readJsonSection<
+    Omit<CompiledDetection, 'prefixes'> & Pick<PrefixIndexParts, 'sets' | 'runs'>
+  >(file, 'index');
+  const prefixes = {
+    v4Starts: file.u32('v4Starts'),
+    v4Sets: file.u32('v4Sets'),
+    v6Starts: file.u32('v6Starts'),
+    v6Sets: file.u32('v6Sets'),
+    sets,
+    runs,
+  };
+  return new FeedIndex({ ...rest, prefixes }, asnClasses, file.manifest.problems, options);
 }
 
-function parseStoredFeeds(texts: readonly SourceText[]): {
+/** The feed files detection reads among `texts`: all but networks' geofeeds (told by their head), parsed. */
+function parseStoredFeeds(texts: readonly { name: string; text: string }[]): {
   stored: StoredFeed[];
   problems: string[];
 } {
   const stored: StoredFeed[] = [];
   const problems: string[] = [];
   for (const { name, text } of texts) {
+    // a network's geofeed is read by src/lookups/geofeed/ alone: nothing here uses it
+    if (GEOFEED_FILE.test(text.slice(0, 400))) continue;
     try {
       stored.push(deserialiseFeed(text, name));
     } catch (error) {
@@ -387,7 +403,11 @@ function parseStoredFeeds(texts: readonly SourceText[]): {
 export async function readStoredFeeds(
   dataDir: string,
 ): Promise<{ stored: StoredFeed[]; problems: string[] }> {
-  return parseStoredFeeds(await detectionTexts(dataDir));
+  const files = await Sources.of(
+    (await feedFiles(dataDir)).map((n) => join(dataDir, n)),
+    [],
+  );
+  return parseStoredFeeds(await files.texts());
 }
 
 export async function feedFiles(dataDir: string): Promise<string[]> {
