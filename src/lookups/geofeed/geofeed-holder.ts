@@ -60,6 +60,8 @@ interface GeofeedManifest extends DerivedManifest {
 
 export class GeofeedHolder {
   current: GeofeedIndex;
+  /** whether the last load built the index from the feeds (not opened from the compiled file) */
+  built = false;
   /** stored geofeed files that could not be read (logged by the caller) */
   problems: readonly string[] = [];
   private stamp = '';
@@ -94,8 +96,9 @@ export class GeofeedHolder {
       if (options.ifChanged === true && stamp === this.stamp && geoip === this.builtFor) {
         return this.current;
       }
-      const { next, problems } = await compiledGeofeeds(this.sources, geoip);
+      const { next, problems, built } = await compiledGeofeeds(this.sources, geoip);
       this.current = next;
+      this.built = built;
       this.problems = problems;
       this.stamp = stamp;
       this.builtFor = geoip;
@@ -117,11 +120,11 @@ export class GeofeedHolder {
 async function compiledGeofeeds(
   sources: GeofeedSources,
   geoip: CompiledSet | null,
-): Promise<{ next: GeofeedIndex; problems: readonly string[] }> {
+): Promise<{ next: GeofeedIndex; problems: readonly string[]; built: boolean }> {
   const dir = sources.feedsDir;
   const names = await feedFiles(dir);
   // no feed: nothing to resolve, nothing to keep
-  if (names.length === 0) return { next: GeofeedIndex.empty(), problems: [] };
+  if (names.length === 0) return { next: GeofeedIndex.empty(), problems: [], built: false };
   const path = sources.compiledPath;
   // every feed file counts (one read of each head would cost what it saves)
   const recorded = path === undefined ? null : derivedManifest<GeofeedManifest>(path);
@@ -132,7 +135,7 @@ async function compiledGeofeeds(
   const key = files.key({ compiler: GEOFEED_COMPILER, geoip: tablesIdentity(geoip) });
   if (path !== undefined && recorded?.key === key) {
     const opened = await openDerived(path, key, openGeofeedsFile);
-    if (opened !== null) return opened;
+    if (opened !== null) return { ...opened, built: false };
   }
   const { stored, problems } = parseGeofeeds(await files.texts());
   const next =
@@ -156,7 +159,7 @@ async function compiledGeofeeds(
       answers: jsonSection({ sources: parts.sources, rows: parts.rows }),
     });
   }
-  return { next, problems };
+  return { next, problems, built: true };
 }
 
 function placeResolver(geoip: CompiledSet | null, names: SubdivisionNames) {
