@@ -163,7 +163,7 @@ export async function runUpdateData(options: UpdateDataOptions): Promise<number>
   // a separate process: what a start derives from the feeds and the tables
   // is compiled now, so that the service's next start opens it (the service
   // running the update compiles it as it reloads)
-  if (options.current === undefined && current > 0) {
+  if (options.current === undefined && current > 0 && (feeds.length > 0 || kinds.length > 0)) {
     await compileDerived({ ...config, dataDir }, out, options.log);
   }
   out.write(`${current} of ${attempted} data set(s) current\n`);

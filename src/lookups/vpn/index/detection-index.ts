@@ -87,6 +87,8 @@ export class FeedIndex implements DetectionIndex {
   private readonly proxyExpiry: ReadonlyMap<string, number>;
   private readonly now: () => number;
   private readonly compiled: CompiledDetection;
+  /** opened from a compiled detection file, not built from the feeds */
+  readonly opened: boolean;
 
   /**
    * Built from the stored feeds, or opened from what a build made
@@ -98,6 +100,7 @@ export class FeedIndex implements DetectionIndex {
     problems: readonly string[] = [],
     options: FeedIndexOptions = {},
   ) {
+    this.opened = isCompiled(source);
     const parts = isCompiled(source) ? source : compileDetection(source, asnClasses, options);
     this.compiled = parts;
     this.learned = parts.learned;
@@ -311,7 +314,8 @@ export async function loadDetectionIndex(options: DetectionIndexOptions): Promis
   const classesPath = options.asnClassesPath ?? defaultAsnClassesPath();
   const asnClasses = await loadAsnClasses(classesPath);
   const feedPaths = (await feedFiles(options.dataDir)).map((n) => join(options.dataDir, n));
-  const compiled = options.compiled;
+  // no feed: nothing worth keeping (and nothing written to a fresh DATA_DIR)
+  const compiled = feedPaths.length === 0 ? undefined : options.compiled;
   const recorded =
     compiled === undefined ? null : derivedManifest<DetectionManifest>(compiled.path);
   // the ASN classes are a source too (their name is no feed's)
