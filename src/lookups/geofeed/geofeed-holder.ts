@@ -11,11 +11,9 @@ import { join } from 'node:path';
 import { tablesIdentity, type CompiledSet } from '../geoip/compiled-set.js';
 import {
   derivedManifest,
-  jsonSection,
   openDerived,
   rangeTableOf,
   rangeTableSections,
-  readJsonSection,
   saveDerived,
   Sources,
   type DerivedManifest,
@@ -54,6 +52,8 @@ interface GeofeedManifest extends DerivedManifest {
   readonly kind: 'geofeeds';
   readonly compiledAt: string;
   readonly feeds: readonly GeofeedInfo[];
+  /** the feeds the answers name (GeofeedParts.sources) */
+  readonly sources: GeofeedParts['sources'];
   /** the stored files that could not be read (reported again at each load) */
   readonly problems: readonly string[];
 }
@@ -150,13 +150,16 @@ async function compiledGeofeeds(
       kind: 'geofeeds',
       compiledAt: new Date().toISOString(),
       feeds: parts.feeds,
+      sources: parts.sources,
       problems,
     };
+    const { coordinates } = parts;
     saveDerived(path, manifest, {
       ...rangeTableSections(parts.table),
       placeAt: parts.placeAt,
       placeBytes: parts.placeBytes,
-      answers: jsonSection({ sources: parts.sources, rows: parts.rows }),
+      coordinates: new Uint32Array(coordinates.buffer, coordinates.byteOffset, coordinates.length),
+      sourceOf: parts.sourceOf,
     });
   }
   return { next, problems, built: true };
@@ -172,17 +175,15 @@ function openGeofeedsFile(file: TableFile<GeofeedManifest>): {
   next: GeofeedIndex;
   problems: readonly string[];
 } {
-  const { sources, rows } = readJsonSection<Pick<GeofeedParts, 'sources' | 'rows'>>(
-    file,
-    'answers',
-  );
-  const { feeds, problems } = file.manifest;
+  const { feeds, problems, sources } = file.manifest;
+  const coordinates = file.u32('coordinates');
   const next = GeofeedIndex.fromParts({
     table: rangeTableOf(file),
     placeAt: file.u32('placeAt'),
     placeBytes: file.u8('placeBytes'),
+    coordinates: new Int32Array(coordinates.buffer, coordinates.byteOffset, coordinates.length),
+    sourceOf: file.u32('sourceOf'),
     sources,
-    rows,
     feeds,
   });
   return { next, problems };

@@ -29,9 +29,20 @@ export interface GeofeedLocation extends ResolvedPlace {
 
 /** One answer of the table: a feed's place, with its JSON written once. */
 interface Answer {
-  readonly location: GeofeedLocation;
   /** `"country":…,"city":…,"region":…,"timezone":…` as UTF-8 */
   readonly place: Buffer;
+  /** × 10^4, or NO_COORDINATE */
+  readonly latitude: number;
+  readonly longitude: number;
+  readonly source: Source;
+  /** the whole location, made when first asked for (an index opened from a file has none) */
+  location: GeofeedLocation | null;
+}
+
+/** A feed the answers name, with the header its answers carry. */
+interface Source {
+  readonly feed: string;
+  readonly kind: FeedKind;
   /** `X-Location-Source: geofeed=<id>`, one object per feed */
   readonly headers: Readonly<Record<string, string>>;
 }
@@ -50,26 +61,18 @@ export interface GeofeedInfo {
   readonly skippedRows: number;
 }
 
-/** An answer's location as a compiled file keeps it: the place, the point, the feed's index. */
-type AnswerRow = readonly [
-  country: string,
-  region: string | null,
-  city: string | null,
-  timezone: string | null,
-  latitude: number,
-  longitude: number,
-  source: number,
-];
-
-/** A built index in parts (toParts), for a compiled geofeeds file. */
+/** A built index in parts (toParts), for a compiled geofeeds file: typed arrays but `sources`. */
 export interface GeofeedParts {
   readonly table: RangeTable;
   /** answer i's place text is placeBytes [placeAt[i], placeAt[i + 1]) */
   readonly placeAt: Uint32Array;
   readonly placeBytes: Uint8Array;
-  /** the feeds the rows name, with their kinds */
+  /** answer i's latitude and longitude (× 10^4, int32) at 2i, 2i + 1 */
+  readonly coordinates: Int32Array;
+  /** answer i's feed: an index in `sources` */
+  readonly sourceOf: Uint32Array;
+  /** the feeds the answers name, with their kinds */
   readonly sources: readonly (readonly [string, FeedKind])[];
-  readonly rows: readonly AnswerRow[];
   readonly feeds: readonly GeofeedInfo[];
 }
 
@@ -123,7 +126,7 @@ export class GeofeedIndex {
     const v6: Entry[] = [];
     for (const s of feeds) {
       const answerOf = new Map<number, number>();
-      const headers = { [LOCATION_SOURCE]: `geofeed=${s.feed}` };
+      const source = sourceFor(s.feed, s.kind);
       s.prefixes.forEach((text, i) => {
         const placeIndex = s.placeOf?.[i] ?? -1;
         const place = s.places?.[placeIndex];
@@ -132,7 +135,7 @@ export class GeofeedIndex {
         if (answer === undefined) {
           answer = answers.length;
           const resolved = resolver.resolve(place[0], place[1], place[2]);
-          answers.push(answerFor({ ...resolved, feed: s.feed, kind: s.kind }, headers));
+          answers.push(answerFor({ ...resolved, feed: s.feed, kind: s.kind }, source));
           answerOf.set(placeIndex, answer);
         }
         // the canonical IPv4 form the updater stores is read without parsing
@@ -162,40 +165,43 @@ export class GeofeedIndex {
 
   /** What a compiled geofeeds file holds (geofeed-holder.ts): the table, the answers, the feeds. */
   toParts(): GeofeedParts {
-    const placeAt = new Uint32Array(this.answers.length + 1);
+    const n = this.answers.length;
+    const placeAt = new Uint32Array(n + 1);
+    const coordinates = new Int32Array(2 * n);
+    const sourceOf = new Uint32Array(n);
     const sources: [string, FeedKind][] = [];
-    const sourceOf = new Map<string, number>();
-    const rows = this.answers.map(({ location: l, place }, i): AnswerRow => {
-      placeAt[i + 1] = placeAt[i]! + place.length;
-      let source = sourceOf.get(l.feed);
+    const indexOf = new Map<Source, number>();
+    this.answers.forEach((a, i) => {
+      placeAt[i + 1] = placeAt[i]! + a.place.length;
+      coordinates[2 * i] = a.latitude;
+      coordinates[2 * i + 1] = a.longitude;
+      let source = indexOf.get(a.source);
       if (source === undefined) {
-        source = sources.push([l.feed, l.kind]) - 1;
-        sourceOf.set(l.feed, source);
+        source = sources.push([a.source.feed, a.source.kind]) - 1;
+        indexOf.set(a.source, source);
       }
-      return [l.country, l.region, l.city, l.timezone, l.latitude, l.longitude, source];
+      sourceOf[i] = source;
     });
     const placeBytes = Buffer.concat(this.answers.map((a) => a.place));
-    return { table: this.table, placeAt, placeBytes, sources, rows, feeds: this.feeds };
+    const { table, feeds } = this;
+    return { table, placeAt, placeBytes, coordinates, sourceOf, sources, feeds };
   }
 
-  /** The index toParts described, as it was built: no place is written again. */
+  /** The index toParts described, as it was built: no place is resolved or written again. */
   static fromParts(parts: GeofeedParts): GeofeedIndex {
-    const { placeAt, placeBytes } = parts;
+    const { placeAt, placeBytes, coordinates, sourceOf } = parts;
     const bytes = Buffer.from(placeBytes.buffer, placeBytes.byteOffset, placeBytes.length);
-    const sources = parts.sources.map(([feed, kind]) => ({
-      feed,
-      kind,
-      headers: { [LOCATION_SOURCE]: `geofeed=${feed}` },
-    }));
-    const answers = parts.rows.map((row, i): Answer => {
-      const [country, region, city, timezone, latitude, longitude, source] = row;
-      const { feed, kind, headers } = sources[source]!;
-      return {
-        location: { country, region, city, timezone, latitude, longitude, feed, kind },
+    const sources = parts.sources.map(([feed, kind]) => sourceFor(feed, kind));
+    const answers: Answer[] = new Array<Answer>(sourceOf.length);
+    for (let i = 0; i < sourceOf.length; i++) {
+      answers[i] = {
         place: bytes.subarray(placeAt[i], placeAt[i + 1]),
-        headers,
+        latitude: coordinates[2 * i]!,
+        longitude: coordinates[2 * i + 1]!,
+        source: sources[sourceOf[i]!]!,
+        location: null,
       };
-    });
+    }
     return new GeofeedIndex(parts.table, answers, [...parts.feeds]);
   }
 
@@ -211,18 +217,20 @@ export class GeofeedIndex {
 
   /** The X-Location-Source header of an answer find() gave. */
   headers(answer: number): Readonly<Record<string, string>> {
-    return this.answers[answer]!.headers;
+    return this.answers[answer]!.source.headers;
   }
 
   location(answer: number): GeofeedLocation {
-    return this.answers[answer]!.location;
+    const a = this.answers[answer]!;
+    a.location ??= locationOf(a);
+    return a.location;
   }
 
   /** Where the geofeeds say ip is, or null: the one function every reader asks (API, export). */
   locate(ip: Ip): GeofeedLocation | null {
     if (this.size === 0) return null;
     const answer = this.find(ip);
-    return answer === NONE ? null : this.answers[answer]!.location;
+    return answer === NONE ? null : this.location(answer);
   }
 }
 
@@ -243,7 +251,11 @@ export function publishedAt(s: StoredFeed): number {
   return 0;
 }
 
-function answerFor(location: GeofeedLocation, headers: Readonly<Record<string, string>>): Answer {
+function sourceFor(feed: string, kind: FeedKind): Source {
+  return { feed, kind, headers: { [LOCATION_SOURCE]: `geofeed=${feed}` } };
+}
+
+function answerFor(location: GeofeedLocation, source: Source): Answer {
   const json = placeJson({
     country: location.country,
     city: location.city,
@@ -252,7 +264,20 @@ function answerFor(location: GeofeedLocation, headers: Readonly<Record<string, s
     latitude: null,
     longitude: null,
   });
-  return { location, place: Buffer.from(json, 'utf8'), headers };
+  const { latitude, longitude } = location;
+  return { place: Buffer.from(json, 'utf8'), latitude, longitude, source, location };
+}
+
+/** An answer's location read back from its place text (what placeJson wrote). */
+function locationOf(a: Answer): GeofeedLocation {
+  const place = JSON.parse(`{${a.place.toString('utf8')}}`) as Omit<
+    GeofeedLocation,
+    'latitude' | 'longitude' | 'feed' | 'kind'
+  >;
+  const { country, region, city, timezone } = place;
+  const { latitude, longitude } = a;
+  const { feed, kind } = a.source;
+  return { country, region, city, timezone, latitude, longitude, feed, kind };
 }
 
 function v4Entry(start: number, length: number, answer: number): Entry {
