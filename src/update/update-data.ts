@@ -15,7 +15,7 @@ import type { Config } from '../config.js';
 import type { DataSetKind } from '../lookups/geoip/compiled-set.js';
 import { updateGeoData } from '../lookups/geoip/update/geo-updater.js';
 import { sourceSettings } from '../lookups/geoip/update/update-config.js';
-import { loadGeoData, type GeoData } from '../lookups/geoip/load.js';
+import { loadConfiguredGeoData, loadGeoData, type GeoData } from '../lookups/geoip/load.js';
 import { BOOTSTRAP_FILE, refreshBootstrap, writeBootstrapFile } from '../lookups/rdap/index.js';
 import {
   updateFeeds,
@@ -178,10 +178,8 @@ export async function runUpdateData(options: UpdateDataOptions): Promise<number>
 async function compileDerived(config: Readonly<Config>, out: Output, log: Logger): Promise<void> {
   const started = performance.now();
   try {
-    const geo = await loadGeoData(
-      { geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir },
-      log,
-    );
+    // paged, as the service opens them: only what the builds read is read
+    const geo = await loadConfiguredGeoData(config, log);
     await openDetection(config, geo);
     await openGeofeeds(config, geo);
     const ms = Math.round(performance.now() - started);
