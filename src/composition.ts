@@ -81,7 +81,8 @@ export async function loadServiceData(config: Readonly<Config>, log: Logger): Pr
   // compiling the relay lists and geofeeds (Apple's: ~250,000 prefixes read
   // twice) leaves tens of MB of garbage in the old generation, which V8 would
   // otherwise keep committed: collected once before the service listens
-  if (geofeeds.current.size > 0) fullCollection()();
+  // (opened from DATA_DIR/tables, they leave next to none)
+  if (geofeeds.built && geofeeds.current.size > 0) fullCollection()();
   const overrides = await overridesLoading;
   for (const problem of vpn.current().problems) log.warn({ problem }, 'feed file skipped');
   for (const problem of geofeeds.problems) log.warn({ problem }, 'geofeed file skipped');

@@ -7,6 +7,7 @@
 // set is current (updated or unchanged), 1 when every one failed (the previous
 // data is kept either way).
 import { mkdirSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { clearAbandoned } from '../kit/atomic-file.js';
@@ -14,7 +15,7 @@ import type { Config } from '../config.js';
 import type { DataSetKind } from '../lookups/geoip/compiled-set.js';
 import { updateGeoData } from '../lookups/geoip/update/geo-updater.js';
 import { sourceSettings } from '../lookups/geoip/update/update-config.js';
-import { loadGeoData, type GeoData } from '../lookups/geoip/load.js';
+import { loadConfiguredGeoData, loadGeoData, type GeoData } from '../lookups/geoip/load.js';
 import { BOOTSTRAP_FILE, refreshBootstrap, writeBootstrapFile } from '../lookups/rdap/index.js';
 import {
   updateFeeds,
@@ -24,6 +25,8 @@ import {
 import { feedsDir } from '../lookups/vpn/feeds/feed-store.js';
 import { geoReporter, size, type Output } from './progress.js';
 import { createDnsClient } from '../lookups/dns/index.js';
+import { openDetection } from '../lookups/vpn/open-detection.js';
+import { openGeofeeds } from '../lookups/geofeed/geofeed-holder.js';
 import { DEFAULT_RESOLVE_LIMITS, resolveHostNames } from '../lookups/vpn/feeds/resolve-hosts.js';
 
 export interface UpdateDataOptions {
@@ -157,8 +160,37 @@ export async function runUpdateData(options: UpdateDataOptions): Promise<number>
       out.write('a running service loads the new data within a minute, or at once on SIGHUP\n');
     }
   }
+  // a separate process: what a start derives from the feeds and the tables
+  // is compiled now, so that the service's next start opens it (the service
+  // running the update compiles it as it reloads)
+  if (options.current === undefined && current > 0 && (feeds.length > 0 || kinds.length > 0)) {
+    await compileDerived({ ...config, dataDir }, out, options.log);
+  }
   out.write(`${current} of ${attempted} data set(s) current\n`);
   return current === 0 ? 1 : 0;
+}
+
+/**
+ * The detection index and the geofeeds, built from DATA_DIR's feeds and
+ * tables as the service would and kept in DATA_DIR/tables (nothing is
+ * rebuilt when those files are current already).
+ */
+async function compileDerived(config: Readonly<Config>, out: Output, log: Logger): Promise<void> {
+  const started = performance.now();
+  try {
+    // paged, as the service opens them: only what the builds read is read
+    const geo = await loadConfiguredGeoData(config, log);
+    await openDetection(config, geo);
+    await openGeofeeds(config, geo);
+    const ms = Math.round(performance.now() - started);
+    out.write(
+      `compiled the detection index and geofeeds into ${join(config.dataDir, 'tables')} (${ms} ms)\n`,
+    );
+  } catch (error) {
+    // the service compiles them at its start instead
+    const message = error instanceof Error ? error.message : String(error);
+    out.write(`compiling the detection index and geofeeds FAILED: ${message}\n`);
+  }
 }
 
 /** The IANA RDAP bootstrap, so /whois follows registry moves without a release. */

@@ -145,6 +145,15 @@ describe('geofeeds and relays in the service', () => {
     const v6 = await geo('2a06:e881:7300:ab::1');
     assert.deepEqual([v6.record.country, v6.record.city], ['DE', 'Frankfurt am Main']);
     assert.equal(v6.record.timezone, 'Europe/Berlin');
+    // an ISO 3166-2 code the data names otherwise (District of Columbia), its
+    // city named with more words there (Washington D.C.): found, point and zone
+    const dc = await geo('100.15.241.190');
+    assert.deepEqual(
+      [dc.record.region, dc.record.city, dc.record.timezone],
+      ['District of Columbia', 'Washington', 'America/New_York'],
+    );
+    assert.ok(Math.abs(dc.record.latitude! - 38.9) < 0.2, String(dc.record.latitude));
+    assert.ok(Math.abs(dc.record.longitude! + 77.03) < 0.2, String(dc.record.longitude));
     // a network's geofeed says where, not what
     assert.equal((await vpn('24.89.200.1')).isRelay, false);
   });
@@ -204,7 +213,7 @@ describe('geofeeds and relays in the service', () => {
       [
         ['apple-icloud-private-relay', 'relay', 6],
         ['cloudflare-warp', 'relay', 3],
-        ['geofeed-eastlink', 'geofeed', 4],
+        ['geofeed-eastlink', 'geofeed', 5],
       ],
     );
     // the network geofeed says when it was made (2026-08-01)

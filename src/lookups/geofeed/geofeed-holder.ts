@@ -2,29 +2,68 @@
 // request path when a feed file changes (the updater renamed one in) or the
 // GeoIP data is replaced (the places are resolved against it). A rebuild
 // makes a whole new index beside the one answering and swaps one reference.
-import { readFile } from 'node:fs/promises';
+//
+// What a build makes is kept in DATA_DIR/tables/geofeeds.tables
+// (derived-tables.ts), keyed by the SHA-256 of every relay and geofeed file,
+// the GeoIP tables' identity and GEOFEED_COMPILER: a start or reload whose
+// sources give the same key opens that file and parses no feed.
 import { join } from 'node:path';
-import type { CompiledSet } from '../geoip/compiled-set.js';
+import { tablesIdentity, type CompiledSet } from '../geoip/compiled-set.js';
+import {
+  derivedManifest,
+  openDerived,
+  rangeTableOf,
+  rangeTableSections,
+  saveDerived,
+  Sources,
+  type DerivedManifest,
+} from '../../data/derived-tables.js';
+import type { TableFile } from '../../data/table-file.js';
 import { feedFiles, feedStamp } from '../vpn/index/detection-index.js';
 import { assertFeedId, feedsDir } from '../vpn/feeds/feed-store.js';
 import { FeedFormatError, type StoredFeed } from '../vpn/feeds/feed-types.js';
-import { GeofeedIndex } from './geofeed-index.js';
+import { GeofeedIndex, type GeofeedInfo, type GeofeedParts } from './geofeed-index.js';
 import { PlaceResolver } from './place-resolve.js';
+import { subdivisionNames, type SubdivisionNames } from './subdivision-names.js';
 
 /** The stored file's kind, read from its head: the updater writes `format`, `feed`, `kind` first. */
 const GEOFEED_KIND = /"kind":"(relay|geofeed)"/;
+
+/**
+ * Bumped whenever a build would make other answers from the same feeds and
+ * GeoIP tables (place-resolve.ts's rules, subdivision-names.ts's tables):
+ * compiled geofeeds of another version are built again.
+ */
+export const GEOFEED_COMPILER = 1;
+
+/** The compiled geofeeds' file name in DATA_DIR/tables. */
+export const GEOFEEDS_TABLES = 'geofeeds.tables';
 
 export interface GeofeedSources {
   /** folder of `<id>.feed.json` files; a missing folder means no geofeeds */
   readonly feedsDir: string;
   /** the GeoIP data set answering now (places are resolved against its locations) */
   readonly geoip: () => CompiledSet | null;
+  /** where the compiled geofeeds are kept; absent: built at every load, kept nowhere */
+  readonly compiledPath?: string;
+}
+
+interface GeofeedManifest extends DerivedManifest {
+  readonly kind: 'geofeeds';
+  readonly compiledAt: string;
+  readonly feeds: readonly GeofeedInfo[];
+  /** the feeds the answers name (GeofeedParts.sources) */
+  readonly sources: GeofeedParts['sources'];
+  /** the stored files that could not be read (reported again at each load) */
+  readonly problems: readonly string[];
 }
 
 export class GeofeedHolder {
   current: GeofeedIndex;
+  /** whether the last load built the index from the feeds (not opened from the compiled file) */
+  built = false;
   /** stored geofeed files that could not be read (logged by the caller) */
-  problems: string[] = [];
+  problems: readonly string[] = [];
   private stamp = '';
   private builtFor: CompiledSet | null = null;
   private pending: Promise<GeofeedIndex> | null = null;
@@ -57,13 +96,9 @@ export class GeofeedHolder {
       if (options.ifChanged === true && stamp === this.stamp && geoip === this.builtFor) {
         return this.current;
       }
-      const { stored, problems } = await readGeofeeds(this.sources.feedsDir);
-      // nothing to resolve: no reading of the GeoIP locations
-      const next =
-        stored.length === 0
-          ? GeofeedIndex.empty()
-          : GeofeedIndex.build(stored, (places) => new PlaceResolver(geoip, places));
+      const { next, problems, built } = await compiledGeofeeds(this.sources, geoip);
       this.current = next;
+      this.built = built;
       this.problems = problems;
       this.stamp = stamp;
       this.builtFor = geoip;
@@ -77,16 +112,93 @@ export class GeofeedHolder {
   }
 }
 
-/** The relay and geofeed files of a folder, parsed; a damaged one is a problem, not an error. */
-export async function readGeofeeds(
-  dir: string,
-): Promise<{ stored: StoredFeed[]; problems: string[] }> {
+/**
+ * The geofeeds of the sources: the compiled file when its key is the one the
+ * feed files and the GeoIP tables give now, else built (and the file written
+ * for the next load).
+ */
+async function compiledGeofeeds(
+  sources: GeofeedSources,
+  geoip: CompiledSet | null,
+): Promise<{ next: GeofeedIndex; problems: readonly string[]; built: boolean }> {
+  const dir = sources.feedsDir;
+  const names = await feedFiles(dir);
+  // no feed: nothing to resolve, nothing to keep
+  if (names.length === 0) return { next: GeofeedIndex.empty(), problems: [], built: false };
+  const path = sources.compiledPath;
+  // every feed file counts (one read of each head would cost what it saves)
+  const recorded = path === undefined ? null : derivedManifest<GeofeedManifest>(path);
+  const files = await Sources.of(
+    names.map((n) => join(dir, n)),
+    recorded?.files ?? [],
+  );
+  const key = files.key({ compiler: GEOFEED_COMPILER, geoip: tablesIdentity(geoip) });
+  if (path !== undefined && recorded?.key === key) {
+    const opened = await openDerived(path, key, openGeofeedsFile);
+    if (opened !== null) return { ...opened, built: false };
+  }
+  const { stored, problems } = parseGeofeeds(await files.texts());
+  const next =
+    stored.length === 0
+      ? GeofeedIndex.empty()
+      : GeofeedIndex.build(stored, placeResolver(geoip, await subdivisionNames()));
+  if (path !== undefined) {
+    const parts = next.toParts();
+    const manifest: GeofeedManifest = {
+      key,
+      files: files.files,
+      kind: 'geofeeds',
+      compiledAt: new Date().toISOString(),
+      feeds: parts.feeds,
+      sources: parts.sources,
+      problems,
+    };
+    const { coordinates } = parts;
+    saveDerived(path, manifest, {
+      ...rangeTableSections(parts.table),
+      placeAt: parts.placeAt,
+      placeBytes: parts.placeBytes,
+      coordinates: new Uint32Array(coordinates.buffer, coordinates.byteOffset, coordinates.length),
+      sourceOf: parts.sourceOf,
+    });
+  }
+  return { next, problems, built: true };
+}
+
+function placeResolver(geoip: CompiledSet | null, names: SubdivisionNames) {
+  return (places: readonly (readonly [string, string, string])[]) =>
+    new PlaceResolver(geoip, places, names);
+}
+
+/** A compiled geofeeds file's index (throws on a damaged one). */
+function openGeofeedsFile(file: TableFile<GeofeedManifest>): {
+  next: GeofeedIndex;
+  problems: readonly string[];
+} {
+  const { feeds, problems, sources } = file.manifest;
+  const coordinates = file.u32('coordinates');
+  const next = GeofeedIndex.fromParts({
+    table: rangeTableOf(file),
+    placeAt: file.u32('placeAt'),
+    placeBytes: file.u8('placeBytes'),
+    coordinates: new Int32Array(coordinates.buffer, coordinates.byteOffset, coordinates.length),
+    sourceOf: file.u32('sourceOf'),
+    sources,
+    feeds,
+  });
+  return { next, problems };
+}
+
+/** The relay and geofeed files among `texts` (told by their head), parsed; a damaged one is a problem. */
+function parseGeofeeds(texts: readonly { name: string; text: string }[]): {
+  stored: StoredFeed[];
+  problems: string[];
+} {
   const stored: StoredFeed[] = [];
   const problems: string[] = [];
-  for (const name of await feedFiles(dir)) {
+  for (const { name, text } of texts) {
+    if (!GEOFEED_KIND.test(text.slice(0, 400))) continue;
     try {
-      const text = await readFile(join(dir, name), 'utf8');
-      if (!GEOFEED_KIND.test(text.slice(0, 400))) continue;
       stored.push(readGeofeedFile(text, name));
     } catch (error) {
       problems.push(error instanceof Error ? error.message : String(error));
@@ -95,12 +207,30 @@ export async function readGeofeeds(
   return { stored, problems };
 }
 
-/** The geofeeds the service and the CLI answer with: DATA_DIR's, resolved against the GeoIP data. */
+/** The relay and geofeed files of a folder, parsed; a damaged one is a problem, not an error. */
+export async function readGeofeeds(
+  dir: string,
+): Promise<{ stored: StoredFeed[]; problems: string[] }> {
+  const files = await Sources.of(
+    (await feedFiles(dir)).map((n) => join(dir, n)),
+    [],
+  );
+  return parseGeofeeds(await files.texts());
+}
+
+/**
+ * The geofeeds the service and the CLI answer with: DATA_DIR's, resolved
+ * against the GeoIP data, kept compiled in DATA_DIR/tables.
+ */
 export function openGeofeeds(
   config: { readonly dataDir: string },
   geo: { readonly tables: { readonly geoip: CompiledSet } },
 ): Promise<GeofeedHolder> {
-  return GeofeedHolder.open({ feedsDir: feedsDir(config.dataDir), geoip: () => geo.tables.geoip });
+  return GeofeedHolder.open({
+    feedsDir: feedsDir(config.dataDir),
+    geoip: () => geo.tables.geoip,
+    compiledPath: join(config.dataDir, 'tables', GEOFEEDS_TABLES),
+  });
 }
 
 /**
@@ -140,6 +270,7 @@ function readGeofeedFile(text: string, name: string): StoredFeed {
     url: typeof doc.url === 'string' ? doc.url : '',
     fetchedAt: typeof doc.fetchedAt === 'string' ? doc.fetchedAt : '',
     publishedAt: typeof doc.publishedAt === 'string' ? doc.publishedAt : null,
+    ...(typeof doc.lastModified === 'string' ? { lastModified: doc.lastModified } : {}),
     prefixes,
     ...(typeof doc.skippedRows === 'number' ? { skippedRows: doc.skippedRows } : {}),
     places: places as [string, string, string][],

@@ -7,8 +7,10 @@
 //
 // Most specific wins: prefixes nest or are disjoint, so a sweep in address
 // order with a stack of open prefixes gives every elementary range its
-// longest covering prefix. The same prefix in two feeds: the feed first in
-// id order; twice in one feed: its first row (the parser keeps that one).
+// longest covering prefix. The same prefix in two feeds (two copies of one
+// publisher's feed, a day apart): the newer publication (publishedAt below),
+// then the feed first in id order; twice in one feed: its first row (the
+// parser keeps that one).
 import { Buffer } from 'node:buffer';
 import { NONE, RangeTable } from '../../data/range-table.js';
 import { V4Builder, V6Builder } from '../../data/range-table-builder.js';
@@ -27,9 +29,20 @@ export interface GeofeedLocation extends ResolvedPlace {
 
 /** One answer of the table: a feed's place, with its JSON written once. */
 interface Answer {
-  readonly location: GeofeedLocation;
   /** `"country":…,"city":…,"region":…,"timezone":…` as UTF-8 */
   readonly place: Buffer;
+  /** × 10^4, or NO_COORDINATE */
+  readonly latitude: number;
+  readonly longitude: number;
+  readonly source: Source;
+  /** the whole location, made when first asked for (an index opened from a file has none) */
+  location: GeofeedLocation | null;
+}
+
+/** A feed the answers name, with the header its answers carry. */
+interface Source {
+  readonly feed: string;
+  readonly kind: FeedKind;
   /** `X-Location-Source: geofeed=<id>`, one object per feed */
   readonly headers: Readonly<Record<string, string>>;
 }
@@ -48,6 +61,21 @@ export interface GeofeedInfo {
   readonly skippedRows: number;
 }
 
+/** A built index in parts (toParts), for a compiled geofeeds file: typed arrays but `sources`. */
+export interface GeofeedParts {
+  readonly table: RangeTable;
+  /** answer i's place text is placeBytes [placeAt[i], placeAt[i + 1]) */
+  readonly placeAt: Uint32Array;
+  readonly placeBytes: Uint8Array;
+  /** answer i's latitude and longitude (× 10^4, int32) at 2i, 2i + 1 */
+  readonly coordinates: Int32Array;
+  /** answer i's feed: an index in `sources` */
+  readonly sourceOf: Uint32Array;
+  /** the feeds the answers name, with their kinds */
+  readonly sources: readonly (readonly [string, FeedKind])[];
+  readonly feeds: readonly GeofeedInfo[];
+}
+
 interface Entry {
   readonly start: bigint;
   /** inclusive */
@@ -64,22 +92,40 @@ export class GeofeedIndex {
   readonly size: number;
   /** the longest place text in bytes (for the GeoIP answer's buffer) */
   readonly longest: number;
-  private readonly answers: readonly Answer[];
+  /** answer i, made when first asked for by `make` in an index opened from a file */
+  private readonly answers: (Answer | undefined)[];
+  private readonly make: (answer: number) => Answer;
 
-  private constructor(table: RangeTable, answers: Answer[], feeds: GeofeedInfo[]) {
+  private constructor(
+    table: RangeTable,
+    feeds: GeofeedInfo[],
+    answers: { all: Answer[] } | { size: number; longest: number; make: (i: number) => Answer },
+  ) {
     this.table = table;
-    this.answers = answers;
     this.feeds = feeds;
-    this.size = answers.length;
-    this.longest = answers.reduce((n, a) => Math.max(n, a.place.length), 0);
+    if ('all' in answers) {
+      this.answers = answers.all;
+      this.size = answers.all.length;
+      this.longest = answers.all.reduce((n, a) => Math.max(n, a.place.length), 0);
+      this.make = (i) => answers.all[i]!;
+    } else {
+      this.answers = new Array<Answer | undefined>(answers.size);
+      this.size = answers.size;
+      this.longest = answers.longest;
+      this.make = answers.make;
+    }
   }
 
   static empty(): GeofeedIndex {
     return new GeofeedIndex(
       new RangeTable(new V4Builder().finish(), new V6Builder().finish()),
       [],
-      [],
+      { all: [] },
     );
+  }
+
+  private answer(i: number): Answer {
+    return (this.answers[i] ??= this.make(i));
   }
 
   /** Compiles the relay and geofeed feeds among `stored` (others are ignored). */
@@ -89,7 +135,7 @@ export class GeofeedIndex {
   ): GeofeedIndex {
     const feeds = stored
       .filter((s) => (s.kind === 'relay' || s.kind === 'geofeed') && s.places !== undefined)
-      .sort((a, b) => (a.feed < b.feed ? -1 : a.feed > b.feed ? 1 : 0));
+      .sort((a, b) => publishedAt(b) - publishedAt(a) || byId(a, b));
     const places = feeds.flatMap((s) => s.places ?? []);
     const resolver = resolverFor(places);
     resolver.learnRegions(places);
@@ -98,7 +144,7 @@ export class GeofeedIndex {
     const v6: Entry[] = [];
     for (const s of feeds) {
       const answerOf = new Map<number, number>();
-      const headers = { [LOCATION_SOURCE]: `geofeed=${s.feed}` };
+      const source = sourceFor(s.feed, s.kind);
       s.prefixes.forEach((text, i) => {
         const placeIndex = s.placeOf?.[i] ?? -1;
         const place = s.places?.[placeIndex];
@@ -106,7 +152,8 @@ export class GeofeedIndex {
         let answer = answerOf.get(placeIndex);
         if (answer === undefined) {
           answer = answers.length;
-          answers.push(answerFor(s, resolver.resolve(place[0], place[1], place[2]), headers));
+          const resolved = resolver.resolve(place[0], place[1], place[2]);
+          answers.push(answerFor({ ...resolved, feed: s.feed, kind: s.kind }, source));
           answerOf.set(placeIndex, answer);
         }
         // the canonical IPv4 form the updater stores is read without parsing
@@ -122,7 +169,8 @@ export class GeofeedIndex {
       });
     }
     const table = new RangeTable(v4Table(v4), v6Table(v6));
-    const info = feeds.map((s) => ({
+    // listed in id order (GET /), whatever order decided the answers
+    const info = [...feeds].sort(byId).map((s) => ({
       feed: s.feed,
       kind: s.kind,
       fetchedAt: s.fetchedAt,
@@ -130,7 +178,59 @@ export class GeofeedIndex {
       prefixes: s.prefixes.length,
       skippedRows: s.skippedRows ?? 0,
     }));
-    return new GeofeedIndex(table, answers, info);
+    return new GeofeedIndex(table, info, { all: answers });
+  }
+
+  /** What a compiled geofeeds file holds (geofeed-holder.ts): the table, the answers, the feeds. */
+  toParts(): GeofeedParts {
+    const all = Array.from({ length: this.size }, (_, i) => this.answer(i));
+    const n = all.length;
+    const placeAt = new Uint32Array(n + 1);
+    const coordinates = new Int32Array(2 * n);
+    const sourceOf = new Uint32Array(n);
+    const sources: [string, FeedKind][] = [];
+    const indexOf = new Map<Source, number>();
+    all.forEach((a, i) => {
+      placeAt[i + 1] = placeAt[i]! + a.place.length;
+      coordinates[2 * i] = a.latitude;
+      coordinates[2 * i + 1] = a.longitude;
+      let source = indexOf.get(a.source);
+      if (source === undefined) {
+        source = sources.push([a.source.feed, a.source.kind]) - 1;
+        indexOf.set(a.source, source);
+      }
+      sourceOf[i] = source;
+    });
+    const placeBytes = Buffer.concat(all.map((a) => a.place));
+    const { table, feeds } = this;
+    return { table, placeAt, placeBytes, coordinates, sourceOf, sources, feeds };
+  }
+
+  /**
+   * The index toParts described, as it was built: no place is resolved or
+   * written again, and an answer is made when first asked for (a start
+   * makes none of the ~16,000 of the fixture feeds).
+   */
+  static fromParts(parts: GeofeedParts): GeofeedIndex {
+    const { placeAt, placeBytes, coordinates, sourceOf } = parts;
+    const bytes = Buffer.from(placeBytes.buffer, placeBytes.byteOffset, placeBytes.length);
+    const sources = parts.sources.map(([feed, kind]) => sourceFor(feed, kind));
+    let longest = 0;
+    for (let i = 0; i < sourceOf.length; i++) {
+      longest = Math.max(longest, placeAt[i + 1]! - placeAt[i]!);
+    }
+    const make = (i: number): Answer => ({
+      place: bytes.subarray(placeAt[i], placeAt[i + 1]),
+      latitude: coordinates[2 * i]!,
+      longitude: coordinates[2 * i + 1]!,
+      source: sources[sourceOf[i]!]!,
+      location: null,
+    });
+    return new GeofeedIndex(parts.table, [...parts.feeds], {
+      size: sourceOf.length,
+      longest,
+      make,
+    });
   }
 
   /** The answer index of the most specific geofeed prefix holding ip, or NONE. */
@@ -140,41 +240,72 @@ export class GeofeedIndex {
 
   /** The place text of an answer find() gave, as UTF-8 bytes. */
   placeBytes(answer: number): Buffer {
-    return this.answers[answer]!.place;
+    return this.answer(answer).place;
   }
 
   /** The X-Location-Source header of an answer find() gave. */
   headers(answer: number): Readonly<Record<string, string>> {
-    return this.answers[answer]!.headers;
+    return this.answer(answer).source.headers;
   }
 
   location(answer: number): GeofeedLocation {
-    return this.answers[answer]!.location;
+    const a = this.answer(answer);
+    a.location ??= locationOf(a);
+    return a.location;
   }
 
   /** Where the geofeeds say ip is, or null: the one function every reader asks (API, export). */
   locate(ip: Ip): GeofeedLocation | null {
     if (this.size === 0) return null;
     const answer = this.find(ip);
-    return answer === NONE ? null : this.answers[answer]!.location;
+    return answer === NONE ? null : this.location(answer);
   }
 }
 
-function answerFor(
-  s: StoredFeed,
-  place: ResolvedPlace,
-  headers: Readonly<Record<string, string>>,
-): Answer {
+const byId = (a: StoredFeed, b: StoredFeed): number =>
+  a.feed < b.feed ? -1 : a.feed > b.feed ? 1 : 0;
+
+/**
+ * When a feed was published, to rank two feeds holding one prefix: the date
+ * the publisher writes in the feed (`# lastupdated: …`), else the server's
+ * Last-Modified at the fetch, else the fetch itself (the later fetch saw the
+ * later state of its URL); ms since the epoch, 0 when none is a date.
+ */
+export function publishedAt(s: StoredFeed): number {
+  for (const text of [s.publishedAt, s.lastModified, s.fetchedAt]) {
+    const ms = text === null || text === undefined ? NaN : Date.parse(text);
+    if (!Number.isNaN(ms)) return ms;
+  }
+  return 0;
+}
+
+function sourceFor(feed: string, kind: FeedKind): Source {
+  return { feed, kind, headers: { [LOCATION_SOURCE]: `geofeed=${feed}` } };
+}
+
+function answerFor(location: GeofeedLocation, source: Source): Answer {
   const json = placeJson({
-    country: place.country,
-    city: place.city,
-    region: place.region,
-    timezone: place.timezone,
+    country: location.country,
+    city: location.city,
+    region: location.region,
+    timezone: location.timezone,
     latitude: null,
     longitude: null,
   });
-  const location = { ...place, feed: s.feed, kind: s.kind };
-  return { location, place: Buffer.from(json, 'utf8'), headers };
+  const { latitude, longitude } = location;
+  return { place: Buffer.from(json, 'utf8'), latitude, longitude, source, location };
+}
+
+/** An answer's location read back from its place text (what placeJson wrote). */
+function locationOf(a: Answer): GeofeedLocation {
+  const place = JSON.parse(`{${a.place.toString('utf8')}}`) as Omit<
+    GeofeedLocation,
+    'latitude' | 'longitude' | 'feed' | 'kind'
+  >;
+  const { country, region, city, timezone } = place;
+  const { latitude, longitude } = a;
+  const { feed, kind } = a.source;
+  return { country, region, city, timezone, latitude, longitude, feed, kind };
 }
 
 function v4Entry(start: number, length: number, answer: number): Entry {
@@ -217,7 +348,7 @@ function sweep(entries: Entry[], max: bigint, emit: (start: bigint, answer: numb
   for (const e of entries) {
     closeUntil(e.start);
     const top = open[open.length - 1];
-    // the same prefix again (another feed, later in id order): the first stays
+    // the same prefix again (an older feed, or later in id order): the first stays
     if (top !== undefined && top.start === e.start && top.length === e.length) continue;
     open.push(e);
     set(e.start, e.answer);

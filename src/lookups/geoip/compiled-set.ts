@@ -353,3 +353,13 @@ function compiledSetOf(file: TableFile<Manifest>): CompiledSet {
   }
   return { manifest: file.manifest, table, records, locations, pager };
 }
+
+/**
+ * What identifies a data set's content (its name, source files and
+ * compiler), for what is derived from it and kept (derived-tables.ts).
+ */
+export function tablesIdentity(set: CompiledSet | null): unknown {
+  if (set === null) return null;
+  const { name, compiler, source } = set.manifest;
+  return { name, compiler, files: source.files.map((f) => f.sha256) };
+}

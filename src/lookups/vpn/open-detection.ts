@@ -3,10 +3,16 @@
 // configuration, and the ASN table of the loaded GeoIP data for the ranges
 // (its IPv4 routed rows, the AS of an IPv6 /48; read through the holder, so a
 // reload after a GeoIP update sees new tables).
+import { join } from 'node:path';
+import { tablesIdentity } from '../geoip/compiled-set.js';
 import { createGeoIpLookup } from '../geoip/geoip.js';
 import type { GeoData } from '../geoip/load.js';
 import type { RoutedSizes } from './index/asn-evidence.js';
-import { DetectionIndexHolder, type DetectionIndexOptions } from './index/detection-index.js';
+import {
+  DETECTION_TABLES,
+  DetectionIndexHolder,
+  type DetectionIndexOptions,
+} from './index/detection-index.js';
 import type { VpnRangeRule } from './index/vpn-ranges.js';
 import { feedsDir } from './feeds/feed-store.js';
 import { DEFAULT_VPN_DENSE_RULE } from './index/vpn-dense.js';
@@ -18,11 +24,19 @@ export interface DetectionSettings {
   readonly vpnRangeRule: VpnRangeRule;
 }
 
+/** As the service runs it: the built index kept in DATA_DIR/tables for the next start. */
 export function openDetection(
   config: DetectionSettings,
   geo: Pick<GeoData, 'tables'>,
 ): Promise<DetectionIndexHolder> {
-  return DetectionIndexHolder.open(detectionOptions(config, geo));
+  return DetectionIndexHolder.open({
+    ...detectionOptions(config, geo),
+    compiled: {
+      path: join(config.dataDir, 'tables', DETECTION_TABLES),
+      // the vpn-range and VPN-dense rules read the ASN table's ranges
+      inputs: () => tablesIdentity(geo.tables.asn),
+    },
+  });
 }
 
 /** The options the service builds its index with (the evaluation rebuilds indexes with them). */

@@ -5,7 +5,9 @@ import { before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { NO_COORDINATE } from '../../../src/lookups/geoip/compiled-set.js';
 import { NONE } from '../../../src/data/range-table.js';
-import { GeofeedIndex } from '../../../src/lookups/geofeed/geofeed-index.js';
+import { GeofeedIndex, publishedAt } from '../../../src/lookups/geofeed/geofeed-index.js';
+import { subdivisionNames } from '../../../src/lookups/geofeed/subdivision-names.js';
+import type { StoredFeed } from '../../../src/lookups/vpn/feeds/feed-types.js';
 import { PlaceResolver, cityKey } from '../../../src/lookups/geofeed/place-resolve.js';
 import { loadGeoData, type GeoData } from '../../../src/lookups/geoip/load.js';
 import { parseIp, type Ip } from '../../../src/net/ip.js';
@@ -14,7 +16,12 @@ import { storedFeed } from '../../helpers/vpn-feeds.js';
 const ip = (text: string): Ip => parseIp(text)!;
 const noData = () => new PlaceResolver(null, []);
 
-function feed(id: string, kind: 'relay' | 'geofeed', rows: [string, string, string, string][]) {
+function feed(
+  id: string,
+  kind: 'relay' | 'geofeed',
+  rows: [string, string, string, string][],
+  dates: Partial<Pick<StoredFeed, 'fetchedAt' | 'publishedAt' | 'lastModified'>> = {},
+) {
   const places: [string, string, string][] = [];
   const placeOf: number[] = [];
   for (const [, country, region, city] of rows) {
@@ -25,7 +32,7 @@ function feed(id: string, kind: 'relay' | 'geofeed', rows: [string, string, stri
     id,
     kind,
     rows.map(([prefix]) => prefix),
-    { places, placeOf },
+    { places, placeOf, ...dates },
   );
 }
 
@@ -83,7 +90,7 @@ describe('GeofeedIndex', () => {
     ]);
   });
 
-  it('keeps the feed first in id order for a prefix two feeds give', () => {
+  it('keeps the feed first in id order for a prefix two feeds published at once give', () => {
     const a = feed('geofeed-a', 'geofeed', [['5.6.7.0/24', 'FR', '', 'Lyon']]);
     const b = feed('geofeed-b', 'geofeed', [['5.6.7.0/24', 'FR', '', 'Nice']]);
     for (const order of [
@@ -94,6 +101,50 @@ describe('GeofeedIndex', () => {
       assert.equal(both.locate(ip('5.6.7.8'))?.city, 'Lyon');
       assert.equal(both.locate(ip('5.6.7.8'))?.feed, 'geofeed-a');
     }
+  });
+
+  it('answers a prefix two copies of a feed give from the newer publication', () => {
+    const rows = (city: string): [string, string, string, string][] => [
+      ['5.6.7.0/24', 'US', 'US-TX', city],
+      ['2605:59c8:1200::/40', 'US', 'US-TX', city],
+    ];
+    const cases = [
+      // the publisher's own date in the feed decides first
+      {
+        older: { publishedAt: '2024-01-08T00:00:00Z', fetchedAt: '2026-08-22T00:00:00Z' },
+        newer: { publishedAt: '2026-08-18T00:00:00Z', fetchedAt: '2026-08-20T00:00:00Z' },
+      },
+      // then the server's Last-Modified (the copies fetched at one update)
+      {
+        older: { lastModified: '2024-01-09T05:20:49Z', fetchedAt: '2026-08-22T00:00:01Z' },
+        newer: { lastModified: '2026-08-18T12:04:10Z', fetchedAt: '2026-08-22T00:00:00Z' },
+      },
+      // then the fetch
+      {
+        older: { fetchedAt: '2026-08-21T00:00:00Z' },
+        newer: { fetchedAt: '2026-08-22T00:00:00Z' },
+      },
+    ];
+    for (const { older, newer } of cases) {
+      // the newer copy under either id: id order does not decide
+      for (const [oldId, newId] of [
+        ['geofeed-a', 'geofeed-b'],
+        ['geofeed-b', 'geofeed-a'],
+      ] as const) {
+        const index = GeofeedIndex.build(
+          [
+            feed(oldId, 'geofeed', rows('Austin'), older),
+            feed(newId, 'geofeed', rows('Dallas'), newer),
+          ],
+          noData,
+        );
+        for (const address of ['5.6.7.8', '2605:59c8:1234::1']) {
+          assert.equal(index.locate(ip(address))?.city, 'Dallas', JSON.stringify(newer));
+          assert.equal(index.locate(ip(address))?.feed, newId);
+        }
+      }
+    }
+    assert.equal(publishedAt(feed('x', 'geofeed', [], { fetchedAt: 'not a date' })), 0);
   });
 
   it('ignores the other kinds of feeds and the prefixes whose row gives no country', () => {
@@ -140,10 +191,21 @@ describe('PlaceResolver over the embedded GeoIP data', () => {
       ['5.6.11.0/24', 'US', '', 'Nowhere Such Place'],
       ['5.6.12.0/24', 'JP', 'JP-13', 'Shinjuku'],
       ['5.6.13.0/24', 'JP', 'JP-13', ''],
+      // US-DC: the data names the district "District of Columbia" and its
+      // city "Washington D.C."; no row's city tells the code's name (a
+      // Washington is in 22 states)
+      ['5.6.14.0/24', 'US', 'US-DC', 'Washington'],
+      ['5.6.15.0/24', 'US', 'US-DC', ''],
+      // DE-HE: the ISO list says Hessen, CLDR Hesse (the data's); the city
+      // goes on in the data (Frankfurt am Main)
+      ['5.6.16.0/24', 'DE', 'DE-HE', 'Frankfurt'],
+      // a code no table knows and no row teaches stays as written
+      ['5.6.17.0/24', 'US', 'US-ZZ', 'Washington'],
     ];
+    const names = await subdivisionNames();
     index = GeofeedIndex.build(
       [feed('geofeed-t', 'geofeed', rows)],
-      (places) => new PlaceResolver(geo.tables.geoip, places),
+      (places) => new PlaceResolver(geo.tables.geoip, places, names),
     );
   });
   const at = (text: string) => index.locate(ip(text))!;
@@ -167,6 +229,33 @@ describe('PlaceResolver over the embedded GeoIP data', () => {
     assert.deepEqual(
       [tokyo.region, tokyo.timezone, tokyo.latitude],
       ['Tokyo', 'Asia/Tokyo', NO_COORDINATE],
+    );
+  });
+
+  it('finds the region of an ISO 3166-2 code the data names otherwise, and its city', () => {
+    const dc = at('5.6.14.1');
+    assert.deepEqual(
+      [dc.city, dc.region, dc.timezone],
+      ['Washington', 'District of Columbia', 'America/New_York'],
+    );
+    assert.ok(Math.abs(dc.latitude / 1e4 - 38.9) < 0.2, String(dc.latitude));
+    assert.ok(Math.abs(dc.longitude / 1e4 + 77.03) < 0.2, String(dc.longitude));
+    const district = at('5.6.15.1');
+    assert.deepEqual(
+      [district.region, district.timezone, district.latitude],
+      ['District of Columbia', 'America/New_York', NO_COORDINATE],
+    );
+    const frankfurt = at('5.6.16.1');
+    assert.deepEqual(
+      [frankfurt.city, frankfurt.region, frankfurt.timezone],
+      ['Frankfurt', 'Hesse', 'Europe/Berlin'],
+    );
+    assert.ok(Math.abs(frankfurt.latitude / 1e4 - 50.11) < 0.2, String(frankfurt.latitude));
+    // a longer name is looked for only in a known region: no point of another Washington
+    const unknown = at('5.6.17.1');
+    assert.deepEqual(
+      [unknown.region, unknown.latitude, unknown.timezone],
+      ['US-ZZ', NO_COORDINATE, null],
     );
   });
 

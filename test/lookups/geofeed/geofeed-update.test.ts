@@ -113,7 +113,7 @@ describe('geofeeds through the updater', () => {
       results.map((r) => [r.feed, r.ok, r.prefixes]),
       [
         ['apple-icloud-private-relay', true, 6],
-        ['geofeed-starlink', true, 4],
+        ['geofeed-starlink', true, 5],
       ],
     );
     const apple = stored(dir, 'apple-icloud-private-relay');

@@ -26,6 +26,13 @@ describe('readGeofeed', () => {
         city: 'Frankfurt am Main',
         postal: '60311',
       },
+      {
+        prefix: '100.15.241.0/24',
+        country: 'US',
+        region: 'US-DC',
+        city: 'Washington',
+        postal: '20001',
+      },
     ]);
     assert.equal(feed.skipped, 0);
     assert.equal(feed.publishedAt, '2026-08-01T10:00:00Z');

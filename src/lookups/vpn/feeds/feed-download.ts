@@ -106,7 +106,18 @@ export async function streamDownload(
 
 /** The whole body as text (feeds, checksum files: small documents). */
 export async function download(url: string, limits: DownloadLimits): Promise<string> {
+  return (await downloadDocument(url, limits)).text;
+}
+
+/** As download, with the server's Last-Modified (as it sent it; null when it sent none). */
+export async function downloadDocument(
+  url: string,
+  limits: DownloadLimits,
+): Promise<{ text: string; lastModified: string | null }> {
   const chunks: Uint8Array[] = [];
-  await streamDownload(url, limits, (chunk) => void chunks.push(chunk));
-  return Buffer.concat(chunks).toString('utf8');
+  const { headers } = await streamDownload(url, limits, (chunk) => void chunks.push(chunk));
+  return {
+    text: Buffer.concat(chunks).toString('utf8'),
+    lastModified: headers.get('last-modified'),
+  };
 }

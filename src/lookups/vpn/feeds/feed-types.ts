@@ -59,6 +59,8 @@ export interface StoredFeed {
   readonly url: string;
   readonly fetchedAt: string;
   readonly publishedAt: string | null;
+  /** the server's Last-Modified of the document, ISO 8601 UTC, when it sent one */
+  readonly lastModified?: string;
   readonly prefixes: string[];
   readonly skippedRows?: number;
   /** the VPN service every prefix belongs to (a provider id), for one-provider lists */

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../../kit/atomic-file.js';
-import { download, DownloadError, type FetchLike } from './feed-download.js';
+import { downloadDocument, DownloadError, type FetchLike } from './feed-download.js';
 import { feedFileName, serialiseFeed } from './feed-store.js';
 import { FeedFormatError, type FeedKind, type FeedParser } from './feed-types.js';
 import { withResolved, type Resolution } from './resolve-hosts.js';
@@ -104,19 +104,23 @@ async function updateOne(spec: FeedSpec, options: UpdateOptions): Promise<FeedRe
   // what is left of them
   const deadline = performance.now() + limits.timeoutMs;
   let fetched = 0;
+  // the server's date of the feed's document (its first, after a link page)
+  let lastModified: string | null = null;
   const next = async (documentUrl: string): Promise<string> => {
-    const text = await download(documentUrl, {
+    const document = await downloadDocument(documentUrl, {
       ...limits,
       timeoutMs: Math.max(1, Math.ceil(deadline - performance.now())),
       maxBytes: Math.max(0, limits.maxBytes - fetched),
     });
-    fetched += Buffer.byteLength(text);
-    return text;
+    fetched += Buffer.byteLength(document.text);
+    lastModified = document.lastModified;
+    return document.text;
   };
   try {
     let url = spec.url;
     if (spec.linkPattern !== undefined) url = findLink(spec, await next(url));
     let body = await next(url);
+    const modified = httpDate(lastModified);
     for (const more of spec.moreUrls ?? []) body += `\n${await next(more)}`;
     bytes = Buffer.byteLength(body);
     let parsed = spec.parser(body, spec.id);
@@ -135,6 +139,7 @@ async function updateOne(spec: FeedSpec, options: UpdateOptions): Promise<FeedRe
       ...stored,
       fetchedAt,
       publishedAt: parsed.publishedAt,
+      ...(modified !== null ? { lastModified: modified } : {}),
       prefixes: parsed.prefixes,
       ...(parsed.skippedRows !== undefined ? { skippedRows: parsed.skippedRows } : {}),
       ...(spec.provider !== undefined ? { provider: spec.provider } : {}),
@@ -151,6 +156,12 @@ async function updateOne(spec: FeedSpec, options: UpdateOptions): Promise<FeedRe
     progress({ feed: spec.id, phase: 'failed', bytes, error: message });
     return { feed: spec.id, ok: false, bytes, prefixes: null, error: message, file };
   }
+}
+
+/** An HTTP date (`Tue, 18 Aug 2026 12:04:10 GMT`) as ISO 8601 UTC; null when absent or not a date. */
+function httpDate(text: string | null): string | null {
+  const ms = text === null ? NaN : Date.parse(text);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
 function findLink(spec: FeedSpec, page: string): string {

@@ -3,12 +3,28 @@
 // reload builds a complete new index beside the old one and swaps a single
 // reference: a request that already took the old snapshot finishes on it,
 // and no request ever sees half of an update.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import {
+  derivedManifest,
+  jsonSection,
+  openDerived,
+  readJsonSection,
+  saveDerived,
+  Sources,
+  type DerivedManifest,
+  type SourceFile,
+} from '../../../data/derived-tables.js';
 import { fileSignature } from '../../../data/file-signature.js';
 import type { Ip } from '../../../net/ip.js';
-import { loadAsnClasses, type AsnClassTable } from '../asn-classes.js';
-import { nameProvider, type AsnEvidence, type DetectionIndex, type FeedMatch } from '../detect.js';
+import { defaultAsnClassesPath, loadAsnClasses, type AsnClassTable } from '../asn-classes.js';
+import {
+  nameProvider,
+  type AsnEvidence,
+  type DetectionIndex,
+  type FeedHit,
+  type FeedMatch,
+} from '../detect.js';
 import {
   asnEvidence,
   learnVpnNetworks,
@@ -17,7 +33,8 @@ import {
 } from './asn-evidence.js';
 import { deserialiseFeed, FEED_FILE_SUFFIX } from '../feeds/feed-store.js';
 import type { FeedKind, StoredFeed } from '../feeds/feed-types.js';
-import { PrefixIndex } from './prefix-index.js';
+import { PrefixIndex, type PrefixIndexParts } from './prefix-index.js';
+import type { TableFile } from '../../../data/table-file.js';
 import { denseLabels, feedLabels, rangeLabels } from './feed-labels.js';
 import type { VpnDenseRule } from './vpn-dense.js';
 import type { RoutedRangeOf, VpnRangeRule } from './vpn-ranges.js';
@@ -69,50 +86,34 @@ export class FeedIndex implements DetectionIndex {
   /** proxy feed → when its entries stop counting (ms since the epoch) */
   private readonly proxyExpiry: ReadonlyMap<string, number>;
   private readonly now: () => number;
+  private readonly compiled: CompiledDetection;
+  /** opened from a compiled detection file, not built from the feeds */
+  readonly opened: boolean;
 
+  /**
+   * Built from the stored feeds, or opened from what a build made
+   * (toCompiled: a compiled detection file, detection-compiled.ts).
+   */
   constructor(
-    allStored: readonly StoredFeed[],
+    source: readonly StoredFeed[] | CompiledDetection,
     asnClasses: AsnClassTable,
-    problems: string[] = [],
+    problems: readonly string[] = [],
     options: FeedIndexOptions = {},
   ) {
-    // a network's geofeed says where its addresses are, nothing detection
-    // reads (src/lookups/geofeed/); relay lists stay: they set isRelay
-    const stored = allStored.filter((s) => s.kind !== 'geofeed');
-    const ranges =
-      options.routedRange === undefined
-        ? []
-        : rangeLabels(
-            stored,
-            asnClasses,
-            options.routedRange,
-            options.vpnRangeRule,
-            options.networkOfV6,
-          );
-    const dense =
-      options.routedRange === undefined || options.vpnDenseRule === undefined
-        ? []
-        : denseLabels(
-            stored,
-            asnClasses,
-            options.routedRange,
-            options.vpnDenseRule,
-            options.vpnRangeRule,
-          );
-    const labels = [...feedLabels(stored), ...ranges, ...dense];
-    this.learned =
-      options.routedRange === undefined || options.routedSizes === undefined
-        ? []
-        : learnVpnNetworks(stored, options.routedRange, options.routedSizes, asnClasses);
-    this.asnEvidence = asnEvidence(stored, this.learned, asnClasses);
-    this.prefixes = PrefixIndex.build(labels.map((l) => ({ label: l.key, prefixes: l.prefixes })));
+    this.opened = isCompiled(source);
+    const parts = isCompiled(source) ? source : compileDetection(source, asnClasses, options);
+    this.compiled = parts;
+    this.learned = parts.learned;
+    this.asnEvidence = new Map(parts.asnEvidence);
+    this.prefixes = PrefixIndex.fromParts(parts.prefixes);
     const maxAge = options.proxyMaxAgeMs ?? DEFAULT_PROXY_MAX_AGE_MS;
     this.proxyExpiry = new Map(
-      stored
-        .filter((s) => s.kind === 'proxy')
-        .map((s) => [s.feed, (Date.parse(s.fetchedAt) || 0) + maxAge]),
+      parts.proxyFetchedAt.map(([feed, fetchedAt]) => [
+        feed,
+        (Date.parse(fetchedAt) || 0) + maxAge,
+      ]),
     );
-    const hitOf = new Map(labels.map((l) => [l.key, l.hit]));
+    const hitOf = new Map(Object.entries(parts.hits));
     this.matches = this.prefixes.labelSets().map((set) => {
       const hits = set.map((key) => hitOf.get(key)!);
       const proxyUntil = Math.min(
@@ -121,23 +122,14 @@ export class FeedIndex implements DetectionIndex {
       return { hits, provider: nameProvider(hits), proxyUntil };
     });
     this.now = options.now ?? Date.now;
-    const runs = this.prefixes.rangeCounts();
-    // a feed's ranges are its labels' (one per provider of a mixed list, one per expanded range)
-    const rangesOf = new Map<string, number>();
-    for (const l of labels) {
-      rangesOf.set(l.hit.feed, (rangesOf.get(l.hit.feed) ?? 0) + (runs[l.key] ?? 0));
-    }
-    this.feeds = stored.map((s) => ({
-      feed: s.feed,
-      kind: s.kind,
-      fetchedAt: s.fetchedAt,
-      publishedAt: s.publishedAt,
-      prefixes: s.prefixes.length,
-      ranges: rangesOf.get(s.feed) ?? 0,
-      skippedRows: s.skippedRows ?? 0,
-    }));
+    this.feeds = parts.feeds;
     this.asnClasses = asnClasses;
     this.problems = problems;
+  }
+
+  /** What this index was built from the feeds into: enough to open it again without them. */
+  toCompiled(): CompiledDetection {
+    return this.compiled;
   }
 
   /**
@@ -175,6 +167,87 @@ export class FeedIndex implements DetectionIndex {
   }
 }
 
+/**
+ * A built index in JSON-able parts and typed arrays: what a compiled
+ * detection file holds. The proxy lists' expiry is not in it (the age limit
+ * is configuration): their fetch times are.
+ */
+export interface CompiledDetection {
+  readonly prefixes: PrefixIndexParts;
+  /** each label of the prefix index: what its membership says */
+  readonly hits: Readonly<Record<string, FeedHit>>;
+  readonly learned: readonly LearnedNetwork[];
+  readonly asnEvidence: readonly (readonly [number, AsnEvidence])[];
+  readonly feeds: readonly LoadedFeedInfo[];
+  readonly proxyFetchedAt: readonly (readonly [string, string])[];
+}
+
+function isCompiled(
+  source: readonly StoredFeed[] | CompiledDetection,
+): source is CompiledDetection {
+  return !Array.isArray(source);
+}
+
+/** Everything a verdict needs, computed from the stored feeds (the build). */
+function compileDetection(
+  allStored: readonly StoredFeed[],
+  asnClasses: AsnClassTable,
+  options: FeedIndexOptions,
+): CompiledDetection {
+  // a network's geofeed says where its addresses are, nothing detection
+  // reads (src/lookups/geofeed/); relay lists stay: they set isRelay
+  const stored = allStored.filter((s) => s.kind !== 'geofeed');
+  const ranges =
+    options.routedRange === undefined
+      ? []
+      : rangeLabels(
+          stored,
+          asnClasses,
+          options.routedRange,
+          options.vpnRangeRule,
+          options.networkOfV6,
+        );
+  const dense =
+    options.routedRange === undefined || options.vpnDenseRule === undefined
+      ? []
+      : denseLabels(
+          stored,
+          asnClasses,
+          options.routedRange,
+          options.vpnDenseRule,
+          options.vpnRangeRule,
+        );
+  const labels = [...feedLabels(stored), ...ranges, ...dense];
+  const learned =
+    options.routedRange === undefined || options.routedSizes === undefined
+      ? []
+      : learnVpnNetworks(stored, options.routedRange, options.routedSizes, asnClasses);
+  const evidence = asnEvidence(stored, learned, asnClasses);
+  const prefixes = PrefixIndex.build(labels.map((l) => ({ label: l.key, prefixes: l.prefixes })));
+  const runs = prefixes.rangeCounts();
+  // a feed's ranges are its labels' (one per provider of a mixed list, one per expanded range)
+  const rangesOf = new Map<string, number>();
+  for (const l of labels) {
+    rangesOf.set(l.hit.feed, (rangesOf.get(l.hit.feed) ?? 0) + (runs[l.key] ?? 0));
+  }
+  return {
+    prefixes: prefixes.toParts(),
+    hits: Object.fromEntries(labels.map((l) => [l.key, l.hit])),
+    learned,
+    asnEvidence: [...evidence],
+    feeds: stored.map((s) => ({
+      feed: s.feed,
+      kind: s.kind,
+      fetchedAt: s.fetchedAt,
+      publishedAt: s.publishedAt,
+      prefixes: s.prefixes.length,
+      ranges: rangesOf.get(s.feed) ?? 0,
+      skippedRows: s.skippedRows ?? 0,
+    })),
+    proxyFetchedAt: stored.filter((s) => s.kind === 'proxy').map((s) => [s.feed, s.fetchedAt]),
+  };
+}
+
 interface SetMatch extends FeedMatch {
   /** when the first of the set's proxy lists stops counting; Infinity: it holds none */
   readonly proxyUntil: number;
@@ -195,43 +268,150 @@ export interface DetectionIndexOptions {
   /** the VPN-dense block rule (vpn-dense.ts); none without */
   readonly vpnDenseRule?: VpnDenseRule;
   readonly routedSizes?: () => RoutedSizes;
+  /**
+   * Where the built index is kept (DATA_DIR/tables/detection.tables), and
+   * what else it was built from that is not a file here (the ASN tables'
+   * identity); absent: built at every load, kept nowhere
+   */
+  readonly compiled?: { readonly path: string; readonly inputs: () => unknown };
 }
 
-/** Reads what is there. A damaged feed file is reported and skipped, never fatal. */
+/**
+ * Bumped whenever a build would make another index from the same feeds,
+ * ASN classes, ASN tables and rules: compiled detection files of another
+ * version are built again.
+ */
+export const DETECTION_COMPILER = 1;
+
+/** The compiled detection index's file name in DATA_DIR/tables. */
+export const DETECTION_TABLES = 'detection.tables';
+
+interface DetectionManifest extends DerivedManifest {
+  readonly kind: 'detection';
+  readonly compiledAt: string;
+  readonly problems: readonly string[];
+  /** the JSON section's parts (CompiledDetection but its typed arrays) */
+  readonly counts: { readonly sets: number; readonly v4: number; readonly v6: number };
+}
+
+/**
+ * Reads what is there. A damaged feed file is reported and skipped, never
+ * fatal. With `compiled`, the index is opened from its file when the file's
+ * key is the one the feed files, the ASN classes and `compiled.inputs` give
+ * now (no feed is parsed), else built and the file written for next time.
+ */
 export async function loadDetectionIndex(options: DetectionIndexOptions): Promise<FeedIndex> {
-  const asnClasses = await (options.asnClassesPath === undefined
-    ? loadAsnClasses()
-    : loadAsnClasses(options.asnClassesPath));
-  const { stored, problems } = await readStoredFeeds(options.dataDir);
   const { proxyMaxAgeMs, routedRange, networkOfV6, vpnRangeRule, vpnDenseRule, routedSizes } =
     options;
-  return new FeedIndex(stored, asnClasses, problems, {
+  const indexOptions: FeedIndexOptions = {
     ...(proxyMaxAgeMs === undefined ? {} : { proxyMaxAgeMs }),
     ...(routedSizes === undefined ? {} : { routedSizes }),
     ...(routedRange === undefined ? {} : { routedRange }),
     ...(networkOfV6 === undefined ? {} : { networkOfV6 }),
     ...(vpnRangeRule === undefined ? {} : { vpnRangeRule }),
     ...(vpnDenseRule === undefined ? {} : { vpnDenseRule }),
+  };
+  const classesPath = options.asnClassesPath ?? defaultAsnClassesPath();
+  const asnClasses = await loadAsnClasses(classesPath);
+  const feedPaths = (await feedFiles(options.dataDir)).map((n) => join(options.dataDir, n));
+  // no feed: nothing worth keeping (and nothing written to a fresh DATA_DIR)
+  const compiled = feedPaths.length === 0 ? undefined : options.compiled;
+  const recorded =
+    compiled === undefined ? null : derivedManifest<DetectionManifest>(compiled.path);
+  // the ASN classes are a source too (their name is no feed's)
+  const files = await Sources.of([classesPath, ...feedPaths], recorded?.files ?? []);
+  const key = files.key({
+    compiler: DETECTION_COMPILER,
+    inputs: compiled?.inputs(),
+    rules: { vpnRangeRule, vpnDenseRule, ranges: routedRange !== undefined },
+  });
+  if (compiled !== undefined && recorded?.key === key) {
+    const opened = await openDerived(compiled.path, key, (file: TableFile<DetectionManifest>) =>
+      openDetectionFile(file, asnClasses, indexOptions),
+    );
+    if (opened !== null) return opened;
+  }
+  const feedTexts = await Sources.of(feedPaths, files.files);
+  const { stored, problems } = parseStoredFeeds(await feedTexts.texts());
+  const index = new FeedIndex(stored, asnClasses, problems, indexOptions);
+  if (compiled !== undefined) saveDetection(compiled.path, key, files.files, index, problems);
+  return index;
+}
+
+function saveDetection(
+  path: string,
+  key: string,
+  files: readonly SourceFile[],
+  index: FeedIndex,
+  problems: readonly string[],
+): void {
+  const { prefixes, ...rest } = index.toCompiled();
+  const { v4Starts, v4Sets, v6Starts, v6Sets, sets, runs } = prefixes;
+  const manifest: DetectionManifest = {
+    key,
+    files,
+    kind: 'detection',
+    compiledAt: new Date().toISOString(),
+    problems,
+    counts: { sets: sets.length, v4: v4Starts.length, v6: v6Starts.length / 4 },
+  };
+  saveDerived(path, manifest, {
+    v4Starts,
+    v4Sets,
+    v6Starts,
+    v6Sets,
+    index: jsonSection({ ...rest, sets, runs }),
   });
 }
 
-/** The feed files of a folder, parsed; a damaged one is a problem, not an error. */
-export async function readStoredFeeds(
-  dataDir: string,
-): Promise<{ stored: StoredFeed[]; problems: string[] }> {
+/** A compiled detection file's index (throws on a damaged one). */
+function openDetectionFile(
+  file: TableFile<DetectionManifest>,
+  asnClasses: AsnClassTable,
+  options: FeedIndexOptions,
+): FeedIndex {
+  const { sets, runs, ...rest } = readJsonSection<
+    Omit<CompiledDetection, 'prefixes'> & Pick<PrefixIndexParts, 'sets' | 'runs'>
+  >(file, 'index');
+  const prefixes = {
+    v4Starts: file.u32('v4Starts'),
+    v4Sets: file.u32('v4Sets'),
+    v6Starts: file.u32('v6Starts'),
+    v6Sets: file.u32('v6Sets'),
+    sets,
+    runs,
+  };
+  return new FeedIndex({ ...rest, prefixes }, asnClasses, file.manifest.problems, options);
+}
+
+/** The feed files detection reads among `texts`: all but networks' geofeeds (told by their head), parsed. */
+function parseStoredFeeds(texts: readonly { name: string; text: string }[]): {
+  stored: StoredFeed[];
+  problems: string[];
+} {
   const stored: StoredFeed[] = [];
   const problems: string[] = [];
-  for (const name of await feedFiles(dataDir)) {
+  for (const { name, text } of texts) {
+    // a network's geofeed is read by src/lookups/geofeed/ alone: nothing here uses it
+    if (GEOFEED_FILE.test(text.slice(0, 400))) continue;
     try {
-      const text = await readFile(join(dataDir, name), 'utf8');
-      // a network's geofeed is read by src/lookups/geofeed/ alone: nothing here uses it
-      if (GEOFEED_FILE.test(text.slice(0, 400))) continue;
       stored.push(deserialiseFeed(text, name));
     } catch (error) {
       problems.push(error instanceof Error ? error.message : String(error));
     }
   }
   return { stored, problems };
+}
+
+/** The feed files of a folder, parsed; a damaged one is a problem, not an error. */
+export async function readStoredFeeds(
+  dataDir: string,
+): Promise<{ stored: StoredFeed[]; problems: string[] }> {
+  const files = await Sources.of(
+    (await feedFiles(dataDir)).map((n) => join(dataDir, n)),
+    [],
+  );
+  return parseStoredFeeds(await files.texts());
 }
 
 export async function feedFiles(dataDir: string): Promise<string[]> {

@@ -15,6 +15,16 @@ import { LabelSweep } from './prefix-sweep.js';
 /** Room for the label index in a packed IPv4 event key (see v4Events). */
 const MAX_LABELS = 1024;
 
+/** A built index's arrays and sets, as a compiled detection file keeps them. */
+export interface PrefixIndexParts {
+  readonly v4Starts: Uint32Array;
+  readonly v4Sets: Uint32Array;
+  readonly v6Starts: Uint32Array;
+  readonly v6Sets: Uint32Array;
+  readonly sets: readonly (readonly string[])[];
+  readonly runs: Readonly<Record<string, number>>;
+}
+
 export class PrefixIndex {
   private readonly v4Starts: Uint32Array;
   private readonly v4Sets: Uint32Array;
@@ -25,14 +35,7 @@ export class PrefixIndex {
   private readonly sets: readonly (readonly string[])[];
   private readonly runs: Readonly<Record<string, number>>;
 
-  private constructor(parts: {
-    v4Starts: Uint32Array;
-    v4Sets: Uint32Array;
-    v6Starts: Uint32Array;
-    v6Sets: Uint32Array;
-    sets: readonly (readonly string[])[];
-    runs: Record<string, number>;
-  }) {
+  private constructor(parts: PrefixIndexParts) {
     this.v4Starts = parts.v4Starts;
     this.v4Sets = parts.v4Sets;
     this.v6Starts = parts.v6Starts;
@@ -73,6 +76,16 @@ export class PrefixIndex {
       sets: [...v4Sets, ...v6Sets].map((ids) => ids.map((i) => labels[i]!)),
       runs,
     });
+  }
+
+  /** The index toParts described. */
+  static fromParts(parts: PrefixIndexParts): PrefixIndex {
+    return new PrefixIndex(parts);
+  }
+
+  toParts(): PrefixIndexParts {
+    const { v4Starts, v4Sets, v6Starts, v6Sets, sets, runs } = this;
+    return { v4Starts, v4Sets, v6Starts, v6Sets, sets, runs };
   }
 
   static empty(): PrefixIndex {

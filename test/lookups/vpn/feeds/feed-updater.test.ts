@@ -30,6 +30,10 @@ before(async () => {
   server = await startFeedServer({
     '/ip-ranges.json': { body: fixture('aws-ip-ranges.json'), type: 'application/json' },
     '/ips-v4': { body: fixture('cloudflare-ips-v4.txt') },
+    '/dated': {
+      body: fixture('cloudflare-ips-v4.txt'),
+      headers: { 'last-modified': 'Tue, 18 Aug 2026 12:04:10 GMT' },
+    },
     '/torbulkexitlist': { body: fixture('tor-bulk-exit-list.txt') },
     '/error': { status: 500, body: 'internal error' },
     '/html': { body: fixture('not-a-feed.html'), type: 'text/html' },
@@ -97,10 +101,21 @@ void describe('updateFeeds', () => {
     >;
     assert.equal(tor.kind, 'tor');
     assert.equal(tor.fetchedAt, '2024-05-20T12:00:00.000Z');
+    // a server that sends no Last-Modified: none stored
+    assert.equal(tor.lastModified, undefined);
     assert.deepEqual(
       events.filter((e) => e.phase !== 'bytes').map((e) => `${e.feed}:${e.phase}`),
       ['aws:start', 'aws:done', 'tor-exits:start', 'tor-exits:done'],
     );
+  });
+
+  void it("keeps the server's Last-Modified, as ISO 8601 UTC", async () => {
+    const [result] = await updateFeeds({ dataDir: dir, feeds: [spec('dated', '/dated')] });
+    assert.equal(result?.ok, true);
+    const doc = JSON.parse(await readFile(join(dir, 'dated.feed.json'), 'utf8')) as {
+      lastModified?: string;
+    };
+    assert.equal(doc.lastModified, '2026-08-18T12:04:10.000Z');
   });
 
   // each failure below must leave the good copy of "cf" from the first row in place

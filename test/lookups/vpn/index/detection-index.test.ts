@@ -9,9 +9,11 @@ import { runUpdateData } from '../../../helpers/update-data-run.js';
 import { parseIp, type Ip } from '../../../../src/net/ip.js';
 import { detect } from '../../../../src/lookups/vpn/detect.js';
 import {
+  DETECTION_TABLES,
   DetectionIndexHolder,
   loadDetectionIndex,
 } from '../../../../src/lookups/vpn/index/detection-index.js';
+import { readTableManifest } from '../../../../src/data/table-file.js';
 import { updateFeeds, type FeedSpec } from '../../../../src/lookups/vpn/feeds/feed-updater.js';
 import { parseCidrList } from '../../../../src/lookups/vpn/feeds/parse-text-lists.js';
 import { DEFAULT_FEEDS } from '../../../../src/lookups/vpn/feeds/default-feeds.js';
@@ -121,6 +123,13 @@ void describe('scripts/update-data.ts', () => {
     });
     assert.equal(ok.status, 0, ok.stderr);
     assert.match(ok.stderr, /cloudflare-v4\s+ok\s+230 B\s+15 prefixes/);
+    // and compiles what a start would build from the feeds, for the next start to open
+    assert.match(ok.stderr, /compiled the detection index and geofeeds into /);
+    const compiled = readTableManifest<{ kind: string; files: { name: string }[] }>(
+      join(dir, 'tables', DETECTION_TABLES),
+    );
+    assert.equal(compiled?.kind, 'detection');
+    assert.ok(compiled.files.some((f) => f.name === 'cloudflare-v4.feed.json'));
   });
 
   void it('exits 1 with a FAILED line when every feed failed', async () => {
