@@ -19,7 +19,8 @@ import { formatIpv4, parseIp, type Ip } from '../net/ip.js';
 import { isBogon } from '../lookups/geoip/bogons.js';
 import { AppError } from '../kit/errors.js';
 import { geoipLiteAnswer, type GeoipLiteAnswer } from './geoip-lite.js';
-import { regionCode } from './region-codes.js';
+import { regionCodes, type RegionCode } from './region-codes.js';
+import { subdivisionTables } from '../lookups/geofeed/subdivision-names.js';
 
 export type { GeoIpRecord, VpnDetection, GeoipLiteAnswer, DataSetInfo };
 export { AppError };
@@ -77,7 +78,8 @@ export async function openLookups(options: OpenLookupsOptions = {}): Promise<Loo
   const data = await loadServiceData(config, log);
   // read whole now: no lookup pays for reading its chunks, and no file stays open
   await readRest(data.geo.tables);
-  return new OpenedLookups(data, new DataReloader(config, data, log));
+  const regionCode = regionCodes(await subdivisionTables());
+  return new OpenedLookups(data, new DataReloader(config, data, log), regionCode);
 }
 
 function defined(values: Record<string, string | undefined>): Record<string, string> {
@@ -98,7 +100,11 @@ interface Opened {
 class OpenedLookups implements Lookups {
   private opened: Opened | null;
 
-  constructor(data: ServiceData, reloader: DataReloader) {
+  constructor(
+    data: ServiceData,
+    reloader: DataReloader,
+    private readonly regionCode: RegionCode,
+  ) {
     const geoip = createGeoIpLookup(data.geo, data.overrides, data.geofeeds);
     this.opened = {
       data,
@@ -122,7 +128,7 @@ class OpenedLookups implements Lookups {
     const address = geoipLiteAddress(ip);
     if (address === null || isBogon(address)) return null;
     const range = address.version === 4 ? rangeV4(geoip, address.value) : null;
-    return geoipLiteAnswer(records.record(address), range, regionCode);
+    return geoipLiteAnswer(records.record(address), range, this.regionCode);
   }
 
   dataSets(): readonly DataSetInfo[] {

@@ -9,16 +9,11 @@
 // name that matches none or several answers '' (as geoip-lite answers a
 // location without a subdivision). On the embedded DB-IP data 91.6 % of the
 // place records with a region get a code (docs/library.md).
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { iso31662 } from 'iso-3166';
+// The tables are read by the geofeeds' module (subdivision-names.ts), once
+// for both readers; the matching rule here is the library's own.
+import type { SubdivisionTables } from '../lookups/geofeed/subdivision-names.js';
 
 type Names = Map<string, string>;
-
-/** per country, the subdivisions' comparable names → their code; built at the first call */
-let byCountry: Map<string, Names> | null = null;
-/** per country, region name → code as answered: bounded by the data's distinct regions */
-const answered = new Map<string, Map<string, string>>();
 
 const LEADING = /^(the|state of|province of|region of|city of|republic of) /;
 const TRAILING =
@@ -39,9 +34,7 @@ function bare(name: string): string {
   return name.replace(LEADING, '').replace(TRAILING, '').trim();
 }
 
-function buildNames(): Map<string, Names> {
-  // first level only: the subdivisions whose parent is the country itself
-  const firstLevel = new Set(iso31662.filter((e) => e.parent.length === 2).map((e) => e.code));
+function buildNames({ iso, cldr, firstLevel }: SubdivisionTables): Map<string, Names> {
   const out = new Map<string, Names>();
   const add = (code: string, name: string) => {
     const country = code.slice(0, 2);
@@ -50,20 +43,11 @@ function buildNames(): Map<string, Names> {
     const key = comparable(name);
     if (!names.has(key)) names.set(key, code.slice(3));
   };
-  // ISO's own names first: where an English name of CLDR is another's ISO
-  // name ("Buenos Aires": the province in ISO, the city in CLDR), ISO's wins
-  for (const entry of iso31662) if (firstLevel.has(entry.code)) add(entry.code, entry.name);
-  const cldrFile = createRequire(import.meta.url).resolve(
-    'cldr-subdivisions-full/subdivisions/en/en.json',
-  );
-  const cldr = JSON.parse(readFileSync(cldrFile, 'utf8')) as {
-    subdivisions: { localeDisplayNames: { subdivisions: Record<string, string> } };
-  };
-  // CLDR keys are the code in lower case without its hyphen: "usca", "gbeng"
-  for (const [key, name] of Object.entries(cldr.subdivisions.localeDisplayNames.subdivisions)) {
-    const code = `${key.slice(0, 2)}-${key.slice(2)}`.toUpperCase();
-    if (firstLevel.has(code)) add(code, name);
-  }
+  // first level only. ISO's own names first: where an English name of CLDR is
+  // another's ISO name ("Buenos Aires": the province in ISO, the city in
+  // CLDR), ISO's wins
+  for (const [code, name] of iso) if (firstLevel.has(code)) add(code, name);
+  for (const [code, name] of cldr) if (firstLevel.has(code)) add(code, name);
   return out;
 }
 
@@ -86,15 +70,22 @@ function match(names: Names | undefined, region: string): string {
   return found.size === 1 ? [...found][0]! : '';
 }
 
-/** The subdivision code of `region` in `country` ('US', 'California' → 'CA'), or ''. */
-export function regionCode(country: string, region: string): string {
-  let codes = answered.get(country);
-  if (codes === undefined) answered.set(country, (codes = new Map<string, string>()));
-  let code = codes.get(region);
-  if (code === undefined) {
-    byCountry ??= buildNames();
-    code = match(byCountry.get(country), region);
-    codes.set(region, code);
-  }
-  return code;
+/** The subdivision code of a region in a country ('US', 'California' → 'CA'), or ''. */
+export type RegionCode = (country: string, region: string) => string;
+
+/** The region-code lookup over the tables; each country's names are matched once per region name. */
+export function regionCodes(tables: SubdivisionTables): RegionCode {
+  const byCountry = buildNames(tables);
+  /** per country, region name → code as answered: bounded by the data's distinct regions */
+  const answered = new Map<string, Map<string, string>>();
+  return (country, region) => {
+    let codes = answered.get(country);
+    if (codes === undefined) answered.set(country, (codes = new Map<string, string>()));
+    let code = codes.get(region);
+    if (code === undefined) {
+      code = match(byCountry.get(country), region);
+      codes.set(region, code);
+    }
+    return code;
+  };
 }

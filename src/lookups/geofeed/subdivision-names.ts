@@ -15,36 +15,63 @@ import { createRequire } from 'node:module';
 /** code (`US-DC`) → its names, ISO's first; none for a code neither table knows */
 export type SubdivisionNames = (code: string) => readonly string[];
 
+/** The two tables as read, for a reader with a matching rule of its own (the library's region codes). */
+export interface SubdivisionTables {
+  /** code → the ISO list's name */
+  iso: ReadonlyMap<string, string>;
+  /** code → CLDR's English display name */
+  cldr: ReadonlyMap<string, string>;
+  /** the first-level codes: those whose parent is the country itself (`US-CA`, not `GB-LND`) */
+  firstLevel: ReadonlySet<string>;
+}
+
 interface CldrFile {
   subdivisions: { localeDisplayNames: { subdivisions: Record<string, string> } };
 }
 
-let loading: Promise<SubdivisionNames> | null = null;
+let loadingTables: Promise<SubdivisionTables> | null = null;
+let loadingNames: Promise<SubdivisionNames> | null = null;
+
+/** The two tables, read once; the same promise for every caller. */
+export function subdivisionTables(): Promise<SubdivisionTables> {
+  loadingTables ??= loadTables();
+  return loadingTables;
+}
 
 /** The two tables as one lookup; the same promise for every caller. */
 export function subdivisionNames(): Promise<SubdivisionNames> {
-  loading ??= load();
-  return loading;
+  loadingNames ??= subdivisionTables().then(({ iso, cldr }) => {
+    const names = new Map<string, string[]>();
+    const add = (code: string, name: string): void => {
+      const list = names.get(code);
+      if (list === undefined) names.set(code, [name]);
+      else if (!list.includes(name)) list.push(name);
+    };
+    for (const [code, name] of iso) add(code, name);
+    for (const [code, name] of cldr) add(code, name);
+    return (code: string) => names.get(code) ?? [];
+  });
+  return loadingNames;
 }
 
-async function load(): Promise<SubdivisionNames> {
+async function loadTables(): Promise<SubdivisionTables> {
   const { iso31662 } = await import('iso-3166');
   const cldrPath = createRequire(import.meta.url).resolve(
     'cldr-subdivisions-full/subdivisions/en/en.json',
   );
-  const cldr = (JSON.parse(await readFile(cldrPath, 'utf8')) as CldrFile).subdivisions
+  const cldrFile = (JSON.parse(await readFile(cldrPath, 'utf8')) as CldrFile).subdivisions
     .localeDisplayNames.subdivisions;
-  const names = new Map<string, string[]>();
-  const add = (code: string, name: string): void => {
-    const list = names.get(code);
-    if (list === undefined) names.set(code, [name]);
-    else if (!list.includes(name)) list.push(name);
-  };
-  for (const entry of iso31662) add(entry.code, entry.name);
-  // CLDR writes `usdc` for US-DC: the country, then the code's own part
-  for (const [key, name] of Object.entries(cldr)) {
-    if (/^[a-z]{2}[a-z0-9]{1,3}$/.test(key))
-      add(`${key.slice(0, 2)}-${key.slice(2)}`.toUpperCase(), name);
+  const iso = new Map<string, string>();
+  const firstLevel = new Set<string>();
+  for (const entry of iso31662) {
+    if (!iso.has(entry.code)) iso.set(entry.code, entry.name);
+    if (entry.parent.length === 2) firstLevel.add(entry.code);
   }
-  return (code) => names.get(code) ?? [];
+  // CLDR writes `usdc` for US-DC: the country, then the code's own part
+  const cldr = new Map<string, string>();
+  for (const [key, name] of Object.entries(cldrFile)) {
+    if (/^[a-z]{2}[a-z0-9]{1,3}$/.test(key))
+      cldr.set(`${key.slice(0, 2)}-${key.slice(2)}`.toUpperCase(), name);
+  }
+  return { iso, cldr, firstLevel };
 }
