@@ -21,20 +21,5 @@ command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing="$missing 
 
 [ -z "$missing" ] && exit 0
 
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "ensure: missing$missing and apt-get is not available; install them manually" >&2
-  exit 1
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-policy=/usr/sbin/policy-rc.d
-added_policy=false
-if [ ! -e "$policy" ]; then
-  printf '#!/bin/sh\nexit 101\n' >"$policy"
-  chmod +x "$policy"
-  added_policy=true
-fi
-status=0
-{ apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends $missing >/dev/null; } || status=$?
-if [ "$added_policy" = true ]; then rm -f "$policy"; fi
-exit "$status"
+# shellcheck disable=SC2086 # the names, one word each
+exec sh "$(dirname "$0")/apt-install.sh" $missing

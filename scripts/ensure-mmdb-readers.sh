@@ -26,21 +26,5 @@ ls /usr/lib/nginx/modules/ngx_http_geoip2_module.so >/dev/null 2>&1 ||
 
 [ -z "$missing" ] && exit 0
 
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "ensure: missing$missing and apt-get is not available; install them manually" >&2
-  exit 1
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-# a package's service must not start (nginx would take port 80): the tests run their own
-policy=/usr/sbin/policy-rc.d
-added_policy=false
-if [ ! -e "$policy" ]; then
-  printf '#!/bin/sh\nexit 101\n' >"$policy"
-  chmod +x "$policy"
-  added_policy=true
-fi
-status=0
-{ apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends $missing >/dev/null; } || status=$?
-if [ "$added_policy" = true ]; then rm -f "$policy"; fi
-exit "$status"
+# shellcheck disable=SC2086 # the names, one word each
+exec sh "$(dirname "$0")/apt-install.sh" $missing
