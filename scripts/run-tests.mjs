@@ -31,14 +31,37 @@ function findTests(dir) {
   });
 }
 
-/** Runs one command; resolves with its output, exit status, seconds and the spec reporter's counts. */
+/**
+ * CPU seconds (user + system) of a command and of every descendant it waited
+ * for: bash's `times` after the command, written to a pipe of its own. Wall
+ * seconds on a busy machine (2 files at a time, the checks beside them, other
+ * work) say how long a file waited as much as what it cost; CPU seconds are
+ * what it cost, and what a suite's budget of cores × wall is spent on.
+ */
+const TIMED = '"$@"; status=$?; times >&3; exit $status';
+
+function cpuSeconds(timesOutput) {
+  // second line: the children's user and system times, as 1m2.345s 0m0.678s
+  const children = timesOutput.trim().split('\n')[1] ?? '';
+  let total = 0;
+  for (const [, minutes, seconds] of children.matchAll(/(\d+)m([\d.]+)s/g)) {
+    total += Number(minutes) * 60 + Number(seconds);
+  }
+  return total;
+}
+
+/** Runs one command; resolves with its output, exit status, wall and CPU seconds and the spec reporter's counts. */
 function run(name, command, args) {
   return new Promise((resolve) => {
     const started = performance.now();
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', TIMED, name, command, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
     let output = '';
+    let timesOutput = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
+    child.stdio[3].setEncoding('utf8').on('data', (chunk) => (timesOutput += chunk));
     child.on('close', (code, signal) => {
       const counts = {};
       for (const count of COUNTS) {
@@ -46,13 +69,16 @@ function run(name, command, args) {
         counts[count] = match ? Number(match[1]) : 0;
       }
       const seconds = (performance.now() - started) / 1000;
-      resolve({ name, output, ok: code === 0, code: code ?? signal, seconds, counts });
+      const cpu = cpuSeconds(timesOutput);
+      resolve({ name, output, ok: code === 0, code: code ?? signal, seconds, cpu, counts });
     });
   });
 }
 
 function report(result) {
-  process.stdout.write(`\n# ${result.name} (${result.seconds.toFixed(1)} s)\n${result.output}`);
+  process.stdout.write(
+    `\n# ${result.name} (${result.seconds.toFixed(1)} s, ${result.cpu.toFixed(1)} s CPU)\n${result.output}`,
+  );
   if (!result.ok) process.stdout.write(`# ${result.name} FAILED (exit ${result.code})\n`);
 }
 
@@ -120,9 +146,15 @@ const totals = Object.fromEntries(
 const failed = [...checked, ...results].filter((r) => !r.ok);
 const bySlowest = [...checked, ...results].sort((a, b) => b.seconds - a.seconds);
 const busy = results.reduce((sum, r) => sum + r.seconds, 0);
+const cpu = [...checked, ...results].reduce((sum, r) => sum + r.cpu, 0);
 process.stdout.write(
-  `\n# time per file, slowest first (${files.length} files, ${busy.toFixed(1)} s of file time, ${concurrency} at a time)\n` +
-    bySlowest.map((r) => `#   ${r.seconds.toFixed(1).padStart(6)} s  ${r.name}`).join('\n') +
+  `\n# time per file, slowest first (${files.length} files, ${busy.toFixed(1)} s of file time, ${concurrency} at a time; ${cpu.toFixed(1)} s of CPU with the checks)\n` +
+    bySlowest
+      .map(
+        (r) =>
+          `#   ${r.seconds.toFixed(1).padStart(6)} s  ${r.cpu.toFixed(1).padStart(6)} s CPU  ${r.name}`,
+      )
+      .join('\n') +
     '\n',
 );
 process.stdout.write(
@@ -130,8 +162,10 @@ process.stdout.write(
 );
 for (const r of failed) process.stdout.write(`✖ ${r.name} failed (exit ${r.code})\n`);
 
-const times = Object.fromEntries(bySlowest.map((r) => [r.name, Number(r.seconds.toFixed(2))]));
-const record = `${JSON.stringify({ wall: Number(wall.toFixed(1)), times }, null, 2)}\n`;
+const round = (seconds) => Number(seconds.toFixed(2));
+const times = Object.fromEntries(bySlowest.map((r) => [r.name, round(r.seconds)]));
+const cpuTimes = Object.fromEntries(bySlowest.map((r) => [r.name, round(r.cpu)]));
+const record = `${JSON.stringify({ wall: round(wall), cpu: round(cpu), times, cpuTimes }, null, 2)}\n`;
 if (whole && existsSync(dirname(TIMES_RECORD))) writeFileSync(TIMES_RECORD, record);
 if (process.env.TEST_TIMES_FILE) {
   mkdirSync(dirname(process.env.TEST_TIMES_FILE), { recursive: true });
