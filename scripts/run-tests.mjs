@@ -11,6 +11,10 @@
 // - The slowest files of the last whole run start first (their times are kept
 //   in dist/test-times.json), so that no long file starts last and runs alone;
 //   without that record, files start in name order.
+// - `--full` (npm run test:full) runs the files whose checks have a full size
+//   (they import test/helpers/scale.ts) at that size (TEST_FULL=1): the whole
+//   embedded data where `npm test` checks a slice of it, every split where it
+//   checks a few. CI runs both.
 // - TEST_TIMES_FILE=<path> also writes this run's times as JSON;
 //   `TEST_TIMES_FILE=test/file-times.json npm test` refreshes the committed
 //   record a fresh clone orders its files by.
@@ -100,14 +104,19 @@ function lastTimes() {
 
 const args = process.argv.slice(2);
 const withChecks = args.includes('--checks');
-const named = args.filter((arg) => arg !== '--checks');
-const whole = named.length === 0;
+const full = args.includes('--full');
+const named = args.filter((arg) => arg !== '--checks' && arg !== '--full');
+const whole = named.length === 0 && !full;
 const known = lastTimes();
-const files = whole
-  ? findTests('test')
-      .sort()
-      .sort((a, b) => (known[b] ?? 0) - (known[a] ?? 0))
-  : named;
+const SCALED = /from '(\.\.\/)+helpers\/scale\.js'|from '\.\/scale\.js'/;
+const files =
+  named.length > 0
+    ? named
+    : findTests('test')
+        .filter((file) => !full || SCALED.test(readFileSync(file, 'utf8')))
+        .sort()
+        .sort((a, b) => (known[b] ?? 0) - (known[a] ?? 0));
+if (full) process.env.TEST_FULL = '1';
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 2));
 const started = performance.now();
 
