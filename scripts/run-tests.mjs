@@ -1,13 +1,15 @@
-// Runs the test files, TEST_CONCURRENCY (default 2) at a time, each in a node
+// Runs the test files, TEST_CONCURRENCY (default 3) at a time, each in a node
 // process of its own with the spec reporter, and prints each file's output
 // whole when it ends, then the totals and how long each file took, slowest
 // first. `node --test` runs files the same way but reports no time per file,
 // and the time per file is what tells where a slow suite's time goes.
 //
 // - `--checks` (npm test) also runs the typecheck and the lint beside the
-//   files, not before them: they are a minute of one core, and the test
+//   files, not before them: they are half a minute of one core, and the test
 //   files leave a core idle much of the time (spawned services starting,
-//   loopback round trips, timeouts waited for).
+//   loopback round trips, timeouts waited for). The typecheck and eslint run
+//   as one process sharing the TypeScript programs
+//   (scripts/typecheck-and-lint.mjs), prettier's check beside it.
 // - The slowest files of the last whole run start first (their times are kept
 //   in dist/test-times.json), so that no long file starts last and runs alone;
 //   without that record, files start in name order.
@@ -117,13 +119,19 @@ const files =
         .sort()
         .sort((a, b) => (known[b] ?? 0) - (known[a] ?? 0));
 if (full) process.env.TEST_FULL = '1';
-const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 2));
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 3));
 const started = performance.now();
 
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+// the typecheck and eslint in one process over the same programs (what
+// `npm run typecheck` and eslint in `npm run lint` check, on half the CPU),
+// and the rest of `npm run lint`, prettier's check
+const CHECKS = [
+  ['typecheck and eslint', ['scripts/typecheck-and-lint.mjs']],
+  ['prettier --check', ['node_modules/prettier/bin/prettier.cjs', '--check', '.']],
+];
 const checks = withChecks
-  ? ['typecheck', 'lint'].map((script) =>
-      run(`npm run ${script}`, npm, ['run', '--silent', script]).then((result) => {
+  ? CHECKS.map(([name, args]) =>
+      run(name, process.execPath, args).then((result) => {
         report(result);
         return result;
       }),

@@ -128,7 +128,7 @@ function asnNetworks(slices: readonly Slice[]): MmdbNetwork[] {
       if (!wanted.some((s) => s.start <= end && start <= s.end)) continue;
       const data = {
         autonomous_system_number: row.asn,
-        autonomous_system_organization: row.org,
+        ...(row.org === null ? {} : { autonomous_system_organization: row.org }),
       };
       for (const network of networksOf(family, start, end)) out.push({ network, data });
     }
