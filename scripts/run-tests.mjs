@@ -1,16 +1,22 @@
-// Runs the test files, TEST_CONCURRENCY (default 2) at a time, each in a node
+// Runs the test files, TEST_CONCURRENCY (default 3) at a time, each in a node
 // process of its own with the spec reporter, and prints each file's output
 // whole when it ends, then the totals and how long each file took, slowest
 // first. `node --test` runs files the same way but reports no time per file,
 // and the time per file is what tells where a slow suite's time goes.
 //
 // - `--checks` (npm test) also runs the typecheck and the lint beside the
-//   files, not before them: they are a minute of one core, and the test
+//   files, not before them: they are half a minute of one core, and the test
 //   files leave a core idle much of the time (spawned services starting,
-//   loopback round trips, timeouts waited for).
+//   loopback round trips, timeouts waited for). The typecheck and eslint run
+//   as one process sharing the TypeScript programs
+//   (scripts/typecheck-and-lint.mjs), prettier's check beside it.
 // - The slowest files of the last whole run start first (their times are kept
 //   in dist/test-times.json), so that no long file starts last and runs alone;
 //   without that record, files start in name order.
+// - `--full` (npm run test:full) runs the files whose checks have a full size
+//   (they import test/helpers/scale.ts) at that size (TEST_FULL=1): the whole
+//   embedded data where `npm test` checks a slice of it, every split where it
+//   checks a few. CI runs both.
 // - TEST_TIMES_FILE=<path> also writes this run's times as JSON;
 //   `TEST_TIMES_FILE=test/file-times.json npm test` refreshes the committed
 //   record a fresh clone orders its files by.
@@ -31,14 +37,37 @@ function findTests(dir) {
   });
 }
 
-/** Runs one command; resolves with its output, exit status, seconds and the spec reporter's counts. */
+/**
+ * CPU seconds (user + system) of a command and of every descendant it waited
+ * for: bash's `times` after the command, written to a pipe of its own. Wall
+ * seconds on a busy machine (2 files at a time, the checks beside them, other
+ * work) say how long a file waited as much as what it cost; CPU seconds are
+ * what it cost, and what a suite's budget of cores × wall is spent on.
+ */
+const TIMED = '"$@"; status=$?; times >&3; exit $status';
+
+function cpuSeconds(timesOutput) {
+  // second line: the children's user and system times, as 1m2.345s 0m0.678s
+  const children = timesOutput.trim().split('\n')[1] ?? '';
+  let total = 0;
+  for (const [, minutes, seconds] of children.matchAll(/(\d+)m([\d.]+)s/g)) {
+    total += Number(minutes) * 60 + Number(seconds);
+  }
+  return total;
+}
+
+/** Runs one command; resolves with its output, exit status, wall and CPU seconds and the spec reporter's counts. */
 function run(name, command, args) {
   return new Promise((resolve) => {
     const started = performance.now();
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', TIMED, name, command, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
     let output = '';
+    let timesOutput = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => (output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
+    child.stdio[3].setEncoding('utf8').on('data', (chunk) => (timesOutput += chunk));
     child.on('close', (code, signal) => {
       const counts = {};
       for (const count of COUNTS) {
@@ -46,13 +75,16 @@ function run(name, command, args) {
         counts[count] = match ? Number(match[1]) : 0;
       }
       const seconds = (performance.now() - started) / 1000;
-      resolve({ name, output, ok: code === 0, code: code ?? signal, seconds, counts });
+      const cpu = cpuSeconds(timesOutput);
+      resolve({ name, output, ok: code === 0, code: code ?? signal, seconds, cpu, counts });
     });
   });
 }
 
 function report(result) {
-  process.stdout.write(`\n# ${result.name} (${result.seconds.toFixed(1)} s)\n${result.output}`);
+  process.stdout.write(
+    `\n# ${result.name} (${result.seconds.toFixed(1)} s, ${result.cpu.toFixed(1)} s CPU)\n${result.output}`,
+  );
   if (!result.ok) process.stdout.write(`# ${result.name} FAILED (exit ${result.code})\n`);
 }
 
@@ -74,21 +106,32 @@ function lastTimes() {
 
 const args = process.argv.slice(2);
 const withChecks = args.includes('--checks');
-const named = args.filter((arg) => arg !== '--checks');
-const whole = named.length === 0;
+const full = args.includes('--full');
+const named = args.filter((arg) => arg !== '--checks' && arg !== '--full');
+const whole = named.length === 0 && !full;
 const known = lastTimes();
-const files = whole
-  ? findTests('test')
-      .sort()
-      .sort((a, b) => (known[b] ?? 0) - (known[a] ?? 0))
-  : named;
-const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 2));
+const SCALED = /from '(\.\.\/)+helpers\/scale\.js'|from '\.\/scale\.js'/;
+const files =
+  named.length > 0
+    ? named
+    : findTests('test')
+        .filter((file) => !full || SCALED.test(readFileSync(file, 'utf8')))
+        .sort()
+        .sort((a, b) => (known[b] ?? 0) - (known[a] ?? 0));
+if (full) process.env.TEST_FULL = '1';
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 3));
 const started = performance.now();
 
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+// the typecheck and eslint in one process over the same programs (what
+// `npm run typecheck` and eslint in `npm run lint` check, on half the CPU),
+// and the rest of `npm run lint`, prettier's check
+const CHECKS = [
+  ['typecheck and eslint', ['scripts/typecheck-and-lint.mjs']],
+  ['prettier --check', ['node_modules/prettier/bin/prettier.cjs', '--check', '.']],
+];
 const checks = withChecks
-  ? ['typecheck', 'lint'].map((script) =>
-      run(`npm run ${script}`, npm, ['run', '--silent', script]).then((result) => {
+  ? CHECKS.map(([name, args]) =>
+      run(name, process.execPath, args).then((result) => {
         report(result);
         return result;
       }),
@@ -120,9 +163,15 @@ const totals = Object.fromEntries(
 const failed = [...checked, ...results].filter((r) => !r.ok);
 const bySlowest = [...checked, ...results].sort((a, b) => b.seconds - a.seconds);
 const busy = results.reduce((sum, r) => sum + r.seconds, 0);
+const cpu = [...checked, ...results].reduce((sum, r) => sum + r.cpu, 0);
 process.stdout.write(
-  `\n# time per file, slowest first (${files.length} files, ${busy.toFixed(1)} s of file time, ${concurrency} at a time)\n` +
-    bySlowest.map((r) => `#   ${r.seconds.toFixed(1).padStart(6)} s  ${r.name}`).join('\n') +
+  `\n# time per file, slowest first (${files.length} files, ${busy.toFixed(1)} s of file time, ${concurrency} at a time; ${cpu.toFixed(1)} s of CPU with the checks)\n` +
+    bySlowest
+      .map(
+        (r) =>
+          `#   ${r.seconds.toFixed(1).padStart(6)} s  ${r.cpu.toFixed(1).padStart(6)} s CPU  ${r.name}`,
+      )
+      .join('\n') +
     '\n',
 );
 process.stdout.write(
@@ -130,8 +179,10 @@ process.stdout.write(
 );
 for (const r of failed) process.stdout.write(`✖ ${r.name} failed (exit ${r.code})\n`);
 
-const times = Object.fromEntries(bySlowest.map((r) => [r.name, Number(r.seconds.toFixed(2))]));
-const record = `${JSON.stringify({ wall: Number(wall.toFixed(1)), times }, null, 2)}\n`;
+const round = (seconds) => Number(seconds.toFixed(2));
+const times = Object.fromEntries(bySlowest.map((r) => [r.name, round(r.seconds)]));
+const cpuTimes = Object.fromEntries(bySlowest.map((r) => [r.name, round(r.cpu)]));
+const record = `${JSON.stringify({ wall: round(wall), cpu: round(cpu), times, cpuTimes }, null, 2)}\n`;
 if (whole && existsSync(dirname(TIMES_RECORD))) writeFileSync(TIMES_RECORD, record);
 if (process.env.TEST_TIMES_FILE) {
   mkdirSync(dirname(process.env.TEST_TIMES_FILE), { recursive: true });

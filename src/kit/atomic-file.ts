@@ -12,8 +12,15 @@ import { readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
-/** The marker of a name in progress: `<name>.partial.<pid>@<host>.<random>`. */
-const PARTIAL = /\.partial\.(\d+)@(.+)\.[0-9a-f]{8}$/;
+/**
+ * The marker of a name in progress: `<name>.partial.<pid>@<host>.<random>`,
+ * the last one when there are two (a file written atomically to a name that
+ * is itself in progress: the compiled tables' file inside an update's output):
+ * the host holds no `@`, so it cannot run back over an inner marker and read
+ * `<host>.<random>.partial.<pid>` as a host of another machine, whose names
+ * are kept a day.
+ */
+const PARTIAL = /\.partial\.(\d+)@([^@]+)\.[0-9a-f]{8}$/;
 /**
  * Names in progress of the versions before this marker (`x.tmp`, `x.tmp-<pid>`,
  * `x.tmp-<pid>-<hex>`, `.work-<kind>-XXXXXX`, `.<kind>.tables-<hex>`): they say

@@ -51,7 +51,7 @@ export class DataReloader {
         asnSwapped = (await reloadGeoData(config, data, log)).asnChanged;
         log.info({ reason, data: data.geo.dataSets.map((d) => d.name) }, 'GeoIP/ASN data reloaded');
       } catch (error) {
-        log.error({ err: error }, 'GeoIP/ASN reload failed; keeping the old data');
+        log.error({ err: error, reason }, 'GeoIP/ASN reload failed; keeping the old data');
       }
     }
     try {

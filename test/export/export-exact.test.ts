@@ -1,9 +1,12 @@
-// The exported files answer what the API answers: the embedded GeoIP and ASN
-// data, feeds of every kind (a provider's exits that the vpn-range rule
+// The exported files answer what the API answers: GeoIP and ASN data (in
+// `npm test` a slice of the embedded data around the networks below, given as
+// the operator's own files, GEOIP_DB and ASN_DB: test/export/sliced-data.ts;
+// in `npm run test:full` the whole embedded data, minutes of one core), feeds of every kind (a provider's exits that the vpn-range rule
 // expands, Tor, an open-proxy list, a cloud's ranges, IPv4 and IPv6) and
 // overrides (a public range moved, private space given a place, an office
 // VPN flagged) and RFC 8805 geofeeds (a network's and a privacy relay's,
-// fetched by the updater from loopback) exported, then 100,000 seeded random IPv4/IPv6 addresses and
+// fetched by the updater from loopback) exported, then 20,000 (full: 100,000)
+// seeded random IPv4/IPv6 addresses (half in the slice when sliced) and
 // every feed and override edge read back from the files with mmdb-lib's
 // reader and compared with the service's own lookups in process; a sample
 // through the running service over HTTP too. The files are written by the
@@ -23,16 +26,16 @@ import { cidrRanges } from '../../src/export/boundaries.js';
 import type { GeoIpRecord } from '../../src/lookups/geoip/geoip.js';
 import type { VpnDetection } from '../../src/lookups/vpn/detect.js';
 import { seededRandom } from '../helpers/seeded-random.js';
-import { PROJECT_ROOT } from '../../src/kit/project-root.js';
 import { startFeedServer } from '../helpers/feed-server.js';
 import { GEOFEED_FEEDS } from '../../src/lookups/geofeed/geofeed-feeds.js';
 import { feedsDir } from '../../src/lookups/vpn/feeds/feed-store.js';
 import { updateFeeds } from '../../src/lookups/vpn/feeds/feed-updater.js';
 import { storedFeed, vpnHostFeed } from '../helpers/vpn-feeds.js';
 import { dataOf, get, serviceData, startService, type TestService } from '../helpers/service.js';
+import { entryArgs } from '../helpers/entry.js';
+import { FULL, sized } from '../helpers/scale.js';
 import { assertSame, openExport, type ExportReaders } from './export-check.js';
-
-const CLI = join(PROJECT_ROOT, 'src', 'cli', 'main.ts');
+import { addressText, slicesOf, writeSlicedData, type Slice } from './sliced-data.js';
 
 const FEEDS = [
   // three exits in one hosting /24: the vpn-range rule takes the block
@@ -63,7 +66,28 @@ const OVERRIDES = [
   '"2001:db8::/32",FR,"Paris, 1er",,,doc-v6,,,,',
 ].join('\n');
 
-const RANDOM_ADDRESSES = 100_000;
+const RANDOM_ADDRESSES = sized(20_000, 100_000);
+
+/**
+ * The sliced data: the real data's networks around the feeds', overrides' and
+ * geofeeds' (test/fixtures/geofeeds) networks, in both families.
+ */
+const SLICE = [
+  '8.8.0.0/20',
+  '185.65.128.0/20',
+  '185.220.96.0/20',
+  '45.9.16.0/20',
+  '3.5.128.0/20',
+  '52.94.0.0/20',
+  '24.89.192.0/18',
+  '172.224.224.0/20',
+  '104.16.0.0/20',
+  '2a03:1b20::/32',
+  '2001:67c:e60::/44',
+  '2600:1f00::/28',
+  '2a02:d0c0::/29',
+  '2a02:26f7:b3c0::/40',
+];
 
 /** geofeeds by feed id: the recorded-style examples of test/fixtures/geofeeds */
 const GEOFEEDS: Record<string, string> = {
@@ -116,6 +140,7 @@ let dir: string;
 let readers: ExportReaders;
 let lookup: (address: string) => { g: GeoIpRecord; d: VpnDetection };
 let service: TestService;
+let slices: Slice[] = [];
 const random = seededRandom();
 
 before(async () => {
@@ -126,7 +151,18 @@ before(async () => {
   }
   await writeFile(join(dir, 'overrides.csv'), OVERRIDES);
   geofeedPrefixes = await storeGeofeeds(dir);
-  const env = { DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_MAX: '1000000' };
+  const env: Record<string, string> = {
+    DATA_DIR: dir,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_MAX: '1000000',
+  };
+  if (!FULL) {
+    slices = slicesOf(SLICE);
+    const sliced = writeSlicedData(dir, slices);
+    assert.ok(sliced.cityNetworks > 200 && sliced.asnNetworks > 50, JSON.stringify(sliced));
+    env['GEOIP_DB'] = sliced.geoipDb;
+    env['ASN_DB'] = sliced.asnDb;
+  }
   // the command itself, `ipintel export` (it starts itself again with its node
   // flags), in a process of its own while this one loads the same data: the
   // MMDB files only, the CSV (its slowest part) is tested on small data (real-readers)
@@ -143,10 +179,10 @@ before(async () => {
   readers = openExport(join(dir, 'out'));
 });
 
-/** `ipintel export --out <out> --only <only>` with `env` alone (and PATH), from source. */
+/** `ipintel export --out <out> --only <only>` with `env` alone (and PATH). */
 function ipintelExport(env: Record<string, string>, out: string, only: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const args = ['--import', 'tsx', CLI, 'export', '--out', out, '--only', only];
+    const args = [...entryArgs('src/cli/main.ts'), 'export', '--out', out, '--only', only];
     const child = spawn(process.execPath, args, {
       env: { ...env, PATH: process.env['PATH'] ?? '' },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -165,8 +201,16 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A random address: IPv4, IPv6 in global unicast (2000::/3), or anywhere past ::/96. */
+/**
+ * A random address: in the sliced data half the time (when sliced), else
+ * IPv4, IPv6 in global unicast (2000::/3), or anywhere past ::/96.
+ */
 function randomAddress(): string {
+  if (slices.length > 0 && random.chance(0.5)) {
+    const { family, start, end } = random.pick(slices);
+    const span = end - start + 1n;
+    return addressText(family, start + (random.bigBits(span.toString(2).length + 8) % span));
+  }
   if (random.chance(0.5)) return formatIpv4(random.u32());
   const global = random.chance(0.8);
   for (;;) {

@@ -1,10 +1,14 @@
 // Waiting in tests: for a condition (polled), and how long a call took.
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** Polls `condition` every `everyMs` until it holds; throws after `ms`. */
+/**
+ * Polls `condition` every `everyMs` until it holds; throws after `ms`, a bound
+ * against a hang only (30 s by default: what a test waits for comes within a
+ * second or two here, and a loaded machine must not turn a wait into a failure).
+ */
 export async function until(
   condition: () => boolean | Promise<boolean>,
-  ms = 5_000,
+  ms = 30_000,
   everyMs = 10,
 ): Promise<void> {
   const deadline = Date.now() + ms;

@@ -66,7 +66,8 @@ describe('the stdio entry, raw', () => {
     child.stderr.resume();
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })}\n`);
     child.stdin.write('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {}}\n');
-    const deadline = Date.now() + 10_000;
+    // a bound against a hang only: the two answers come within a second
+    const deadline = Date.now() + 60_000;
     while (out.split('\n').length < 3 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -52,13 +52,17 @@ export async function startUpstreams(): Promise<Upstreams> {
     rdap,
     whois,
     env: {
+      // loopback upstreams answer in a millisecond or two; these bounds hold
+      // 10x and more of that on a loaded machine (an RDAP bound of 500 ms ran
+      // out there, and the tool answered from whois where REST had RDAP's).
+      // The silent DNS name waits out its bound, three tries: kept short
       DNS_SERVERS: `127.0.0.1:${dns.port}`,
-      DNS_TIMEOUT_MS: '100',
+      DNS_TIMEOUT_MS: '1000',
       DNSBL_ZONES: 'bl.test',
       RDAP_BASE_URL: rdap.url,
-      RDAP_TIMEOUT_MS: '500',
+      RDAP_TIMEOUT_MS: '5000',
       WHOIS_SERVER: `127.0.0.1:${whois.port}`,
-      WHOIS_TIMEOUT_MS: '300',
+      WHOIS_TIMEOUT_MS: '5000',
     },
     close: async () => {
       await Promise.all([dns.close(), rdap.close(), whois.close()]);

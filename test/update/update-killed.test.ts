@@ -9,7 +9,6 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_FEEDS } from '../../src/lookups/vpn/feeds/default-feeds.js';
 import { startFeedServer, type FeedServer } from '../helpers/feed-server.js';
@@ -24,6 +23,7 @@ import { getOnce } from '../helpers/http-get.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 import { spawnService, type SpawnedService } from '../helpers/spawned-service.js';
 import { entryArgs } from '../helpers/entry.js';
+import { until } from '../helpers/wait.js';
 
 const KILLS = 10;
 /** a Tor bulk exit list long enough for the feed's minimum */
@@ -96,6 +96,28 @@ async function inProgress(): Promise<string[]> {
   return found.sort();
 }
 
+/** The GeoIP/ASN reloads SIGHUP asked of `service` that ended so far (new data or the old kept). */
+function sighupReloads(service: SpawnedService): number {
+  return service
+    .logLines<{ msg?: string; reason?: string }>()
+    .filter(
+      (line) =>
+        line.reason === 'SIGHUP' &&
+        /^GeoIP\/ASN (data reloaded|reload failed)/.test(line.msg ?? ''),
+    ).length;
+}
+
+/**
+ * SIGHUP to `service`, resolved when its reload of the GeoIP/ASN data has
+ * ended: the event, not a pause that a busy machine may outlast.
+ */
+async function reload(service: SpawnedService): Promise<void> {
+  const before = sighupReloads(service);
+  service.kill('SIGHUP');
+  // a bound only against a hang: a reload of these small sets takes well under a second
+  await until(() => sighupReloads(service) > before, 60_000, 20);
+}
+
 async function city(service: SpawnedService): Promise<string> {
   const reply = await getOnce(service.port, `/ip/${ADDRESS}`);
   assert.equal(reply.status, 200, reply.body);
@@ -139,8 +161,7 @@ describe('update-data killed at random moments', () => {
       const at = Math.round(random.float() * first.ms);
       moments.push(at);
       await updateData(at);
-      service.kill('SIGHUP');
-      await sleep(50);
+      await reload(service);
       const now = await city(service);
       assert.ok(cities.has(now), `${seed}: after a kill at ${at} ms the service answered ${now}`);
     }
@@ -157,9 +178,7 @@ describe('update-data killed at random moments', () => {
     assert.match(last.out, /3 of 3 data set\(s\) current/, last.out);
     assert.deepEqual(await inProgress(), [live], `${seed}: kills at ${moments.join(', ')} ms`);
     assert.ok((await stat(join(dir, live))).isFile());
-    service.kill('SIGHUP');
-    const deadline = Date.now() + 10_000;
-    while ((await city(service)) !== 'Madrid' && Date.now() < deadline) await sleep(50);
+    await reload(service);
     assert.equal(await city(service), 'Madrid');
   });
 });

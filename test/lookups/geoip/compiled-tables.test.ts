@@ -49,6 +49,7 @@ import { createTimezoneResolver } from '../../../src/lookups/geoip/timezone.js';
 import { formatIpv4, formatIpv6, parseIp, type Ip } from '../../../src/net/ip.js';
 import { MmdbUint, buildMmdb, cityRecord, type MmdbNetwork } from '../../helpers/mmdb-writer.js';
 import { seededRandom, testSeed, type SeededRandom } from '../../helpers/seeded-random.js';
+import { sized } from '../../helpers/scale.js';
 
 const SEED = testSeed();
 const MAX_V4 = 2n ** 32n - 1n;
@@ -290,6 +291,11 @@ function cachingReader(db: Buffer): Reader<object> {
   });
 }
 
+// `npm test` probes a quarter of what `npm run test:full` does (test/helpers/scale.ts)
+const RANDOM_PER_FAMILY = sized(25_000, 100_000);
+const RANGE_ENDS = sized(6_250, 25_000);
+const PAGED_SETS = sized(5, 20);
+
 describe('embedded DB-IP City and ASN tables answer what their source files answer', () => {
   let geo: GeoIpLookup;
   let tables: GeoTables;
@@ -373,13 +379,13 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
     }
   });
 
-  it('200,000 random IPv4 and IPv6 addresses answer as mmdb-lib and the ASN rows', (t) => {
+  it(`${2 * RANDOM_PER_FAMILY} random IPv4 and IPv6 addresses answer as mmdb-lib and the ASN rows`, (t) => {
     const started = performance.now();
     const random = seededRandom(SEED);
     const table = tables.geoip.table;
     const m = new Mismatches();
-    for (let i = 0; i < 100_000; i++) probe(m, v4(BigInt(random.u32())));
-    for (let i = 0; i < 100_000; i++) {
+    for (let i = 0; i < RANDOM_PER_FAMILY; i++) probe(m, v4(BigInt(random.u32())));
+    for (let i = 0; i < RANDOM_PER_FAMILY; i++) {
       const r = random.float();
       let value: bigint;
       if (r < 0.55)
@@ -398,14 +404,14 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
     m.assertNone('random addresses');
   });
 
-  it('the ends of 25,000 compiled ranges (split sub-ranges included) answer as the source', (t) => {
+  it(`the ends of ${RANGE_ENDS} compiled ranges (split sub-ranges included) answer as the source`, (t) => {
     const started = performance.now();
     const random = seededRandom(SEED ^ 0x1111);
     const m = new Mismatches();
     const ranges: Range[] = [];
     for (const [set, mains, subs] of [
-      [tables.geoip, 10_000, 5_000],
-      [tables.asn, 3_000, 1_000],
+      [tables.geoip, sized(2_500, 10_000), sized(1_250, 5_000)],
+      [tables.asn, sized(750, 3_000), sized(250, 1_000)],
     ] as const) {
       const table = set.table;
       const owners = splitOwners(table);
@@ -427,7 +433,7 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
     t.diagnostic(
       `TEST_SEED=${SEED}; ${ranges.length} ranges, ${m.checked} probes in ${elapsed(started)} ms`,
     );
-    assert.ok(ranges.length >= 20_000);
+    assert.ok(ranges.length >= RANGE_ENDS);
     m.assertNone('compiled range ends');
   });
 
@@ -436,7 +442,7 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
     const m = new Mismatches();
     let stillPaged = 0;
     // 50 probes a set: far fewer chunks than half of any span, so every probe pages
-    for (let set = 0; set < 20; set++) {
+    for (let set = 0; set < PAGED_SETS; set++) {
       const fresh = await loadEmbedded(pino({ level: 'silent' }), undefined, { paged: true });
       const lookup = new GeoIpLookup({ tables: { geoip: fresh.geoip, asn: fresh.asn } });
       for (let i = 0; i < 50; i++) {
@@ -448,7 +454,7 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
       if (!fresh.geoip.pager.whole && !fresh.asn.pager.whole) stillPaged++;
     }
     t.diagnostic(`TEST_SEED=${SEED}; ${m.checked} probes`);
-    assert.equal(stillPaged, 20, 'the sets were still paged after their probes');
+    assert.equal(stillPaged, PAGED_SETS, 'the sets were still paged after their probes');
     m.assertNone('fresh paged sets');
   });
 
@@ -457,7 +463,7 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
     const random = seededRandom(SEED ^ 0x2222);
     const m = new Mismatches();
     // leaves of the MMDB trees around random addresses, as the reader sees them
-    for (let i = 0; i < 20_000; i++) {
+    for (let i = 0; i < sized(5_000, 20_000); i++) {
       const family = i % 2 === 0 ? 4 : 6;
       const bits = family === 4 ? 32 : 128;
       const value = family === 4 ? BigInt(random.u32()) : (0x2n << 124n) | random.bigBits(124);
@@ -469,7 +475,7 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
       probe(m, { family, value: value | mask });
     }
     // rows of the ASN CSV: first, last, and the addresses either side
-    for (let i = 0; i < 10_000; i++) {
+    for (let i = 0; i < sized(2_500, 10_000); i++) {
       for (const address of AsnReference.edges([random.pick(asnRows)])) probe(m, address);
     }
     t.diagnostic(`TEST_SEED=${SEED}; ${m.checked} probes in ${elapsed(started)} ms`);
