@@ -2,8 +2,9 @@
 // tarball into an empty project (its dependencies from the npm cache, or the
 // registry), and there `import { openLookups } from 'ipintel'` answers what
 // the library answers here, a TypeScript file using its types compiles (and
-// one misusing them does not), and the `ipintel` bin runs. Slow (~2 min: the
-// tarball holds the 120 MB of tables), so a file of its own.
+// one misusing them does not), and the `ipintel` bin runs. Slow (50 s of CPU:
+// the tarball holds the 120 MB of tables, and npm copies every dependency), so
+// it runs in `npm run test:full` (CI runs both) and `npm test` names it skipped.
 import { strict as assert } from 'node:assert';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { PROJECT_ROOT } from '../../src/kit/project-root.js';
 import { openLookups } from '../../src/library/index.js';
 import { formatIpv4 } from '../../src/net/ip.js';
 import { seededRandom } from '../helpers/seeded-random.js';
+import { FULL } from '../helpers/scale.js';
 import { silentLog } from '../helpers/service.js';
 
 const random = seededRandom();
@@ -77,86 +79,90 @@ const lookups = await openLookups();
 export const wrong: number = lookups.geo('8.8.8.8').country;
 `;
 
-describe('the packed package, installed in an empty project', () => {
-  let work: string;
-  let project: string;
+describe(
+  'the packed package, installed in an empty project',
+  { skip: FULL ? false : 'npm pack and install: run by npm run test:full' },
+  () => {
+    let work: string;
+    let project: string;
 
-  before(() => {
-    // the tarball carries dist/: built from the sources as they are (a no-op when current)
-    runOk(process.execPath, ['scripts/build-if-stale.mjs'], PROJECT_ROOT);
-    work = mkdtempSync(join(tmpdir(), 'ipintel-pack-'));
-    project = join(work, 'consumer');
-    // --ignore-scripts: `prepare` (a forced build and the data's preparation) is the installer's step
-    runOk('npm', ['pack', '--ignore-scripts', '--pack-destination', work], PROJECT_ROOT);
-    const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
-    assert.ok(tarball !== undefined, 'npm pack made no tarball');
-    runOk('mkdir', ['-p', project], work);
-    writeFileSync(
-      join(project, 'package.json'),
-      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
-    );
-    runOk(
-      'npm',
-      ['install', join(work, tarball), '--prefer-offline', '--no-audit', '--no-fund'],
-      project,
-    );
-  });
+    before(() => {
+      // the tarball carries dist/: built from the sources as they are (a no-op when current)
+      runOk(process.execPath, ['scripts/build-if-stale.mjs'], PROJECT_ROOT);
+      work = mkdtempSync(join(tmpdir(), 'ipintel-pack-'));
+      project = join(work, 'consumer');
+      // --ignore-scripts: `prepare` (a forced build and the data's preparation) is the installer's step
+      runOk('npm', ['pack', '--ignore-scripts', '--pack-destination', work], PROJECT_ROOT);
+      const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
+      assert.ok(tarball !== undefined, 'npm pack made no tarball');
+      runOk('mkdir', ['-p', project], work);
+      writeFileSync(
+        join(project, 'package.json'),
+        JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+      );
+      runOk(
+        'npm',
+        ['install', join(work, tarball), '--prefer-offline', '--no-audit', '--no-fund'],
+        project,
+      );
+    });
 
-  after(() => {
-    if (work !== undefined) rmSync(work, { recursive: true, force: true });
-  });
+    after(() => {
+      if (work !== undefined) rmSync(work, { recursive: true, force: true });
+    });
 
-  it("answers there as the library answers here: geo, vpn and geoip-lite's lookup", async () => {
-    writeFileSync(join(project, 'consumer.mjs'), CONSUMER_SCRIPT);
-    const there = JSON.parse(
-      runOk(process.execPath, ['consumer.mjs', JSON.stringify(ADDRESSES)], project),
-    ) as unknown[];
-    const here = await openLookups({ env: {}, logger: silentLog });
-    try {
-      const expected = ADDRESSES.map((ip) => [here.geo(ip), here.vpn(ip), here.lookup(ip)]);
-      assert.deepEqual(there, JSON.parse(JSON.stringify(expected)), `seed ${random.seed}`);
-      assert.equal((there[0] as [{ asn: string }])[0].asn, 'AS15169');
-    } finally {
-      here.close();
-    }
-  });
+    it("answers there as the library answers here: geo, vpn and geoip-lite's lookup", async () => {
+      writeFileSync(join(project, 'consumer.mjs'), CONSUMER_SCRIPT);
+      const there = JSON.parse(
+        runOk(process.execPath, ['consumer.mjs', JSON.stringify(ADDRESSES)], project),
+      ) as unknown[];
+      const here = await openLookups({ env: {}, logger: silentLog });
+      try {
+        const expected = ADDRESSES.map((ip) => [here.geo(ip), here.vpn(ip), here.lookup(ip)]);
+        assert.deepEqual(there, JSON.parse(JSON.stringify(expected)), `seed ${random.seed}`);
+        assert.equal((there[0] as [{ asn: string }])[0].asn, 'AS15169');
+      } finally {
+        here.close();
+      }
+    });
 
-  it('types the library for TypeScript: a correct use compiles, a misuse does not', () => {
-    writeFileSync(join(project, 'typed.ts'), TYPED);
-    writeFileSync(join(project, 'mistyped.ts'), MISTYPED);
-    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-    // no --skipLibCheck: every declaration the library's types reach must
-    // compile with the package's dependencies alone (a type from a
-    // devDependency, such as @types/dns-packet behind config.ts, fails here)
-    const options = [
-      '--noEmit',
-      '--strict',
-      '--target',
-      'ES2022',
-      '--module',
-      'NodeNext',
-      '--moduleResolution',
-      'NodeNext',
-      // the project's @types/node, as a TypeScript project using Node has its own
-      '--typeRoots',
-      join(PROJECT_ROOT, 'node_modules', '@types'),
-      '--types',
-      'node',
-    ];
-    // one compiler run over both (it is the slow part): the misuse is its one error
-    const result = run(process.execPath, [tsc, ...options, 'typed.ts', 'mistyped.ts'], project);
-    assert.notEqual(result.status, 0);
-    const errors = result.stdout.split('\n').filter((line) => line.includes('error TS'));
-    assert.equal(errors.length, 1, result.stdout);
-    assert.match(errors[0]!, /^mistyped\.ts\(4,14\): error TS2322/);
-  });
+    it('types the library for TypeScript: a correct use compiles, a misuse does not', () => {
+      writeFileSync(join(project, 'typed.ts'), TYPED);
+      writeFileSync(join(project, 'mistyped.ts'), MISTYPED);
+      const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+      // no --skipLibCheck: every declaration the library's types reach must
+      // compile with the package's dependencies alone (a type from a
+      // devDependency, such as @types/dns-packet behind config.ts, fails here)
+      const options = [
+        '--noEmit',
+        '--strict',
+        '--target',
+        'ES2022',
+        '--module',
+        'NodeNext',
+        '--moduleResolution',
+        'NodeNext',
+        // the project's @types/node, as a TypeScript project using Node has its own
+        '--typeRoots',
+        join(PROJECT_ROOT, 'node_modules', '@types'),
+        '--types',
+        'node',
+      ];
+      // one compiler run over both (it is the slow part): the misuse is its one error
+      const result = run(process.execPath, [tsc, ...options, 'typed.ts', 'mistyped.ts'], project);
+      assert.notEqual(result.status, 0);
+      const errors = result.stdout.split('\n').filter((line) => line.includes('error TS'));
+      assert.equal(errors.length, 1, result.stdout);
+      assert.match(errors[0]!, /^mistyped\.ts\(4,14\): error TS2322/);
+    });
 
-  it('keeps the ipintel bin working', () => {
-    const out = runOk(
-      join(project, 'node_modules', '.bin', 'ipintel'),
-      ['8.8.8.8', '--json'],
-      project,
-    );
-    assert.equal((JSON.parse(out) as { asn: string }).asn, 'AS15169');
-  });
-});
+    it('keeps the ipintel bin working', () => {
+      const out = runOk(
+        join(project, 'node_modules', '.bin', 'ipintel'),
+        ['8.8.8.8', '--json'],
+        project,
+      );
+      assert.equal((JSON.parse(out) as { asn: string }).asn, 'AS15169');
+    });
+  },
+);
