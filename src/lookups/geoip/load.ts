@@ -21,6 +21,7 @@ import {
   type LoadOptions,
   type CompiledSet,
   type DataSetKind,
+  type LocationSourceInfo,
   type Manifest,
 } from './compiled-set.js';
 import { fileSignature } from '../../data/file-signature.js';
@@ -47,6 +48,8 @@ export interface DataSetInfo {
   licence: string;
   attribution: { text: string; url: string } | null;
   counts: Manifest['counts'];
+  /** a reconciled location table's sources (GET /, X-Data-Attribution); empty otherwise */
+  locationSources: LocationSourceInfo[];
 }
 
 export interface GeoData {
@@ -80,6 +83,7 @@ function dataSetInfo(set: CompiledSet): DataSetInfo {
     licence: m.licence,
     attribution: m.attribution,
     counts: m.counts,
+    locationSources: m.location?.sources ?? [],
   };
 }
 

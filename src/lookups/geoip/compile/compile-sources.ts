@@ -20,13 +20,7 @@ import { parseAsnCsv } from '../asn-csv.js';
 import { DBIP_ATTRIBUTION, embeddedFiles } from '../embedded-data.js';
 import { dbipMapper, maxmindMapper } from '../record-map.js';
 import { TimezoneIndex, createTimezoneResolver } from '../timezone.js';
-import {
-  LocationSink,
-  NetworkSink,
-  compileAsnRanges,
-  compileMmdb,
-  type Compiled,
-} from './compile.js';
+import { NetworkSink, compileAsnRanges, compileMmdb, type Compiled } from './compile.js';
 import {
   COMPILER_VERSION,
   countsOf,
@@ -35,10 +29,23 @@ import {
   saveCompiledSet,
   type CompiledSet,
   type DataSetKind,
+  type LocationProvenance,
+  type LocationSourceInfo,
   type Manifest,
   type SourceFile,
 } from '../compiled-set.js';
 import { TABLE_FORMAT } from '../../../data/table-file.js';
+import {
+  DBIP_SOURCE_ID,
+  countryLayers,
+  countrySourceFiles,
+  countrySourceInfo,
+} from '../location-sources.js';
+import { LOCATION_RULE_FILE, loadLocationRules } from '../reconcile/rule-file.js';
+import type { Mapper } from '../record-map.js';
+import { mmdbLayer, type SourceLayer } from './layers.js';
+import { GEOFEED_BUCKET, radiusOf } from '../reconcile/radius.js';
+import { compileReconciled } from './reconciled.js';
 
 /** The installation's compiled tables (built by `npm install`), beside the code. */
 export const INSTALLED_TABLES_DIR = join(PROJECT_ROOT, 'tables');
@@ -66,7 +73,7 @@ function sourceFile(path: string, data: Buffer): SourceFile {
 export function manifest(
   kind: DataSetKind,
   compiled: Compiled,
-  fields: Pick<Manifest, 'name' | 'source' | 'licence' | 'attribution'>,
+  fields: Pick<Manifest, 'name' | 'source' | 'licence' | 'attribution' | 'location'>,
 ): Manifest {
   return {
     format: TABLE_FORMAT,
@@ -125,6 +132,49 @@ export async function mmdbReader(buffer: Buffer): Promise<Reader<object>> {
   return new Reader<object>(buffer);
 }
 
+/** The files besides the GeoIP data a reconciled location table is current against. */
+export function reconcileInputs(): SourceFile[] {
+  return [...countrySourceFiles(), join(PROJECT_ROOT, LOCATION_RULE_FILE)].map(sha256File);
+}
+
+/** The primary GeoIP source (DB-IP, or the operator's file) and its description in GET /. */
+export interface PrimarySource {
+  v4: Reader<object>;
+  v6: Reader<object>;
+  map: Mapper;
+  info: Omit<LocationSourceInfo, 'id' | 'kind'>;
+}
+
+/**
+ * The location table of a GeoIP source reconciled with the embedded country
+ * sources (and GeoLite2 City when the operator has it: `extra`), with the
+ * rule and radii resources/location-rule.json holds (docs/data.md).
+ */
+export async function compileLocationTable(
+  primary: PrimarySource,
+  extra: { layer: SourceLayer; info: LocationSourceInfo } | null = null,
+): Promise<{ compiled: Compiled; location: LocationProvenance }> {
+  const { Reader } = await import('../../../later/maxmind.js');
+  const layers = [
+    mmdbLayer(DBIP_SOURCE_ID, 'city', primary.v4, primary.v6, primary.map, true),
+    ...(extra === null ? [] : [extra.layer]),
+    ...countryLayers((data) => new Reader<object>(data)),
+  ];
+  const rules = loadLocationRules();
+  const { compiled, decidedBy } = compileReconciled(
+    layers,
+    extra === null ? rules.default : rules.geolite2,
+  );
+  const sources: LocationSourceInfo[] = [
+    { id: DBIP_SOURCE_ID, kind: 'city', ...primary.info },
+    ...(extra === null ? [] : [extra.info]),
+    ...countrySourceInfo(),
+  ];
+  const choice = extra === null ? rules.default : rules.geolite2;
+  const geofeedRadiusKm = radiusOf(GEOFEED_BUCKET, choice.radii);
+  return { compiled, location: { sources, decidedBy, geofeedRadiusKm } };
+}
+
 /**
  * Compiles the embedded data into `dir` unless the tables there were made
  * from the same files. `timezones` resolves the DB-IP locations (DB-IP Lite
@@ -139,20 +189,28 @@ export async function compileEmbedded(
   const files = embeddedFiles();
   const rebuilt: DataSetKind[] = [];
   const geoPath = join(dir, 'geoip.tables');
-  const citySources = [sha256File(files.cityV4), sha256File(files.cityV6)];
+  const citySources = [sha256File(files.cityV4), sha256File(files.cityV6), ...reconcileInputs()];
   let geoip = isCurrent(geoPath, citySources);
   if (geoip === null) {
     const started = performance.now();
     const v4 = await mmdbReader(readFileSync(files.cityV4));
     const v6 = await mmdbReader(readFileSync(files.cityV6));
-    const compiled = compileMmdb(
+    const { compiled, location } = await compileLocationTable({
       v4,
       v6,
-      new LocationSink(dbipMapper(createTimezoneResolver(timezones))),
-    );
+      map: dbipMapper(createTimezoneResolver(timezones)),
+      info: {
+        name: 'DB-IP Lite City',
+        version: files.cityVersion,
+        builtAt: builtAt(v4),
+        licence: DBIP_ATTRIBUTION.licence,
+        attribution: { text: DBIP_ATTRIBUTION.text, url: DBIP_ATTRIBUTION.url },
+      },
+    });
     geoip = {
       ...compiled,
       manifest: manifest('geoip', compiled, {
+        location,
         name: `DB-IP Lite City ${files.cityVersion}`,
         source: {
           origin: 'embedded',
@@ -270,8 +328,9 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
   const source = sourceFile(path, data);
   const name = `${kind}-${source.sha256.slice(0, 16)}.tables`;
   const dirs = [options.cacheDir, join(tmpdir(), 'ipintel-tables')];
+  const inputs = kind === 'geoip' ? [source, ...reconcileInputs()] : [source];
   for (const dir of dirs) {
-    const cached = isCurrent(join(dir, name), [source], options);
+    const cached = isCurrent(join(dir, name), inputs, options);
     if (cached !== null) return cached;
   }
   const started = performance.now();
@@ -284,6 +343,7 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
   let compiled: Compiled;
   let layout: string;
   let type: string;
+  let location: LocationProvenance | undefined;
   if (kind === 'geoip') {
     type = requireType(reader, variable, /City|Country/i);
     // ip-location-db's DB-IP files call themselves "city"/"country" and use a flat layout
@@ -291,11 +351,18 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
     layout = flat ? 'dbip-flat' : 'maxmind-city';
     // a flat DB-IP file has no time zones: the install-time index knows most of its points
     const resolver = createTimezoneResolver(installedTimezones());
-    compiled = compileMmdb(
-      reader,
-      reader,
-      new LocationSink((flat ? dbipMapper : maxmindMapper)(resolver)),
-    );
+    ({ compiled, location } = await compileLocationTable({
+      v4: reader,
+      v6: reader,
+      map: (flat ? dbipMapper : maxmindMapper)(resolver),
+      info: {
+        name: type,
+        version: type,
+        builtAt: builtAt(reader),
+        licence: 'as supplied by the operator',
+        attribution: null,
+      },
+    }));
   } else {
     type = requireType(reader, variable, /ASN|ISP/i);
     layout = 'maxmind-asn';
@@ -305,9 +372,16 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
     ...compiled,
     manifest: manifest(options.kind, compiled, {
       name: type,
-      source: { origin: 'file', layout, version: type, builtAt: builtAt(reader), files: [source] },
+      source: {
+        origin: 'file',
+        layout,
+        version: type,
+        builtAt: builtAt(reader),
+        files: kind === 'geoip' ? [source, ...reconcileInputs()] : [source],
+      },
       licence: 'as supplied by the operator',
       attribution: null,
+      location,
     }),
   };
   log.info({ path, ...set.manifest.counts, seconds: seconds(started) }, `${variable} compiled`);

@@ -12,6 +12,13 @@ export const RADIUS_QUANTILE = 2 / 3;
 /** Fewer calibration rows than this: the bucket takes its parent's radius. */
 export const MIN_BUCKET_ROWS = 10;
 
+/**
+ * A geofeed's answer with a point: its own bucket, calibrated like the
+ * others when the development truth has enough such rows (it has 6: it
+ * takes the overall radius).
+ */
+export const GEOFEED_BUCKET = 'geofeed|city';
+
 export type RadiusTable = Readonly<Record<string, number>>;
 
 /** A bucket and its parents, most specific first, ending with `all`. */

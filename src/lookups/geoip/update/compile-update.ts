@@ -6,10 +6,11 @@ import { readFileSync } from 'node:fs';
 import { parseAsnCsv } from '../asn-csv.js';
 import { dbipMapper, maxmindMapper } from '../record-map.js';
 import { createTimezoneResolver } from '../timezone.js';
-import { LocationSink, NetworkSink, compileAsnRanges, compileMmdb } from '../compile/compile.js';
+import { NetworkSink, compileAsnRanges, compileMmdb } from '../compile/compile.js';
 import {
   DataError,
   builtAt,
+  compileLocationTable,
   installedTimezones,
   manifest,
   mmdbReader,
@@ -20,6 +21,7 @@ import {
   saveCompiledSet,
   type CompiledSet,
   type DataSetKind,
+  type LocationProvenance,
   type Manifest,
   type UpdateProvenance,
 } from '../compiled-set.js';
@@ -46,6 +48,7 @@ export interface CompileJob {
 async function compileFiles(job: CompileJob): Promise<{
   compiled: Omit<CompiledSet, 'manifest'>;
   builtAt: string | null;
+  location?: LocationProvenance;
 }> {
   if (job.layout === 'asn-csv') {
     const parsed = job.files.map((f) => parseAsnCsv(readFileSync(f, 'utf8')));
@@ -70,19 +73,27 @@ async function compileFiles(job: CompileJob): Promise<{
       `database type "${type}" is not ${wantsAsn ? 'an ASN' : 'a City'} database`,
     );
   }
-  let sink;
-  if (wantsAsn) sink = new NetworkSink();
-  else {
-    // DB-IP Lite carries no time zone: the install-time index fills it, as for the embedded data
-    const resolver = createTimezoneResolver(installedTimezones());
-    sink = new LocationSink((job.layout === 'dbip-flat' ? dbipMapper : maxmindMapper)(resolver));
-  }
-  return { compiled: compileMmdb(v4, v6, sink), builtAt: builtAt(v4) };
+  if (wantsAsn) return { compiled: compileMmdb(v4, v6, new NetworkSink()), builtAt: builtAt(v4) };
+  // DB-IP Lite carries no time zone: the install-time index fills it, as for the embedded data
+  const resolver = createTimezoneResolver(installedTimezones());
+  const { compiled, location } = await compileLocationTable({
+    v4,
+    v6,
+    map: (job.layout === 'dbip-flat' ? dbipMapper : maxmindMapper)(resolver),
+    info: {
+      name: job.name,
+      version: job.version,
+      builtAt: builtAt(v4),
+      licence: job.licence,
+      attribution: job.attribution,
+    },
+  });
+  return { compiled, builtAt: builtAt(v4), location };
 }
 
 /** Compiles, checks and writes the job's tables; throws DataError saying why not. */
 export async function compileUpdate(job: CompileJob): Promise<Manifest> {
-  const { compiled, builtAt: built } = await compileFiles(job);
+  const { compiled, builtAt: built, location } = await compileFiles(job);
   const counts = countsOf(compiled.table, compiled);
   const problem = sanityProblem({ table: compiled.table, counts }, job.baseline, job.minRatio);
   if (problem !== null) throw new DataError(problem);
@@ -100,6 +111,7 @@ export async function compileUpdate(job: CompileJob): Promise<Manifest> {
       },
       licence: job.licence,
       attribution: job.attribution,
+      location,
     }),
   };
   saveCompiledSet(job.output, set);
