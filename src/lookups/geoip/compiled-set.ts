@@ -107,6 +107,8 @@ export interface LocationProvenance {
   decidedBy: string[];
   /** the radius of a geofeed's answer that has a point (calibrated as the data's buckets); null: none */
   geofeedRadiusKm: number | null;
+  /** the GeoIP source's own ranges (the updater's shrink check compares these) */
+  sourceRanges: number;
 }
 
 /** A location's info: its accuracy radius in km in the low bits (0: none), its source set above. */

