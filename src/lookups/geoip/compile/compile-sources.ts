@@ -37,6 +37,7 @@ import {
 import { TABLE_FORMAT } from '../../../data/table-file.js';
 import {
   DBIP_SOURCE_ID,
+  OPERATOR_FILE_SOURCE_ID,
   countryLayers,
   countrySourceFiles,
   countrySourceInfo,
@@ -139,6 +140,8 @@ export function reconcileInputs(): SourceFile[] {
 
 /** The primary GeoIP source (DB-IP, or the operator's file) and its description in GET /. */
 export interface PrimarySource {
+  /** its id in X-Location-Source and GET /: dbip unless said (`geolite2`, `geoip-db`) */
+  id?: string;
   v4: Reader<object>;
   v6: Reader<object>;
   map: Mapper;
@@ -156,7 +159,7 @@ export async function compileLocationTable(
 ): Promise<{ compiled: Compiled; location: LocationProvenance }> {
   const { Reader } = await import('../../../later/maxmind.js');
   const layers = [
-    mmdbLayer(DBIP_SOURCE_ID, 'city', primary.v4, primary.v6, primary.map, true),
+    mmdbLayer(primary.id ?? DBIP_SOURCE_ID, 'city', primary.v4, primary.v6, primary.map, true),
     ...(extra === null ? [] : [extra.layer]),
     ...countryLayers((data) => new Reader<object>(data)),
   ];
@@ -166,7 +169,7 @@ export async function compileLocationTable(
     extra === null ? rules.default : rules.geolite2,
   );
   const sources: LocationSourceInfo[] = [
-    { id: DBIP_SOURCE_ID, kind: 'city', ...primary.info },
+    { id: primary.id ?? DBIP_SOURCE_ID, kind: 'city', ...primary.info },
     ...(extra === null ? [] : [extra.info]),
     ...countrySourceInfo(),
   ];
@@ -354,6 +357,7 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
     // a flat DB-IP file has no time zones: the install-time index knows most of its points
     const resolver = createTimezoneResolver(installedTimezones());
     ({ compiled, location } = await compileLocationTable({
+      id: OPERATOR_FILE_SOURCE_ID,
       v4: reader,
       v6: reader,
       map: (flat ? dbipMapper : maxmindMapper)(resolver),

@@ -26,6 +26,7 @@ import {
   type UpdateProvenance,
 } from '../compiled-set.js';
 import { sanityProblem, type Baseline } from './sanity.js';
+import { DBIP_SOURCE_ID, GEOLITE2_SOURCE_ID } from '../location-sources.js';
 
 export type UpdateLayout = 'dbip-flat' | 'maxmind-city' | 'maxmind-asn' | 'asn-csv';
 
@@ -77,6 +78,8 @@ async function compileFiles(job: CompileJob): Promise<{
   // DB-IP Lite carries no time zone: the install-time index fills it, as for the embedded data
   const resolver = createTimezoneResolver(installedTimezones());
   const { compiled, location } = await compileLocationTable({
+    // MaxMind's release is GeoLite2 City; the others are DB-IP Lite City
+    id: job.update.publisher === 'maxmind' ? GEOLITE2_SOURCE_ID : DBIP_SOURCE_ID,
     v4,
     v6,
     map: (job.layout === 'dbip-flat' ? dbipMapper : maxmindMapper)(resolver),
