@@ -80,7 +80,10 @@ describe('choosing the rule by cross-validation', () => {
         { length: FOLDS },
         (_, f) => rows.filter((r) => r.continent === continent && r.fold === f).length,
       );
-      assert.ok(Math.max(...counts) - Math.min(...counts) <= 1, `${continent}: ${counts}`);
+      assert.ok(
+        Math.max(...counts) - Math.min(...counts) <= 1,
+        `${continent}: ${counts.join(', ')}`,
+      );
     }
   });
 
