@@ -105,6 +105,7 @@ export async function reloadGeoData(
     {
       geoipDb: config.geoipDb,
       asnDb: config.asnDb,
+      geolite2CityDb: config.geolite2CityDb,
       dataDir: config.dataDir,
       current: data.geo.tables,
     },

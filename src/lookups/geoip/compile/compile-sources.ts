@@ -37,6 +37,7 @@ import {
 import { TABLE_FORMAT } from '../../../data/table-file.js';
 import {
   DBIP_SOURCE_ID,
+  GEOLITE2_SOURCE_ID,
   OPERATOR_FILE_SOURCE_ID,
   countryLayers,
   countrySourceFiles,
@@ -155,7 +156,7 @@ export interface PrimarySource {
  */
 export async function compileLocationTable(
   primary: PrimarySource,
-  extra: { layer: SourceLayer; info: LocationSourceInfo } | null = null,
+  extra: Pick<ExtraCitySource, 'layer' | 'info'> | null = null,
 ): Promise<{ compiled: Compiled; location: LocationProvenance }> {
   const { Reader } = await import('../../../later/maxmind.js');
   const layers = [
@@ -180,6 +181,24 @@ export async function compileLocationTable(
   return { compiled, location: { sources, decidedBy, geofeedRadiusKm, sourceRanges } };
 }
 
+/** The embedded DB-IP Lite City as the primary location source. */
+async function embeddedDbip(timezones: TimezoneIndex | null): Promise<PrimarySource> {
+  const files = embeddedFiles();
+  const v4 = await mmdbReader(readFileSync(files.cityV4));
+  return {
+    v4,
+    v6: await mmdbReader(readFileSync(files.cityV6)),
+    map: dbipMapper(createTimezoneResolver(timezones)),
+    info: {
+      name: 'DB-IP Lite City',
+      version: files.cityVersion,
+      builtAt: builtAt(v4),
+      licence: DBIP_ATTRIBUTION.licence,
+      attribution: { text: DBIP_ATTRIBUTION.text, url: DBIP_ATTRIBUTION.url },
+    },
+  };
+}
+
 /**
  * Compiles the embedded data into `dir` unless the tables there were made
  * from the same files. `timezones` resolves the DB-IP locations (DB-IP Lite
@@ -198,20 +217,9 @@ export async function compileEmbedded(
   let geoip = isCurrent(geoPath, citySources);
   if (geoip === null) {
     const started = performance.now();
-    const v4 = await mmdbReader(readFileSync(files.cityV4));
-    const v6 = await mmdbReader(readFileSync(files.cityV6));
-    const { compiled, location } = await compileLocationTable({
-      v4,
-      v6,
-      map: dbipMapper(createTimezoneResolver(timezones)),
-      info: {
-        name: 'DB-IP Lite City',
-        version: files.cityVersion,
-        builtAt: builtAt(v4),
-        licence: DBIP_ATTRIBUTION.licence,
-        attribution: { text: DBIP_ATTRIBUTION.text, url: DBIP_ATTRIBUTION.url },
-      },
-    });
+    const primary = await embeddedDbip(timezones);
+    const { v4 } = primary;
+    const { compiled, location } = await compileLocationTable(primary);
     geoip = {
       ...compiled,
       manifest: manifest('geoip', compiled, {
@@ -303,6 +311,133 @@ export async function loadEmbedded(
   return compileEmbedded(dir, timezones, log);
 }
 
+// ---- GeoLite2 City, the operator's opt-in second city source (GEOLITE2_CITY_DB) ----
+
+export interface ExtraCitySource {
+  layer: SourceLayer;
+  info: LocationSourceInfo;
+  file: SourceFile;
+}
+
+/**
+ * The operator's GeoLite2 City file (MaxMind's layout as downloaded with
+ * their licence key, or ip-location-db's flat copy) as the second city
+ * source; a file that is not a City MMDB is refused, naming the variable.
+ */
+export async function geolite2Source(path: string): Promise<ExtraCitySource> {
+  const variable = 'GEOLITE2_CITY_DB';
+  let data: Buffer;
+  try {
+    data = await readFile(path);
+  } catch (cause) {
+    throw new DataError(`${variable}: cannot open ${path}`, { cause });
+  }
+  let reader: Reader<object>;
+  try {
+    reader = await mmdbReader(data);
+  } catch (cause) {
+    throw new DataError(`${variable}: cannot open ${path} as an MMDB file`, { cause });
+  }
+  const type = requireType(reader, variable, /City/i);
+  const flat = /^city$/.test(type);
+  const map = (flat ? dbipMapper : maxmindMapper)(createTimezoneResolver(installedTimezones()));
+  return {
+    layer: mmdbLayer(GEOLITE2_SOURCE_ID, 'city', reader, reader, map),
+    info: {
+      id: GEOLITE2_SOURCE_ID,
+      kind: 'city',
+      name: `GeoLite2 City (${type})`,
+      version: builtAt(reader)?.slice(0, 10) ?? null,
+      builtAt: builtAt(reader),
+      licence: 'GeoLite2 EULA (CC BY-SA 4.0 terms)',
+      attribution: {
+        text: 'This product includes GeoLite2 data created by MaxMind',
+        url: 'https://www.maxmind.com',
+      },
+    },
+    file: sourceFile(path, data),
+  };
+}
+
+/** Tables named by the hash of their inputs, kept in `cacheDir` (else the temporary folder). */
+function cachedTables(
+  cacheDir: string,
+  prefix: string,
+  inputs: readonly SourceFile[],
+  options: LoadOptions,
+): { name: string; dirs: string[]; cached: CompiledSet | null } {
+  const hash = createHash('sha256');
+  for (const f of inputs) hash.update(f.sha256);
+  const name = `${prefix}-${hash.digest('hex').slice(0, 16)}.tables`;
+  const dirs = [cacheDir, join(tmpdir(), 'ipintel-tables')];
+  for (const dir of dirs) {
+    const cached = isCurrent(join(dir, name), inputs, options);
+    if (cached !== null) return { name, dirs, cached };
+  }
+  return { name, dirs, cached: null };
+}
+
+function keepTables(dirs: readonly string[], name: string, set: CompiledSet, log: Logger): void {
+  for (const dir of dirs) {
+    try {
+      mkdirSync(dir, { recursive: true });
+      saveCompiledSet(join(dir, name), set);
+      return;
+    } catch (error) {
+      log.warn({ err: error, dir }, 'could not keep the compiled tables; trying elsewhere');
+    }
+  }
+}
+
+/**
+ * The embedded DB-IP Lite City reconciled with the operator's GeoLite2 City
+ * (and the country sources), compiled the first time this pair is seen and
+ * kept in `cacheDir` under the hash of every input.
+ */
+export async function loadEmbeddedWithGeolite2(
+  geolite2Path: string,
+  cacheDir: string,
+  log: Logger,
+  options: LoadOptions = {},
+): Promise<CompiledSet> {
+  const files = embeddedFiles();
+  const geolite2 = await geolite2Source(geolite2Path);
+  const inputs = [
+    sha256File(files.cityV4),
+    sha256File(files.cityV6),
+    geolite2.file,
+    ...reconcileInputs(),
+  ];
+  const { name, dirs, cached } = cachedTables(cacheDir, 'geoip-geolite2', inputs, options);
+  if (cached !== null) return cached;
+  const started = performance.now();
+  const primary = await embeddedDbip(installedTimezones());
+  const { v4 } = primary;
+  const { compiled, location } = await compileLocationTable(primary, geolite2);
+  const set: CompiledSet = {
+    ...compiled,
+    manifest: manifest('geoip', compiled, {
+      location,
+      name: `DB-IP Lite City ${files.cityVersion} + GeoLite2 City`,
+      source: {
+        origin: 'embedded',
+        layout: 'dbip-flat',
+        version: files.cityVersion,
+        builtAt: builtAt(v4),
+        files: inputs,
+      },
+      licence: DBIP_ATTRIBUTION.licence,
+      attribution: { text: DBIP_ATTRIBUTION.text, url: DBIP_ATTRIBUTION.url },
+    }),
+  };
+  log.info(
+    { ...set.manifest.counts, seconds: seconds(started) },
+    'GeoIP tables with GeoLite2 compiled',
+  );
+  keepTables(dirs, name, set, log);
+  return set;
+}
+
 // ---- an operator's MMDB file, compiled at start and cached by its SHA-256 ----
 
 export interface UserFileOptions extends LoadOptions {
@@ -312,6 +447,8 @@ export interface UserFileOptions extends LoadOptions {
   variable: string;
   /** where compiled tables are kept (DATA_DIR/tables); os.tmpdir() when it cannot be written */
   cacheDir: string;
+  /** GEOLITE2_CITY_DB: a second city source the GeoIP file is reconciled with */
+  geolite2?: string | null;
 }
 
 function requireType(reader: Reader<object>, variable: string, accepted: RegExp): string {
@@ -331,13 +468,14 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
     throw new DataError(`${variable}: cannot open ${path}`, { cause });
   }
   const source = sourceFile(path, data);
-  const name = `${kind}-${source.sha256.slice(0, 16)}.tables`;
-  const dirs = [options.cacheDir, join(tmpdir(), 'ipintel-tables')];
-  const inputs = kind === 'geoip' ? [source, ...reconcileInputs()] : [source];
-  for (const dir of dirs) {
-    const cached = isCurrent(join(dir, name), inputs, options);
-    if (cached !== null) return cached;
-  }
+  const geolite2 =
+    kind === 'geoip' && options.geolite2 != null ? await geolite2Source(options.geolite2) : null;
+  const inputs =
+    kind === 'geoip'
+      ? [source, ...(geolite2 === null ? [] : [geolite2.file]), ...reconcileInputs()]
+      : [source];
+  const { name, dirs, cached } = cachedTables(options.cacheDir, kind, inputs, options);
+  if (cached !== null) return cached;
   const started = performance.now();
   let reader: Reader<object>;
   try {
@@ -356,19 +494,22 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
     layout = flat ? 'dbip-flat' : 'maxmind-city';
     // a flat DB-IP file has no time zones: the install-time index knows most of its points
     const resolver = createTimezoneResolver(installedTimezones());
-    ({ compiled, location } = await compileLocationTable({
-      id: OPERATOR_FILE_SOURCE_ID,
-      v4: reader,
-      v6: reader,
-      map: (flat ? dbipMapper : maxmindMapper)(resolver),
-      info: {
-        name: type,
-        version: type,
-        builtAt: builtAt(reader),
-        licence: 'as supplied by the operator',
-        attribution: null,
+    ({ compiled, location } = await compileLocationTable(
+      {
+        id: OPERATOR_FILE_SOURCE_ID,
+        v4: reader,
+        v6: reader,
+        map: (flat ? dbipMapper : maxmindMapper)(resolver),
+        info: {
+          name: type,
+          version: type,
+          builtAt: builtAt(reader),
+          licence: 'as supplied by the operator',
+          attribution: null,
+        },
       },
-    }));
+      geolite2,
+    ));
   } else {
     type = requireType(reader, variable, /ASN|ISP/i);
     layout = 'maxmind-asn';
@@ -383,7 +524,7 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
         layout,
         version: type,
         builtAt: builtAt(reader),
-        files: kind === 'geoip' ? [source, ...reconcileInputs()] : [source],
+        files: inputs,
       },
       licence: 'as supplied by the operator',
       attribution: null,
@@ -391,15 +532,7 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
     }),
   };
   log.info({ path, ...set.manifest.counts, seconds: seconds(started) }, `${variable} compiled`);
-  for (const dir of dirs) {
-    try {
-      mkdirSync(dir, { recursive: true });
-      saveCompiledSet(join(dir, name), set);
-      break;
-    } catch (error) {
-      log.warn({ err: error, dir }, 'could not keep the compiled tables; trying elsewhere');
-    }
-  }
+  keepTables(dirs, name, set, log);
   return set;
 }
 
