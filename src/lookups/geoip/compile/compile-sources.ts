@@ -339,7 +339,8 @@ export async function geolite2Source(path: string): Promise<ExtraCitySource> {
     throw new DataError(`${variable}: cannot open ${path} as an MMDB file`, { cause });
   }
   const type = requireType(reader, variable, /City/i);
-  const flat = /^city$/.test(type);
+  // ip-location-db names its flat copies "city" or "city ipv4"
+  const flat = /^city\b/.test(type);
   const map = (flat ? dbipMapper : maxmindMapper)(createTimezoneResolver(installedTimezones()));
   return {
     layer: mmdbLayer(GEOLITE2_SOURCE_ID, 'city', reader, reader, map),
@@ -365,10 +366,16 @@ function cachedTables(
   prefix: string,
   inputs: readonly SourceFile[],
   options: LoadOptions,
+  /** the files the name is made from (the others are checked in the manifest): all by default */
+  named: readonly SourceFile[] = inputs,
 ): { name: string; dirs: string[]; cached: CompiledSet | null } {
-  const hash = createHash('sha256');
-  for (const f of inputs) hash.update(f.sha256);
-  const name = `${prefix}-${hash.digest('hex').slice(0, 16)}.tables`;
+  let key = named[0]?.sha256 ?? '';
+  if (named.length > 1) {
+    const hash = createHash('sha256');
+    for (const f of named) hash.update(f.sha256);
+    key = hash.digest('hex');
+  }
+  const name = `${prefix}-${key.slice(0, 16)}.tables`;
   const dirs = [cacheDir, join(tmpdir(), 'ipintel-tables')];
   for (const dir of dirs) {
     const cached = isCurrent(join(dir, name), inputs, options);
@@ -474,7 +481,9 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
     kind === 'geoip'
       ? [source, ...(geolite2 === null ? [] : [geolite2.file]), ...reconcileInputs()]
       : [source];
-  const { name, dirs, cached } = cachedTables(options.cacheDir, kind, inputs, options);
+  // named by the file's SHA-256 (and GeoLite2's); the country sources and rule are in the manifest
+  const named = geolite2 === null ? [source] : [source, geolite2.file];
+  const { name, dirs, cached } = cachedTables(options.cacheDir, kind, inputs, options, named);
   if (cached !== null) return cached;
   const started = performance.now();
   let reader: Reader<object>;
