@@ -108,6 +108,7 @@ export async function reloadGeoData(
     {
       geoipDb: config.geoipDb,
       asnDb: config.asnDb,
+      geolite2CityDb: config.geolite2CityDb,
       dataDir: config.dataDir,
       current: data.geo.tables,
     },
@@ -205,9 +206,14 @@ function attributionOf(
     of = geo.dataSets;
     const byLine = new Map<string, Attribution>();
     for (const d of of) {
-      if (!kinds.includes(d.kind) || d.attribution === null) continue;
-      const a = { text: d.attribution.text, url: d.attribution.url, licence: d.licence };
-      byLine.set(`${a.text} <${a.url}> (${a.licence})`, a);
+      if (!kinds.includes(d.kind)) continue;
+      // a reconciled location table: every source it was made from asks its own
+      const credits = [{ attribution: d.attribution, licence: d.licence }, ...d.locationSources];
+      for (const { attribution, licence } of credits) {
+        if (attribution === null) continue;
+        const a = { text: attribution.text, url: attribution.url, licence };
+        byLine.set(`${a.text} <${a.url}> (${a.licence})`, a);
+      }
     }
     list = [...byLine.values()];
     headers = byLine.size === 0 ? null : { 'x-data-attribution': [...byLine.keys()].join(', ') };

@@ -51,6 +51,8 @@ export interface Config {
   dnsblZones: readonly string[];
   geoipDb: string | null;
   asnDb: string | null;
+  /** the operator's GeoLite2 City file, reconciled with the GeoIP data (docs/data.md) */
+  geolite2CityDb: string | null;
   dataDir: string;
   /** the operator's corrections (docs/overrides.md); absent is the same as empty */
   overridesFile: string;
@@ -220,6 +222,7 @@ const envSchema = z.object({
     }),
   GEOIP_DB: optionalPath.optional(),
   ASN_DB: optionalPath.optional(),
+  GEOLITE2_CITY_DB: optionalPath.optional(),
   DATA_DIR: optionalPath.optional(),
   OVERRIDES_FILE: optionalPath.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -336,6 +339,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     dnsblZones: e.DNSBL_ZONES,
     geoipDb: e.GEOIP_DB ?? null,
     asnDb: e.ASN_DB ?? null,
+    geolite2CityDb: e.GEOLITE2_CITY_DB ?? null,
     dataDir,
     overridesFile: e.OVERRIDES_FILE ?? join(dataDir, 'overrides.csv'),
     logLevel: e.LOG_LEVEL,

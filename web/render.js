@@ -155,6 +155,10 @@ export function geoContent(geo, purpose) {
       ['City', geo.city],
       ['Time zone', geo.timezone],
       ['Coordinates', coordinates],
+      [
+        'Accuracy',
+        geo.accuracyRadiusKm === null ? null : `within ${geo.accuracyRadiusKm} km (about 2 in 3)`,
+      ],
       ['Network', network(geo)],
     ]),
   ];

@@ -20,6 +20,16 @@ export const geoIpRecordSchema = z
     timezone: nullableString('IANA time zone name, from the location’s coordinates.'),
     latitude: z.number().nullable().meta({ description: 'Latitude in degrees (WGS 84).' }),
     longitude: z.number().nullable().meta({ description: 'Longitude in degrees (WGS 84).' }),
+    accuracyRadiusKm: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .meta({
+        description:
+          'Radius in km around the point within which the address lies for about two answers in three, from what the location sources say (their agreement, their kind); calibrated on independent ground truth (docs/data.md). Null for an answer without a point.',
+        examples: [100],
+      }),
     isp: nullableString(
       'Internet service provider; the AS organisation unless an ISP database is configured.',
     ),
@@ -129,6 +139,23 @@ export const serviceInfoSchema = z.object({
       attribution: z.object({ text: z.string(), url: z.string() }).nullable(),
     }),
   ),
+  locationSources: z
+    .array(
+      z.object({
+        id: z.string().meta({ description: 'the id X-Location-Source names', examples: ['dbip'] }),
+        name: z.string(),
+        kind: z.enum(['city', 'country']),
+        version: z.string().nullable(),
+        builtAt: z.string().nullable(),
+        ageDays: z.number().int(),
+        licence: z.string(),
+        attribution: z.object({ text: z.string(), url: z.string() }).nullable(),
+      }),
+    )
+    .meta({
+      description:
+        'Every source the GeoIP location is reconciled from (docs/data.md), the GeoIP data set first.',
+    }),
   feeds: z
     .array(
       z.object({

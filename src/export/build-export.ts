@@ -278,7 +278,7 @@ export function collectExport(s: ExportSources, csv: CsvInWorker | null): Collec
       placeTemplates.set(place, template);
     }
     const { latitude, longitude } = s.geoip.coordinatesAt(location);
-    const value = cityLocation(template.timezone, latitude, longitude);
+    const value = cityLocation(template.timezone, latitude, longitude, s.geoip.radiusAt(location));
     const offset =
       template.city.count === 0 && value === null
         ? NO_DATA

@@ -72,14 +72,25 @@ export function cityPlaceMembers(p: PlaceFields): MmdbMap {
 /** The member of a City record a location adds to its place's. */
 export const CITY_LOCATION = 'location';
 
-/** A City record's `location`: the coordinates and the place's time zone; null when it has none. */
+/** MaxMind's `accuracy_radius` is a uint16 */
+const MAX_ACCURACY_RADIUS = 0xffff;
+
+/**
+ * A City record's `location`: the coordinates, their accuracy radius (km,
+ * MaxMind's meaning: the answer's accuracyRadiusKm) and the place's time
+ * zone; null when it has none.
+ */
 export function cityLocation(
   timezone: string | null,
   latitude: number | null,
   longitude: number | null,
+  accuracyRadiusKm: number | null = null,
 ): MmdbMap | null {
   if (latitude === null && longitude === null && timezone === null) return null;
   const location: MmdbMap = {};
+  if (accuracyRadiusKm !== null && latitude !== null) {
+    location['accuracy_radius'] = new MmdbUint(16, Math.min(accuracyRadiusKm, MAX_ACCURACY_RADIUS));
+  }
   if (latitude !== null) location['latitude'] = new MmdbDouble(latitude);
   if (longitude !== null) location['longitude'] = new MmdbDouble(longitude);
   if (timezone !== null) location['time_zone'] = timezone;
@@ -92,7 +103,7 @@ export function cityLocation(
  */
 export function cityRecord(r: GeoIpRecord): MmdbMap | null {
   const out = cityPlaceMembers(r);
-  const location = cityLocation(r.timezone, r.latitude, r.longitude);
+  const location = cityLocation(r.timezone, r.latitude, r.longitude, r.accuracyRadiusKm);
   if (location !== null) out[CITY_LOCATION] = location;
   return Object.keys(out).length === 0 ? null : out;
 }

@@ -39,7 +39,12 @@ export async function exportData(
     throw new Error(`OVERRIDES_FILE ${config.overridesFile} refused: ${lines.join('; ')}`);
   }
   const geo = await loadGeoData(
-    { geoipDb: config.geoipDb, asnDb: config.asnDb, dataDir: config.dataDir },
+    {
+      geoipDb: config.geoipDb,
+      asnDb: config.asnDb,
+      geolite2CityDb: config.geolite2CityDb,
+      dataDir: config.dataDir,
+    },
     log,
   );
   const vpn = await openDetection(config, geo);

@@ -4,7 +4,8 @@
 // builds its object one way for IPv4 and another for IPv6 — the IPv6 one
 // keeps `range: ''` and puts `eu` and `timezone` last — and so does this.
 // What the data has no value for is what geoip-lite writes when its own data
-// lacks it: `metro` 0 (no metro code) and `area` 0 (no accuracy radius).
+// lacks it: `metro` 0 (no metro code); `area` is the record's accuracy radius
+// (km), 0 where it has none.
 import type { GeoIpRecord } from '../lookups/geoip/geoip.js';
 
 export interface GeoipLiteAnswer {
@@ -23,7 +24,7 @@ export interface GeoipLiteAnswer {
   ll: [number | null, number | null];
   /** always 0: the data has no metro codes */
   metro: number;
-  /** always 0: the data has no accuracy radius */
+  /** the accuracy radius (km) around `ll`, 0 where the record has none (geoip-lite's meaning) */
   area: number;
 }
 
@@ -45,6 +46,7 @@ export function geoipLiteAnswer(
   regionCode: (country: string, region: string) => string,
 ): GeoipLiteAnswer | null {
   const { country, region, city, timezone, latitude, longitude } = record;
+  const area = record.accuracyRadiusKm ?? 0;
   if (record.bogon || (country === null && latitude === null && city === null)) return null;
   const code = country ?? '';
   const regionText = region === null || country === null ? '' : regionCode(country, region);
@@ -59,7 +61,7 @@ export function geoipLiteAnswer(
       city: city ?? '',
       ll: [latitude, longitude],
       metro: 0,
-      area: 0,
+      area,
     };
   }
   // geoip-lite's IPv6 object: its keys in the order it sets them
@@ -70,7 +72,7 @@ export function geoipLiteAnswer(
     city: city ?? '',
     ll: [latitude, longitude],
     metro: 0,
-    area: 0,
+    area,
     eu,
     timezone: timezone ?? '',
   };

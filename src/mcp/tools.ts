@@ -154,7 +154,13 @@ function renderGeoIp(r: GeoIpRecord): string {
   const network = r.asn === null ? 'unknown network' : `${r.asn} (${r.org ?? r.isp ?? 'unknown'})`;
   const parts = [`${r.ip}: ${place === '' ? 'location unknown' : place}`, network];
   if (r.timezone !== null) parts.push(`time zone ${r.timezone}`);
-  if (r.latitude !== null && r.longitude !== null) parts.push(`${r.latitude}, ${r.longitude}`);
+  if (r.latitude !== null && r.longitude !== null) {
+    const within =
+      r.accuracyRadiusKm === null
+        ? ''
+        : ` (within ${r.accuracyRadiusKm} km for about 2 answers in 3)`;
+    parts.push(`${r.latitude}, ${r.longitude}${within}`);
+  }
   return parts.join('; ');
 }
 

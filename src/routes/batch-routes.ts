@@ -44,6 +44,7 @@ const RESPONSE_EXAMPLE = {
         timezone: 'America/Los_Angeles',
         latitude: 37.422,
         longitude: -122.085,
+        accuracyRadiusKm: 100,
         isp: 'Google LLC',
         asn: 'AS15169',
         org: 'Google LLC',

@@ -70,6 +70,23 @@ export function opsHandlers(options: OpsOptions) {
       licence: d.licence,
       attribution: d.attribution,
     }));
+  // every source the location answers are reconciled from, with its own version, age and licence
+  const locationSources = () =>
+    options
+      .dataSets()
+      .filter((d) => d.kind === 'geoip')
+      .flatMap((d) =>
+        d.locationSources.map((s) => ({
+          id: s.id,
+          name: s.name,
+          kind: s.kind,
+          version: s.version,
+          builtAt: s.builtAt,
+          ageDays: ageDays({ ...d, version: s.version, builtAt: s.builtAt }),
+          licence: s.licence,
+          attribution: s.attribution,
+        })),
+      );
   const brief = () =>
     options.dataSets().map((d) => ({
       name: d.name,
@@ -114,6 +131,7 @@ export function opsHandlers(options: OpsOptions) {
         documentation: '/openapi.json',
         endpoints: options.endpoints(),
         dataSources: dataSources(),
+        locationSources: locationSources(),
         feeds: (options.feeds?.() ?? []).map((f) => ({
           id: f.feed,
           kind: f.kind,

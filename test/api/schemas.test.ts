@@ -43,6 +43,7 @@ describe('schemas and records agree', () => {
       timezone: null,
       latitude: null,
       longitude: null,
+      accuracyRadiusKm: null,
       isp: null,
       asn: 'AS15169',
       org: null,
@@ -51,6 +52,7 @@ describe('schemas and records agree', () => {
     assert.ok(geoIpRecordSchema.safeParse(good).success);
     assert.ok(!geoIpRecordSchema.safeParse({ ...good, country: 'USA' }).success);
     assert.ok(!geoIpRecordSchema.safeParse({ ...good, asn: '15169' }).success);
+    assert.ok(!geoIpRecordSchema.safeParse({ ...good, accuracyRadiusKm: -5 }).success);
     const missing: Partial<GeoIpRecord> = { ...good };
     delete missing.city;
     assert.ok(!geoIpRecordSchema.safeParse(missing).success);

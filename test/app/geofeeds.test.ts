@@ -6,6 +6,8 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GEOFEED_BUCKET, radiusOf } from '../../src/lookups/geoip/reconcile/radius.js';
+import { loadLocationRules } from '../../src/lookups/geoip/reconcile/rule-file.js';
 import { after, before, describe, it } from 'node:test';
 import { GEOFEED_FEEDS } from '../../src/lookups/geofeed/geofeed-feeds.js';
 import { feedsDir } from '../../src/lookups/vpn/feeds/feed-store.js';
@@ -22,6 +24,7 @@ interface Geo {
   timezone: string | null;
   latitude: number | null;
   longitude: number | null;
+  accuracyRadiusKm: number | null;
   asn: string | null;
 }
 
@@ -101,6 +104,12 @@ describe('geofeeds and relays in the service', () => {
       );
       assert.equal(record.timezone, 'Europe/London');
       assert.notEqual(record.latitude, null);
+      // a geofeed's point has the radius the data's calibration gives geofeeds
+      assert.equal(
+        record.accuracyRadiusKm,
+        radiusOf(GEOFEED_BUCKET, loadLocationRules().default.radii),
+      );
+      assert.ok((record.accuracyRadiusKm ?? 0) > 0);
       assert.equal(source, 'geofeed=apple-icloud-private-relay');
       const detection = await vpn(ip);
       assert.equal(detection.isRelay, true, ip);
@@ -118,8 +127,15 @@ describe('geofeeds and relays in the service', () => {
   it('gives a country-only row its country and nulls, not the data’s city', async () => {
     const { record } = await geo('104.28.9.149');
     assert.deepEqual(
-      [record.country, record.region, record.city, record.latitude, record.longitude],
-      ['DO', null, null, null, null],
+      [
+        record.country,
+        record.region,
+        record.city,
+        record.latitude,
+        record.longitude,
+        record.accuracyRadiusKm,
+      ],
+      ['DO', null, null, null, null, null],
     );
     assert.equal(record.timezone, 'America/Santo_Domingo');
     assert.equal(
@@ -167,7 +183,7 @@ describe('geofeeds and relays in the service', () => {
     assert.equal(source, 'override');
   });
 
-  it('answers every other address as before, with no X-Location-Source', async () => {
+  it("answers every other address as before, X-Location-Source naming the data's sources", async () => {
     for (const ip of [
       '8.8.8.8',
       '24.89.191.255',
@@ -181,7 +197,12 @@ describe('geofeeds and relays in the service', () => {
         get(plain.baseUrl, `/ip/${ip}`),
       ]);
       assert.equal(mine.text, before.text, ip);
-      assert.equal(mine.headers.get('x-location-source'), null, ip);
+      assert.equal(
+        mine.headers.get('x-location-source'),
+        before.headers.get('x-location-source'),
+        ip,
+      );
+      assert.doesNotMatch(mine.headers.get('x-location-source') ?? '', /geofeed/, ip);
       const [detection, plainDetection] = await Promise.all([
         vpn(ip),
         get(plain.baseUrl, `/ip/${ip}/vpn`),

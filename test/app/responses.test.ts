@@ -15,6 +15,7 @@ const GEOIP_FIELDS = [
   'timezone',
   'latitude',
   'longitude',
+  'accuracyRadiusKm',
   'isp',
   'asn',
   'org',

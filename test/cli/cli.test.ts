@@ -146,14 +146,14 @@ describe('ipintel enrich', () => {
     const rows = run.stdout.trimEnd().split('\n');
     assert.equal(
       rows[0],
-      'ip,country,city,region,timezone,latitude,longitude,isp,asn,org,bogon,isVpn,isProxy,isHosting,isMobile,isTor,vpnProvider,vpnConfidence,line',
+      'ip,country,city,region,timezone,latitude,longitude,accuracyRadiusKm,isp,asn,org,bogon,isVpn,isProxy,isHosting,isMobile,isTor,vpnProvider,vpnConfidence,line',
     );
     assert.equal(rows.length, 5);
     assert.match(
       rows[1]!,
       /^8\.8\.8\.8,US,Mountain View,California,.*,false,false,false,true,false,false,,medium,"8\.8\.8\.8 - - .*""GET \/ HTTP\/1\.1"" 200 512 ""-"" ""curl\/8"""$/,
     );
-    assert.equal(rows[2], `${','.repeat(18)}a line without any address`);
+    assert.equal(rows[2], `${','.repeat(19)}a line without any address`);
     assert.match(rows[3]!, /,"client \[2a00:1450:4001:80e::200e\]:443, note ""quoted"", done"$/);
   });
 

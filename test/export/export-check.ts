@@ -47,6 +47,7 @@ export function readBack(readers: ExportReaders, address: string) {
     city: at(city, 'city', 'names', 'en'),
     latitude: at(city, 'location', 'latitude'),
     longitude: at(city, 'location', 'longitude'),
+    accuracyRadius: at(city, 'location', 'accuracy_radius'),
     timezone: at(city, 'location', 'time_zone'),
     asn: typeof number === 'number' ? `AS${number}` : null,
     org: at(asn, 'autonomous_system_organization'),
@@ -70,6 +71,8 @@ export function expected(g: GeoIpRecord, d: VpnDetection) {
     city: g.city,
     latitude: g.latitude,
     longitude: g.longitude,
+    // MaxMind's accuracy_radius: the answer's radius, for an answer with a point
+    accuracyRadius: g.latitude === null ? null : g.accuracyRadiusKm,
     timezone: g.timezone,
     asn: g.asn,
     org: g.org,

@@ -188,7 +188,7 @@ describe('openLookups', () => {
         assert.equal(answer.city, record.city ?? '');
         assert.equal(answer.timezone, record.timezone ?? '');
         assert.deepEqual(answer.ll, [record.latitude, record.longitude]);
-        assert.deepEqual([answer.metro, answer.area], [0, 0]);
+        assert.deepEqual([answer.metro, answer.area], [0, record.accuracyRadiusKm ?? 0]);
         assert.equal(
           answer.eu,
           ['DE', 'FR', 'IE', 'NL', 'SE'].includes(answer.country) ? '1' : answer.eu,

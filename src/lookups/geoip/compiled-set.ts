@@ -52,7 +52,7 @@ export interface UpdateProvenance {
  * source (a mapping or overlap rule changed): tables of another compiler are
  * compiled again, even when the file format is the same.
  */
-export const COMPILER_VERSION = 2;
+export const COMPILER_VERSION = 3;
 
 export interface Manifest {
   format: number;
@@ -75,6 +75,8 @@ export interface Manifest {
   };
   licence: string;
   attribution: { text: string; url: string } | null;
+  /** a location table made from several sources (compile/reconciled.ts); its locations have `info` */
+  location?: LocationProvenance | undefined;
   counts: {
     records: number;
     v4Ranges: number;
@@ -84,6 +86,34 @@ export interface Manifest {
   };
   compiledAt: string;
 }
+
+/** One source a reconciled location table was made from, as `GET /` lists it. */
+export interface LocationSourceInfo {
+  /** the id X-Location-Source names: dbip, registry, ip2location, geolite2 */
+  id: string;
+  name: string;
+  kind: 'city' | 'country';
+  version: string | null;
+  /** the data's own build date, when it says */
+  builtAt: string | null;
+  licence: string;
+  attribution: { text: string; url: string } | null;
+}
+
+export interface LocationProvenance {
+  /** the sources, in priority order (the first city source first) */
+  sources: LocationSourceInfo[];
+  /** X-Location-Source of each source set (a location's info >>> INFO_SOURCES_SHIFT) */
+  decidedBy: string[];
+  /** the radius of a geofeed's answer that has a point (calibrated as the data's buckets); null: none */
+  geofeedRadiusKm: number | null;
+  /** the GeoIP source's own ranges (the updater's shrink check compares these) */
+  sourceRanges: number;
+}
+
+/** A location's info: its accuracy radius in km in the low bits (0: none), its source set above. */
+export const INFO_RADIUS_MASK = 0xfffff;
+export const INFO_SOURCES_SHIFT = 20;
 
 /** The record fragments, one UTF-8 byte string each, in one buffer. */
 export class RecordBlob {
@@ -155,10 +185,24 @@ export class Locations {
     /** location i's latitude and longitude × 10^4 at 2i, 2i + 1 (NO_COORDINATE: null) */
     readonly coordinates: Int32Array,
     private readonly pager: Pager = WHOLE,
+    /** a reconciled table's radius and source set per location (INFO_*); null for one source's */
+    readonly info: Uint32Array | null = null,
   ) {
-    this.span = pager.span([placeOf, coordinates]);
+    this.span = pager.span(info === null ? [placeOf, coordinates] : [placeOf, coordinates, info]);
     this.placeOfAt = placeOf.byteOffset;
     this.coordinatesAt = coordinates.byteOffset;
+    this.infoAt = info?.byteOffset ?? 0;
+  }
+
+  private readonly infoAt: number;
+
+  /** location `index`'s info (0: no radius, source set 0); 0 for a single source's table */
+  infoOf(index: number): number {
+    const info = this.info;
+    if (info === null) return 0;
+    if (!this.span.whole)
+      this.pager.needBytes(this.infoAt + 4 * index, this.infoAt + 4 * index + 4);
+    return info[index]!;
   }
 
   /** both arrays in memory whole, or not yet */
@@ -281,6 +325,7 @@ export function saveCompiledSet(path: string, set: CompiledSet): number {
             locations.coordinates.byteOffset,
             locations.coordinates.length,
           ),
+          ...(locations.info === null ? {} : { locationInfo: locations.info }),
         };
   return writeTableFile(path, set.manifest, {
     ...geo,
@@ -349,6 +394,7 @@ function compiledSetOf(file: TableFile<Manifest>): CompiledSet {
       file.u32('placeOf'),
       new Int32Array(coordinates.buffer, coordinates.byteOffset, coordinates.length),
       pager,
+      file.manifest.location === undefined ? null : file.u32('locationInfo'),
     );
   }
   return { manifest: file.manifest, table, records, locations, pager };

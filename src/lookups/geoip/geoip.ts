@@ -7,7 +7,13 @@
 // compile time and copied from the tables' bytes, and the coordinates
 // written digit by digit — no record object, no string in between.
 import { Buffer } from 'node:buffer';
-import { COORDINATE_SCALE, NO_COORDINATE, type CompiledSet } from './compiled-set.js';
+import {
+  COORDINATE_SCALE,
+  INFO_RADIUS_MASK,
+  INFO_SOURCES_SHIFT,
+  NO_COORDINATE,
+  type CompiledSet,
+} from './compiled-set.js';
 import { NONE } from '../../data/range-table.js';
 import type { Ip } from '../../net/ip.js';
 import { writeAscii } from '../../data/byte-writer.js';
@@ -26,6 +32,11 @@ const NO_GEOFEEDS = { current: GeofeedIndex.empty() };
 
 export interface GeoIpRecord extends GeoLocation {
   ip: string;
+  /**
+   * the radius around the point within which the address lies for about two
+   * answers in three (docs/data.md); null without a point or a calibrated radius
+   */
+  accuracyRadiusKm: number | null;
   /** the AS organisation unless an ISP database names the ISP */
   isp: string | null;
   /** `AS<number>` */
@@ -49,6 +60,7 @@ export interface GeoTables {
 
 const NO_PLACE = placeJson(UNKNOWN_LOCATION);
 const NO_NETWORK = '"isp":null,"asn":null,"org":null';
+const RADIUS_KEY = ',"accuracyRadiusKm":';
 /** the response envelope around the record */
 const BODY_HEAD = '{"data":';
 const RECORD_HEAD = '{"ip":"';
@@ -80,6 +92,22 @@ export function writeCoordinate(out: Buffer, at: number, scaled: number): number
     fraction -= digit * unit;
   }
   return at;
+}
+
+/** A whole number below 10^7 (a radius in km; 0 is written as null), as JSON writes it. */
+function writeRadius(out: Buffer, at: number, km: number): number {
+  if (km === 0) return writeAscii(out, at, 'null');
+  let unit = 1;
+  while (unit * 10 <= km) unit *= 10;
+  for (; unit >= 1; unit /= 10) out[at++] = 0x30 + (Math.floor(km / unit) % 10);
+  return at;
+}
+
+/** The X-Location-Source header of each source set a reconciled table names, made once per table. */
+function sourceHeaders(geoip: CompiledSet): readonly (Readonly<Record<string, string>> | null)[] {
+  return (geoip.manifest.location?.decidedBy ?? []).map((text) =>
+    text === '' ? null : { [LOCATION_SOURCE]: text },
+  );
 }
 
 /**
@@ -147,6 +175,12 @@ export class GeoIpLookup {
       latitude: latitude === NO_COORDINATE ? null : latitude / COORDINATE_SCALE,
       longitude: longitude === NO_COORDINATE ? null : longitude / COORDINATE_SCALE,
     };
+  }
+
+  /** The accuracy radius (km) of location `index`, as the answer's accuracyRadiusKm. */
+  radiusAt(index: number): number | null {
+    const radius = this.tables.geoip.locations!.infoOf(index) & INFO_RADIUS_MASK;
+    return radius === 0 ? null : radius;
   }
 
   /** The AS holding an address (an override's, else the data's for a public one), or null. */
@@ -268,6 +302,8 @@ export class GeoIpLookup {
       2 +
       Math.max(geoip.records.longest, NO_PLACE.length) +
       2 * (',"longitude":'.length + 12) +
+      RADIUS_KEY.length +
+      7 +
       1 +
       Math.max(asn.records.longest, NO_NETWORK.length) +
       RECORD_BOGON_TAIL.length +
@@ -320,6 +356,9 @@ export class GeoIpLookup {
   }
 
   private dataScratch = Buffer.alloc(0);
+  /** the X-Location-Source headers of `headersOf`'s source sets */
+  private headers: readonly (Readonly<Record<string, string>> | null)[] = [];
+  private headersOf: CompiledSet | null = null;
 
   /** The record the data makes (no override), written as writeJson writes. */
   private writeData(ip: Ip, out: Buffer, at: number): number {
@@ -331,6 +370,7 @@ export class GeoIpLookup {
     out[at++] = 0x2c; // ,
     let latitude = NO_COORDINATE;
     let longitude = NO_COORDINATE;
+    let radius = 0;
     // a geofeed covering the address places it (without one, this one check)
     const geofeeds = this.geofeeds.current;
     const fed = geofeeds.size === 0 || found.bogon ? NONE : geofeeds.find(ip);
@@ -341,17 +381,27 @@ export class GeoIpLookup {
       const location = geofeeds.location(fed);
       latitude = location.latitude;
       longitude = location.longitude;
+      if (latitude !== NO_COORDINATE) radius = geoip.manifest.location?.geofeedRadiusKm ?? 0;
     } else if (found.location === NONE) {
       at = writeAscii(out, at, NO_PLACE);
     } else {
       at = geoip.records.write(found.place, out, at);
       latitude = geoip.locations!.latitude(found.location);
       longitude = geoip.locations!.longitude(found.location);
+      const info = geoip.locations!.infoOf(found.location);
+      radius = info & INFO_RADIUS_MASK;
+      if (this.headersOf !== geoip) {
+        this.headersOf = geoip;
+        this.headers = sourceHeaders(geoip);
+      }
+      this.source = this.headers[info >>> INFO_SOURCES_SHIFT] ?? null;
     }
     at = writeAscii(out, at, ',"latitude":');
     at = writeCoordinate(out, at, latitude);
     at = writeAscii(out, at, ',"longitude":');
     at = writeCoordinate(out, at, longitude);
+    at = writeAscii(out, at, RADIUS_KEY);
+    at = writeRadius(out, at, radius);
     out[at++] = 0x2c; // ,
     if (found.network === NONE) at = writeAscii(out, at, NO_NETWORK);
     else at = asn.records.write(found.network, out, at);

@@ -13,6 +13,7 @@ import {
   DataError,
   INSTALLED_TABLES_DIR,
   loadEmbedded,
+  loadEmbeddedWithGeolite2,
   loadUserFile,
 } from './compile/compile-sources.js';
 import {
@@ -21,6 +22,7 @@ import {
   type LoadOptions,
   type CompiledSet,
   type DataSetKind,
+  type LocationSourceInfo,
   type Manifest,
 } from './compiled-set.js';
 import { fileSignature } from '../../data/file-signature.js';
@@ -47,6 +49,8 @@ export interface DataSetInfo {
   licence: string;
   attribution: { text: string; url: string } | null;
   counts: Manifest['counts'];
+  /** a reconciled location table's sources (GET /, X-Data-Attribution); empty otherwise */
+  locationSources: LocationSourceInfo[];
 }
 
 export interface GeoData {
@@ -57,6 +61,8 @@ export interface GeoData {
 export interface GeoDataOptions {
   geoipDb: string | null;
   asnDb: string | null;
+  /** GEOLITE2_CITY_DB: reconciled with the GeoIP data (a GEOIP_DB file or the embedded DB-IP) */
+  geolite2CityDb?: string | null;
   dataDir: string;
   /** the tables in memory (a reload): a file whose manifest matches one of them is not read again */
   current?: GeoTables;
@@ -80,6 +86,7 @@ function dataSetInfo(set: CompiledSet): DataSetInfo {
     licence: m.licence,
     attribution: m.attribution,
     counts: m.counts,
+    locationSources: m.location?.sources ?? [],
   };
 }
 
@@ -136,11 +143,14 @@ async function loadUpdate(
  * (readRest).
  */
 export function loadConfiguredGeoData(
-  config: Pick<GeoDataOptions, 'geoipDb' | 'asnDb' | 'dataDir'>,
+  config: Pick<GeoDataOptions, 'geoipDb' | 'asnDb' | 'dataDir'> & {
+    geolite2CityDb?: string | null;
+  },
   log: Logger,
 ): Promise<GeoData> {
   const { geoipDb, asnDb, dataDir } = config;
-  return loadGeoData({ geoipDb, asnDb, dataDir, paged: true }, log);
+  const geolite2CityDb = config.geolite2CityDb ?? null;
+  return loadGeoData({ geoipDb, asnDb, dataDir, geolite2CityDb, paged: true }, log);
 }
 
 /**
@@ -169,9 +179,11 @@ export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise
   const cacheDir = join(options.dataDir, 'tables');
   const { current } = options;
   const loadOptions: LoadOptions = { paged: options.paged === true };
+  const geolite2 = options.geolite2CityDb ?? null;
   const updated = {
     geoip:
-      options.geoipDb === null
+      // an update's tables hold DB-IP alone: with GeoLite2 the embedded data is reconciled instead
+      options.geoipDb === null && geolite2 === null
         ? await loadUpdate('geoip', options.dataDir, log, current?.geoip, loadOptions)
         : null,
     asn:
@@ -183,20 +195,35 @@ export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise
   const installed = (kind: DataSetKind) =>
     unchanged(join(INSTALLED_TABLES_DIR, `${kind}.tables`), current?.[kind]);
   const kept = {
-    geoip: options.geoipDb === null && updated.geoip === null ? installed('geoip') : null,
+    geoip:
+      options.geoipDb === null && updated.geoip === null && geolite2 === null
+        ? installed('geoip')
+        : null,
     asn: options.asnDb === null && updated.asn === null ? installed('asn') : null,
   };
   const needsEmbedded =
-    (options.geoipDb === null && updated.geoip === null && kept.geoip === null) ||
+    (options.geoipDb === null &&
+      geolite2 === null &&
+      updated.geoip === null &&
+      kept.geoip === null) ||
     (options.asnDb === null && updated.asn === null && kept.asn === null);
   const embedded = needsEmbedded ? await loadEmbedded(log, undefined, loadOptions) : null;
   const geoip =
     options.geoipDb !== null
       ? await loadUserFile(
-          { kind: 'geoip', path: options.geoipDb, variable: 'GEOIP_DB', cacheDir, ...loadOptions },
+          {
+            kind: 'geoip',
+            path: options.geoipDb,
+            variable: 'GEOIP_DB',
+            cacheDir,
+            geolite2,
+            ...loadOptions,
+          },
           log,
         )
-      : (updated.geoip ?? kept.geoip ?? embedded!.geoip);
+      : geolite2 !== null
+        ? await loadEmbeddedWithGeolite2(geolite2, cacheDir, log, loadOptions)
+        : (updated.geoip ?? kept.geoip ?? embedded!.geoip);
   const asn =
     options.asnDb !== null
       ? await loadUserFile(

@@ -40,10 +40,12 @@ export class GeoRecordObjects {
     const network = found.network === NONE ? NO_NETWORK : this.networkAt(found.network);
     let latitude: number | null = null;
     let longitude: number | null = null;
+    let accuracyRadiusKm: number | null = null;
     if (found.location !== NONE) {
       const locations = geoip.tables.geoip.locations!;
       latitude = scaled(locations.latitude(found.location));
       longitude = scaled(locations.longitude(found.location));
+      accuracyRadiusKm = geoip.radiusAt(found.location);
     }
     return {
       ip: ip.text,
@@ -53,6 +55,7 @@ export class GeoRecordObjects {
       timezone: place.timezone,
       latitude,
       longitude,
+      accuracyRadiusKm,
       isp: network.isp,
       asn: network.asn,
       org: network.org,

@@ -11,6 +11,8 @@ export interface OverridableGeoRecord {
   city: string | null;
   latitude: number | null;
   longitude: number | null;
+  /** the data's radius around its point: gone with the point it was measured for */
+  accuracyRadiusKm?: number | null;
   timezone: string | null;
   isp: string | null;
   asn: string | null;
@@ -52,6 +54,12 @@ export function overrideGeoRecord<R extends OverridableGeoRecord>(record: R, f: 
   }
   if (f.latitude !== undefined) record.latitude = f.latitude;
   if (f.longitude !== undefined) record.longitude = f.longitude;
+  // an operator's point or another country: nothing measured says how near the data's radius is
+  const moved =
+    (f.country !== undefined && f.country !== record.country) ||
+    f.latitude !== undefined ||
+    f.longitude !== undefined;
+  if (moved && record.accuracyRadiusKm !== undefined) record.accuracyRadiusKm = null;
   if (f.asn !== undefined) record.asn = `AS${f.asn}`;
   return record;
 }

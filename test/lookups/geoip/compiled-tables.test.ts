@@ -26,24 +26,20 @@ import {
   compileMmdb,
   type Compiled,
 } from '../../../src/lookups/geoip/compile/compile.js';
-import {
-  installedTimezones,
-  loadEmbedded,
-} from '../../../src/lookups/geoip/compile/compile-sources.js';
-import { NO_COORDINATE } from '../../../src/lookups/geoip/compiled-set.js';
+import { loadEmbedded } from '../../../src/lookups/geoip/compile/compile-sources.js';
+import { INFO_RADIUS_MASK, NO_COORDINATE } from '../../../src/lookups/geoip/compiled-set.js';
+import { LocationReference } from '../../helpers/location-reference.js';
 import { ALIAS, NONE, SPLIT, type RangeTable } from '../../../src/data/range-table.js';
 import { parseAsnCsv, type AsnRange } from '../../../src/lookups/geoip/asn-csv.js';
 import { isBogon } from '../../../src/lookups/geoip/bogons.js';
 import { embeddedFiles } from '../../../src/lookups/geoip/embedded-data.js';
 import { GeoIpLookup, type GeoTables } from '../../../src/lookups/geoip/geoip.js';
 import {
-  dbipMapper,
   locationJson,
   maxmindAsn,
   maxmindMapper,
   networkJson,
   UNKNOWN_LOCATION,
-  type Mapper,
 } from '../../../src/lookups/geoip/record-map.js';
 import { createTimezoneResolver } from '../../../src/lookups/geoip/timezone.js';
 import { formatIpv4, formatIpv6, parseIp, type Ip } from '../../../src/net/ip.js';
@@ -112,12 +108,20 @@ function coordinateText(scaled: number): string {
 
 /** The location part a LocationSink set holds for a record index. */
 function locationText(set: Omit<Compiled, 'table'>, index: number): string {
-  if (index === NONE) return NO_LOCATION;
+  if (index === NONE) return set.locations!.info === null ? NO_LOCATION : NO_ANSWER;
   const place = set.records.text(set.locations!.place(index));
   const latitude = coordinateText(set.locations!.latitude(index));
   const longitude = coordinateText(set.locations!.longitude(index));
-  return `${place},"latitude":${latitude},"longitude":${longitude}`;
+  const point = `${place},"latitude":${latitude},"longitude":${longitude}`;
+  // a reconciled table's locations carry their radius (one source's table: none)
+  if (set.locations!.info === null) return point;
+  return `${point},"accuracyRadiusKm":${radiusText(set.locations!.infoOf(index) & INFO_RADIUS_MASK)}`;
 }
+
+const radiusText = (km: number | null): string => (km === null || km === 0 ? 'null' : String(km));
+
+/** what a reconciled table answers where it has no location */
+const NO_ANSWER = `${NO_LOCATION},"accuracyRadiusKm":null`;
 
 function networkText(set: Omit<Compiled, 'table'>, index: number): string {
   return index === NONE ? NO_NETWORK : set.records.text(index);
@@ -283,14 +287,6 @@ class AsnReference {
 
 // ---- a. the embedded data ----
 
-/** mmdb-lib's reader with its decode cache on: one object per record, the same tree walk. */
-function cachingReader(db: Buffer): Reader<object> {
-  const decoded = new Map<string | number, unknown>();
-  return new Reader<object>(db, {
-    cache: { get: (key) => decoded.get(key), set: (key, value) => decoded.set(key, value) },
-  });
-}
-
 // `npm test` probes a quarter of what `npm run test:full` does (test/helpers/scale.ts)
 const RANDOM_PER_FAMILY = sized(25_000, 100_000);
 const RANGE_ENDS = sized(6_250, 25_000);
@@ -301,9 +297,10 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
   let tables: GeoTables;
   let cityV4: Reader<object>;
   let cityV6: Reader<object>;
-  let map: Mapper;
   let asn: AsnReference;
   let asnRows: AsnRange[];
+  /** the sources' own files, reconciled naively */
+  let reference: LocationReference;
 
   /** the same tables paged: each probe reads what it needs (the service's start, the CLI's way) */
   let paged: GeoIpLookup;
@@ -315,27 +312,22 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
     const lazy = await loadEmbedded(pino({ level: 'silent' }), undefined, { paged: true });
     paged = new GeoIpLookup({ tables: { geoip: lazy.geoip, asn: lazy.asn } });
     const files = embeddedFiles();
-    cityV4 = cachingReader(readFileSync(files.cityV4));
-    cityV6 = cachingReader(readFileSync(files.cityV6));
-    map = dbipMapper(createTimezoneResolver(installedTimezones()));
     asnRows = [files.asnV4, files.asnV6].flatMap((f) => parseAsnCsv(readFileSync(f, 'utf8')).rows);
     asn = new AsnReference(asnRows);
+    reference = new LocationReference();
+    cityV4 = reference.cityV4;
+    cityV6 = reference.cityV6;
   });
 
-  const readerOf = (ip: Ip): Reader<object> => (ip.version === 4 ? cityV4 : cityV6);
-
-  /** mapped once per record: the reader's cache hands out one object per record */
-  const mapped = new WeakMap<object, string>();
-
+  /**
+   * The answer read naively from the sources' own files: DB-IP's record, the
+   * registry's and IP2Location's countries, reconciled by the shipped rule
+   * with its radius.
+   */
   function referenceLocation(ip: Ip): string {
-    const record = readerOf(ip).get(ip.text);
-    if (record === null) return NO_LOCATION;
-    let location = mapped.get(record);
-    if (location === undefined) {
-      location = locationJson(map(record as Record<string, unknown>));
-      mapped.set(record, location);
-    }
-    return location;
+    const out = reference.answer(ip);
+    if (out === null) return NO_ANSWER;
+    return `${locationJson(out.location)},"accuracyRadiusKm":${radiusText(out.radiusKm)}`;
   }
 
   /**
@@ -347,7 +339,7 @@ describe('embedded DB-IP City and ASN tables answer what their source files answ
     const ip = ipOf(text);
     const bogon = isBogon(ip);
     const source = `${referenceLocation(ip)},${asn.network(ip)}`;
-    const body = bogon ? `${NO_LOCATION},${NO_NETWORK}` : source;
+    const body = bogon ? `${NO_ANSWER},${NO_NETWORK}` : source;
     const want = `{"ip":${JSON.stringify(ip.text)},${body},"bogon":${bogon}}`;
     m.check(address, text, want, geo.json(ip));
     m.check(

@@ -93,7 +93,7 @@ describe('embedded DB-IP Lite answers', () => {
       const r = look(address);
       for (const [field, value] of Object.entries(r))
         assert.notEqual(value, undefined, `${address}.${field}`);
-      assert.equal(Object.keys(r).length, 11);
+      assert.equal(Object.keys(r).length, 12);
     }
   });
 });

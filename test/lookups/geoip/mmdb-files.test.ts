@@ -237,9 +237,12 @@ describe('GEOIP_DB and ASN_DB (databases written by the test)', () => {
     assert.equal(data['bogon'], true);
   });
 
-  it('no DB-IP attribution header; the data sets are named as files', async () => {
+  it('no DB-IP attribution header (only the country sources the location is reconciled with); the data sets are named as files', async () => {
     const res = await get(service.baseUrl, '/ip/81.2.69.142');
-    assert.equal(res.headers.get('x-data-attribution'), null);
+    const credits = res.headers.get('x-data-attribution') ?? '';
+    assert.doesNotMatch(credits, /DB-IP/);
+    assert.match(credits, /nro\.net/);
+    assert.match(credits, /IP2Location LITE/);
     const ready = dataOf<{
       dataSets: { name: string; kind: string; source: string; builtAt: string | null }[];
     }>((await get(service.baseUrl, '/readyz')).body);

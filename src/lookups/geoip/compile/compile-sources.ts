@@ -20,13 +20,7 @@ import { parseAsnCsv } from '../asn-csv.js';
 import { DBIP_ATTRIBUTION, embeddedFiles } from '../embedded-data.js';
 import { dbipMapper, maxmindMapper } from '../record-map.js';
 import { TimezoneIndex, createTimezoneResolver } from '../timezone.js';
-import {
-  LocationSink,
-  NetworkSink,
-  compileAsnRanges,
-  compileMmdb,
-  type Compiled,
-} from './compile.js';
+import { NetworkSink, compileAsnRanges, compileMmdb, type Compiled } from './compile.js';
 import {
   COMPILER_VERSION,
   countsOf,
@@ -35,10 +29,25 @@ import {
   saveCompiledSet,
   type CompiledSet,
   type DataSetKind,
+  type LocationProvenance,
+  type LocationSourceInfo,
   type Manifest,
   type SourceFile,
 } from '../compiled-set.js';
 import { TABLE_FORMAT } from '../../../data/table-file.js';
+import {
+  DBIP_SOURCE_ID,
+  GEOLITE2_SOURCE_ID,
+  OPERATOR_FILE_SOURCE_ID,
+  countryLayers,
+  countrySourceFiles,
+  countrySourceInfo,
+} from '../location-sources.js';
+import { LOCATION_RULE_FILE, loadLocationRules } from '../reconcile/rule-file.js';
+import type { Mapper } from '../record-map.js';
+import { mmdbLayer, type SourceLayer } from './layers.js';
+import { GEOFEED_BUCKET, radiusOf } from '../reconcile/radius.js';
+import { compileReconciled } from './reconciled.js';
 
 /** The installation's compiled tables (built by `npm install`), beside the code. */
 export const INSTALLED_TABLES_DIR = join(PROJECT_ROOT, 'tables');
@@ -66,7 +75,7 @@ function sourceFile(path: string, data: Buffer): SourceFile {
 export function manifest(
   kind: DataSetKind,
   compiled: Compiled,
-  fields: Pick<Manifest, 'name' | 'source' | 'licence' | 'attribution'>,
+  fields: Pick<Manifest, 'name' | 'source' | 'licence' | 'attribution' | 'location'>,
 ): Manifest {
   return {
     format: TABLE_FORMAT,
@@ -125,6 +134,71 @@ export async function mmdbReader(buffer: Buffer): Promise<Reader<object>> {
   return new Reader<object>(buffer);
 }
 
+/** The files besides the GeoIP data a reconciled location table is current against. */
+export function reconcileInputs(): SourceFile[] {
+  return [...countrySourceFiles(), join(PROJECT_ROOT, LOCATION_RULE_FILE)].map(sha256File);
+}
+
+/** The primary GeoIP source (DB-IP, or the operator's file) and its description in GET /. */
+export interface PrimarySource {
+  /** its id in X-Location-Source and GET /: dbip unless said (`geolite2`, `geoip-db`) */
+  id?: string;
+  v4: Reader<object>;
+  v6: Reader<object>;
+  map: Mapper;
+  info: Omit<LocationSourceInfo, 'id' | 'kind'>;
+}
+
+/**
+ * The location table of a GeoIP source reconciled with the embedded country
+ * sources (and GeoLite2 City when the operator has it: `extra`), with the
+ * rule and radii resources/location-rule.json holds (docs/data.md).
+ */
+export async function compileLocationTable(
+  primary: PrimarySource,
+  extra: Pick<ExtraCitySource, 'layer' | 'info'> | null = null,
+): Promise<{ compiled: Compiled; location: LocationProvenance }> {
+  const { Reader } = await import('../../../later/maxmind.js');
+  const layers = [
+    mmdbLayer(primary.id ?? DBIP_SOURCE_ID, 'city', primary.v4, primary.v6, primary.map, true),
+    ...(extra === null ? [] : [extra.layer]),
+    ...countryLayers((data) => new Reader<object>(data)),
+  ];
+  const rules = loadLocationRules();
+  const { compiled, decidedBy } = compileReconciled(
+    layers,
+    extra === null ? rules.default : rules.geolite2,
+  );
+  const sources: LocationSourceInfo[] = [
+    { id: primary.id ?? DBIP_SOURCE_ID, kind: 'city', ...primary.info },
+    ...(extra === null ? [] : [extra.info]),
+    ...countrySourceInfo(),
+  ];
+  const choice = extra === null ? rules.default : rules.geolite2;
+  const geofeedRadiusKm = radiusOf(GEOFEED_BUCKET, choice.radii);
+  const [primaryLayer] = layers;
+  const sourceRanges = primaryLayer!.v4.values.length + (primaryLayer!.v6?.values.length ?? 0);
+  return { compiled, location: { sources, decidedBy, geofeedRadiusKm, sourceRanges } };
+}
+
+/** The embedded DB-IP Lite City as the primary location source. */
+async function embeddedDbip(timezones: TimezoneIndex | null): Promise<PrimarySource> {
+  const files = embeddedFiles();
+  const v4 = await mmdbReader(readFileSync(files.cityV4));
+  return {
+    v4,
+    v6: await mmdbReader(readFileSync(files.cityV6)),
+    map: dbipMapper(createTimezoneResolver(timezones)),
+    info: {
+      name: 'DB-IP Lite City',
+      version: files.cityVersion,
+      builtAt: builtAt(v4),
+      licence: DBIP_ATTRIBUTION.licence,
+      attribution: { text: DBIP_ATTRIBUTION.text, url: DBIP_ATTRIBUTION.url },
+    },
+  };
+}
+
 /**
  * Compiles the embedded data into `dir` unless the tables there were made
  * from the same files. `timezones` resolves the DB-IP locations (DB-IP Lite
@@ -139,20 +213,17 @@ export async function compileEmbedded(
   const files = embeddedFiles();
   const rebuilt: DataSetKind[] = [];
   const geoPath = join(dir, 'geoip.tables');
-  const citySources = [sha256File(files.cityV4), sha256File(files.cityV6)];
+  const citySources = [sha256File(files.cityV4), sha256File(files.cityV6), ...reconcileInputs()];
   let geoip = isCurrent(geoPath, citySources);
   if (geoip === null) {
     const started = performance.now();
-    const v4 = await mmdbReader(readFileSync(files.cityV4));
-    const v6 = await mmdbReader(readFileSync(files.cityV6));
-    const compiled = compileMmdb(
-      v4,
-      v6,
-      new LocationSink(dbipMapper(createTimezoneResolver(timezones))),
-    );
+    const primary = await embeddedDbip(timezones);
+    const { v4 } = primary;
+    const { compiled, location } = await compileLocationTable(primary);
     geoip = {
       ...compiled,
       manifest: manifest('geoip', compiled, {
+        location,
         name: `DB-IP Lite City ${files.cityVersion}`,
         source: {
           origin: 'embedded',
@@ -240,6 +311,140 @@ export async function loadEmbedded(
   return compileEmbedded(dir, timezones, log);
 }
 
+// ---- GeoLite2 City, the operator's opt-in second city source (GEOLITE2_CITY_DB) ----
+
+export interface ExtraCitySource {
+  layer: SourceLayer;
+  info: LocationSourceInfo;
+  file: SourceFile;
+}
+
+/**
+ * The operator's GeoLite2 City file (MaxMind's layout as downloaded with
+ * their licence key, or ip-location-db's flat copy) as the second city
+ * source; a file that is not a City MMDB is refused, naming the variable.
+ */
+export async function geolite2Source(path: string): Promise<ExtraCitySource> {
+  const variable = 'GEOLITE2_CITY_DB';
+  let data: Buffer;
+  try {
+    data = await readFile(path);
+  } catch (cause) {
+    throw new DataError(`${variable}: cannot open ${path}`, { cause });
+  }
+  let reader: Reader<object>;
+  try {
+    reader = await mmdbReader(data);
+  } catch (cause) {
+    throw new DataError(`${variable}: cannot open ${path} as an MMDB file`, { cause });
+  }
+  const type = requireType(reader, variable, /City/i);
+  // ip-location-db names its flat copies "city" or "city ipv4"
+  const flat = /^city\b/.test(type);
+  const map = (flat ? dbipMapper : maxmindMapper)(createTimezoneResolver(installedTimezones()));
+  return {
+    layer: mmdbLayer(GEOLITE2_SOURCE_ID, 'city', reader, reader, map),
+    info: {
+      id: GEOLITE2_SOURCE_ID,
+      kind: 'city',
+      name: `GeoLite2 City (${type})`,
+      version: builtAt(reader)?.slice(0, 10) ?? null,
+      builtAt: builtAt(reader),
+      licence: 'GeoLite2 EULA (CC BY-SA 4.0 terms)',
+      attribution: {
+        text: 'This product includes GeoLite2 data created by MaxMind',
+        url: 'https://www.maxmind.com',
+      },
+    },
+    file: sourceFile(path, data),
+  };
+}
+
+/** Tables named by the hash of their inputs, kept in `cacheDir` (else the temporary folder). */
+function cachedTables(
+  cacheDir: string,
+  prefix: string,
+  inputs: readonly SourceFile[],
+  options: LoadOptions,
+  /** the files the name is made from (the others are checked in the manifest): all by default */
+  named: readonly SourceFile[] = inputs,
+): { name: string; dirs: string[]; cached: CompiledSet | null } {
+  let key = named[0]?.sha256 ?? '';
+  if (named.length > 1) {
+    const hash = createHash('sha256');
+    for (const f of named) hash.update(f.sha256);
+    key = hash.digest('hex');
+  }
+  const name = `${prefix}-${key.slice(0, 16)}.tables`;
+  const dirs = [cacheDir, join(tmpdir(), 'ipintel-tables')];
+  for (const dir of dirs) {
+    const cached = isCurrent(join(dir, name), inputs, options);
+    if (cached !== null) return { name, dirs, cached };
+  }
+  return { name, dirs, cached: null };
+}
+
+function keepTables(dirs: readonly string[], name: string, set: CompiledSet, log: Logger): void {
+  for (const dir of dirs) {
+    try {
+      mkdirSync(dir, { recursive: true });
+      saveCompiledSet(join(dir, name), set);
+      return;
+    } catch (error) {
+      log.warn({ err: error, dir }, 'could not keep the compiled tables; trying elsewhere');
+    }
+  }
+}
+
+/**
+ * The embedded DB-IP Lite City reconciled with the operator's GeoLite2 City
+ * (and the country sources), compiled the first time this pair is seen and
+ * kept in `cacheDir` under the hash of every input.
+ */
+export async function loadEmbeddedWithGeolite2(
+  geolite2Path: string,
+  cacheDir: string,
+  log: Logger,
+  options: LoadOptions = {},
+): Promise<CompiledSet> {
+  const files = embeddedFiles();
+  const geolite2 = await geolite2Source(geolite2Path);
+  const inputs = [
+    sha256File(files.cityV4),
+    sha256File(files.cityV6),
+    geolite2.file,
+    ...reconcileInputs(),
+  ];
+  const { name, dirs, cached } = cachedTables(cacheDir, 'geoip-geolite2', inputs, options);
+  if (cached !== null) return cached;
+  const started = performance.now();
+  const primary = await embeddedDbip(installedTimezones());
+  const { v4 } = primary;
+  const { compiled, location } = await compileLocationTable(primary, geolite2);
+  const set: CompiledSet = {
+    ...compiled,
+    manifest: manifest('geoip', compiled, {
+      location,
+      name: `DB-IP Lite City ${files.cityVersion} + GeoLite2 City`,
+      source: {
+        origin: 'embedded',
+        layout: 'dbip-flat',
+        version: files.cityVersion,
+        builtAt: builtAt(v4),
+        files: inputs,
+      },
+      licence: DBIP_ATTRIBUTION.licence,
+      attribution: { text: DBIP_ATTRIBUTION.text, url: DBIP_ATTRIBUTION.url },
+    }),
+  };
+  log.info(
+    { ...set.manifest.counts, seconds: seconds(started) },
+    'GeoIP tables with GeoLite2 compiled',
+  );
+  keepTables(dirs, name, set, log);
+  return set;
+}
+
 // ---- an operator's MMDB file, compiled at start and cached by its SHA-256 ----
 
 export interface UserFileOptions extends LoadOptions {
@@ -249,6 +454,8 @@ export interface UserFileOptions extends LoadOptions {
   variable: string;
   /** where compiled tables are kept (DATA_DIR/tables); os.tmpdir() when it cannot be written */
   cacheDir: string;
+  /** GEOLITE2_CITY_DB: a second city source the GeoIP file is reconciled with */
+  geolite2?: string | null;
 }
 
 function requireType(reader: Reader<object>, variable: string, accepted: RegExp): string {
@@ -268,12 +475,16 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
     throw new DataError(`${variable}: cannot open ${path}`, { cause });
   }
   const source = sourceFile(path, data);
-  const name = `${kind}-${source.sha256.slice(0, 16)}.tables`;
-  const dirs = [options.cacheDir, join(tmpdir(), 'ipintel-tables')];
-  for (const dir of dirs) {
-    const cached = isCurrent(join(dir, name), [source], options);
-    if (cached !== null) return cached;
-  }
+  const geolite2 =
+    kind === 'geoip' && options.geolite2 != null ? await geolite2Source(options.geolite2) : null;
+  const inputs =
+    kind === 'geoip'
+      ? [source, ...(geolite2 === null ? [] : [geolite2.file]), ...reconcileInputs()]
+      : [source];
+  // named by the file's SHA-256 (and GeoLite2's); the country sources and rule are in the manifest
+  const named = geolite2 === null ? [source] : [source, geolite2.file];
+  const { name, dirs, cached } = cachedTables(options.cacheDir, kind, inputs, options, named);
+  if (cached !== null) return cached;
   const started = performance.now();
   let reader: Reader<object>;
   try {
@@ -284,6 +495,7 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
   let compiled: Compiled;
   let layout: string;
   let type: string;
+  let location: LocationProvenance | undefined;
   if (kind === 'geoip') {
     type = requireType(reader, variable, /City|Country/i);
     // ip-location-db's DB-IP files call themselves "city"/"country" and use a flat layout
@@ -291,11 +503,22 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
     layout = flat ? 'dbip-flat' : 'maxmind-city';
     // a flat DB-IP file has no time zones: the install-time index knows most of its points
     const resolver = createTimezoneResolver(installedTimezones());
-    compiled = compileMmdb(
-      reader,
-      reader,
-      new LocationSink((flat ? dbipMapper : maxmindMapper)(resolver)),
-    );
+    ({ compiled, location } = await compileLocationTable(
+      {
+        id: OPERATOR_FILE_SOURCE_ID,
+        v4: reader,
+        v6: reader,
+        map: (flat ? dbipMapper : maxmindMapper)(resolver),
+        info: {
+          name: type,
+          version: type,
+          builtAt: builtAt(reader),
+          licence: 'as supplied by the operator',
+          attribution: null,
+        },
+      },
+      geolite2,
+    ));
   } else {
     type = requireType(reader, variable, /ASN|ISP/i);
     layout = 'maxmind-asn';
@@ -305,21 +528,20 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
     ...compiled,
     manifest: manifest(options.kind, compiled, {
       name: type,
-      source: { origin: 'file', layout, version: type, builtAt: builtAt(reader), files: [source] },
+      source: {
+        origin: 'file',
+        layout,
+        version: type,
+        builtAt: builtAt(reader),
+        files: inputs,
+      },
       licence: 'as supplied by the operator',
       attribution: null,
+      location,
     }),
   };
   log.info({ path, ...set.manifest.counts, seconds: seconds(started) }, `${variable} compiled`);
-  for (const dir of dirs) {
-    try {
-      mkdirSync(dir, { recursive: true });
-      saveCompiledSet(join(dir, name), set);
-      break;
-    } catch (error) {
-      log.warn({ err: error, dir }, 'could not keep the compiled tables; trying elsewhere');
-    }
-  }
+  keepTables(dirs, name, set, log);
   return set;
 }
 

@@ -78,19 +78,31 @@ export class LocationSink implements RecordSink {
   }
 
   finish(): Pick<CompiledSet, 'records' | 'locations'> {
-    const coordinates = this.coordinates.toArray();
-    return {
-      records: this.places.finish(),
-      locations: new Locations(
-        this.placeOf.toArray(),
-        new Int32Array(coordinates.buffer, coordinates.byteOffset, coordinates.length),
-      ),
-    };
+    return finishLocations(this.places, this.placeOf, this.coordinates, null);
   }
 }
 
+/** Collected locations as a set's records and locations; `info` a reconciled table's (Locations.info). */
+export function finishLocations(
+  places: RecordCollector,
+  placeOf: GrowableU32,
+  scaledCoordinates: GrowableU32,
+  info: GrowableU32 | null,
+): Pick<CompiledSet, 'records' | 'locations'> {
+  const coordinates = scaledCoordinates.toArray();
+  return {
+    records: places.finish(),
+    locations: new Locations(
+      placeOf.toArray(),
+      new Int32Array(coordinates.buffer, coordinates.byteOffset, coordinates.length),
+      WHOLE,
+      info?.toArray() ?? null,
+    ),
+  };
+}
+
 /** A coordinate rounded to 4 decimals (record-map.ts) as an integer; exact, since |value| ≤ 180. */
-function scaled(value: number | null): number {
+export function scaled(value: number | null): number {
   return value === null ? NO_COORDINATE >>> 0 : Math.round(value * COORDINATE_SCALE) >>> 0;
 }
 

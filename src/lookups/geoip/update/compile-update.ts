@@ -6,10 +6,11 @@ import { readFileSync } from 'node:fs';
 import { parseAsnCsv } from '../asn-csv.js';
 import { dbipMapper, maxmindMapper } from '../record-map.js';
 import { createTimezoneResolver } from '../timezone.js';
-import { LocationSink, NetworkSink, compileAsnRanges, compileMmdb } from '../compile/compile.js';
+import { NetworkSink, compileAsnRanges, compileMmdb } from '../compile/compile.js';
 import {
   DataError,
   builtAt,
+  compileLocationTable,
   installedTimezones,
   manifest,
   mmdbReader,
@@ -20,10 +21,12 @@ import {
   saveCompiledSet,
   type CompiledSet,
   type DataSetKind,
+  type LocationProvenance,
   type Manifest,
   type UpdateProvenance,
 } from '../compiled-set.js';
 import { sanityProblem, type Baseline } from './sanity.js';
+import { DBIP_SOURCE_ID, GEOLITE2_SOURCE_ID } from '../location-sources.js';
 
 export type UpdateLayout = 'dbip-flat' | 'maxmind-city' | 'maxmind-asn' | 'asn-csv';
 
@@ -46,6 +49,7 @@ export interface CompileJob {
 async function compileFiles(job: CompileJob): Promise<{
   compiled: Omit<CompiledSet, 'manifest'>;
   builtAt: string | null;
+  location?: LocationProvenance;
 }> {
   if (job.layout === 'asn-csv') {
     const parsed = job.files.map((f) => parseAsnCsv(readFileSync(f, 'utf8')));
@@ -70,21 +74,35 @@ async function compileFiles(job: CompileJob): Promise<{
       `database type "${type}" is not ${wantsAsn ? 'an ASN' : 'a City'} database`,
     );
   }
-  let sink;
-  if (wantsAsn) sink = new NetworkSink();
-  else {
-    // DB-IP Lite carries no time zone: the install-time index fills it, as for the embedded data
-    const resolver = createTimezoneResolver(installedTimezones());
-    sink = new LocationSink((job.layout === 'dbip-flat' ? dbipMapper : maxmindMapper)(resolver));
-  }
-  return { compiled: compileMmdb(v4, v6, sink), builtAt: builtAt(v4) };
+  if (wantsAsn) return { compiled: compileMmdb(v4, v6, new NetworkSink()), builtAt: builtAt(v4) };
+  // DB-IP Lite carries no time zone: the install-time index fills it, as for the embedded data
+  const resolver = createTimezoneResolver(installedTimezones());
+  const { compiled, location } = await compileLocationTable({
+    // MaxMind's release is GeoLite2 City; the others are DB-IP Lite City
+    id: job.update.publisher === 'maxmind' ? GEOLITE2_SOURCE_ID : DBIP_SOURCE_ID,
+    v4,
+    v6,
+    map: (job.layout === 'dbip-flat' ? dbipMapper : maxmindMapper)(resolver),
+    info: {
+      name: job.name,
+      version: job.version,
+      builtAt: builtAt(v4),
+      licence: job.licence,
+      attribution: job.attribution,
+    },
+  });
+  return { compiled, builtAt: builtAt(v4), location };
 }
 
 /** Compiles, checks and writes the job's tables; throws DataError saying why not. */
 export async function compileUpdate(job: CompileJob): Promise<Manifest> {
-  const { compiled, builtAt: built } = await compileFiles(job);
+  const { compiled, builtAt: built, location } = await compileFiles(job);
   const counts = countsOf(compiled.table, compiled);
-  const problem = sanityProblem({ table: compiled.table, counts }, job.baseline, job.minRatio);
+  const problem = sanityProblem(
+    { table: compiled.table, counts, location },
+    job.baseline,
+    job.minRatio,
+  );
   if (problem !== null) throw new DataError(problem);
   const set: CompiledSet = {
     ...compiled,
@@ -100,6 +118,7 @@ export async function compileUpdate(job: CompileJob): Promise<Manifest> {
       },
       licence: job.licence,
       attribution: job.attribution,
+      location,
     }),
   };
   saveCompiledSet(job.output, set);

@@ -21,8 +21,13 @@ const PROBES_PER_FAMILY = 32;
 /** entries scanned from each step for an answered one */
 const SCAN_LIMIT = 4096;
 
-function rangesOf(counts: Manifest['counts']): number {
-  return counts.v4Ranges + counts.v6Ranges + counts.v6SubRanges;
+/**
+ * The data set's own ranges: a reconciled location table counts its GeoIP
+ * source's alone (the embedded country sources' boundaries would hide a
+ * shrunk file).
+ */
+function rangesOf(m: Pick<Manifest, 'counts' | 'location'>): number {
+  return m.location?.sourceRanges ?? m.counts.v4Ranges + m.counts.v6Ranges + m.counts.v6SubRanges;
 }
 
 /**
@@ -74,17 +79,17 @@ function spread(
 }
 
 export function baselineOf(set: CompiledSet): Baseline {
-  return { ranges: rangesOf(set.manifest.counts), probes: sampleProbes(set.table) };
+  return { ranges: rangesOf(set.manifest), probes: sampleProbes(set.table) };
 }
 
 /** Null when `fresh` may replace the data the baseline came from; else why not. */
 export function sanityProblem(
-  fresh: Pick<CompiledSet, 'table'> & { counts: Manifest['counts'] },
+  fresh: Pick<CompiledSet, 'table'> & Pick<Manifest, 'counts' | 'location'>,
   baseline: Baseline | null,
   minRatio = DEFAULT_MIN_RATIO,
 ): string | null {
   if (fresh.counts.records === 0) return 'the new data holds no records';
-  const ranges = rangesOf(fresh.counts);
+  const ranges = rangesOf(fresh);
   if (baseline === null) return null;
   if (ranges < baseline.ranges * minRatio) {
     return `the new data has ${ranges} ranges, far fewer than the ${baseline.ranges} of the current data (at least ${Math.ceil(baseline.ranges * minRatio)} expected)`;

@@ -1,0 +1,72 @@
+// accuracyRadiusKm: the radius around the answered point within which the
+// address lies for about two answers in three (MaxMind's meaning of
+// accuracy_radius). Each answer's bucket (reconcile.ts: agreement distance,
+// country agreement, whether it names a city) has the ⅔ quantile of the
+// development truth's errors in it, calibrated by `npm run eval-location`
+// (docs/data.md) and shipped in resources/location-radii.json. A bucket with
+// too few rows takes its parent's radius: `d10|unanimous|city` →
+// `d10|unanimous` → `d10` → `all`.
+
+/** The share of answers a radius should hold. */
+export const RADIUS_QUANTILE = 2 / 3;
+/** Fewer calibration rows than this: the bucket takes its parent's radius. */
+export const MIN_BUCKET_ROWS = 10;
+
+/**
+ * A geofeed's answer with a point: its own bucket, calibrated like the
+ * others when the development truth has enough such rows (it has 6: it
+ * takes the overall radius).
+ */
+export const GEOFEED_BUCKET = 'geofeed|city';
+
+export type RadiusTable = Readonly<Record<string, number>>;
+
+/** A bucket and its parents, most specific first, ending with `all`. */
+export function bucketChain(bucket: string): string[] {
+  const parts = bucket.split('|');
+  const chain: string[] = [];
+  for (let n = parts.length; n > 0; n--) chain.push(parts.slice(0, n).join('|'));
+  chain.push('all');
+  return chain;
+}
+
+/** The radius for a bucket; null for an answer without a point (no bucket) or an empty table. */
+export function radiusOf(bucket: string | null, table: RadiusTable): number | null {
+  if (bucket === null) return null;
+  for (const key of bucketChain(bucket)) {
+    const km = table[key];
+    if (km !== undefined) return km;
+  }
+  return null;
+}
+
+/** The q-quantile (nearest rank, rounded up) of finite values; Infinity counts as a value. */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
+}
+
+/**
+ * Radii from calibration rows (bucket, error km): the ⅔ quantile of each
+ * bucket (and each parent) that holds at least MIN_BUCKET_ROWS, rounded up
+ * to a whole km, at least 1.
+ */
+export function calibrateRadii(
+  rows: readonly { bucket: string; errorKm: number }[],
+): Record<string, number> {
+  const byKey = new Map<string, number[]>();
+  for (const row of rows) {
+    for (const key of bucketChain(row.bucket)) {
+      let list = byKey.get(key);
+      if (list === undefined) byKey.set(key, (list = []));
+      list.push(row.errorKm);
+    }
+  }
+  const table: Record<string, number> = {};
+  for (const [key, errors] of [...byKey].sort(([a], [b]) => a.localeCompare(b))) {
+    if (errors.length < MIN_BUCKET_ROWS) continue;
+    const km = quantile(errors, RADIUS_QUANTILE);
+    if (Number.isFinite(km)) table[key] = Math.max(1, Math.ceil(km));
+  }
+  return table;
+}

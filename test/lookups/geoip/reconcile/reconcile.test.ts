@@ -1,0 +1,117 @@
+// The reconciliation of several sources' answers (issue 42) on a small set
+// with known answers, and the radius buckets' calibration and fallback.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  FIRST_SOURCE_RULE,
+  agreementClass,
+  distanceKm,
+  reconcile,
+  type ReconcileRule,
+  type SourceAnswer,
+} from '../../../../src/lookups/geoip/reconcile/reconcile.js';
+import {
+  bucketChain,
+  calibrateRadii,
+  quantile,
+  radiusOf,
+} from '../../../../src/lookups/geoip/reconcile/radius.js';
+
+const place = (
+  source: string,
+  country: string,
+  city: string | null,
+  latitude: number | null,
+  longitude: number | null,
+): SourceAnswer => ({
+  source,
+  kind: latitude === null ? 'country' : 'city',
+  location: { country, city, region: null, timezone: null, latitude, longitude },
+});
+
+// Paris and Lyon (~392 km), Berlin; a country centroid of Germany
+const paris = place('dbip', 'FR', 'Paris', 48.8566, 2.3522);
+const lyon = place('geolite2', 'FR', 'Lyon', 45.764, 4.8357);
+const franceCentroid = place('geolite2', 'FR', null, 46.2276, 2.2137);
+const parisNear = place('geolite2', 'FR', 'Paris', 48.86, 2.35);
+const registryFr = place('registry', 'FR', null, null, null);
+const registryDe = place('registry', 'DE', null, null, null);
+const ip2lDe = place('ip2location', 'DE', null, null, null);
+
+const majority = (over: Partial<ReconcileRule> = {}): ReconcileRule => ({
+  country: 'majority',
+  nearKm: 25,
+  near: 'first',
+  far: 'named',
+  disagreeing: 'keep',
+  ...over,
+});
+
+test('distances are great-circle kilometres', () => {
+  assert.ok(Math.abs(distanceKm(48.8566, 2.3522, 45.764, 4.8357) - 392) < 3);
+  assert.equal(distanceKm(10, 10, 10, 10), 0);
+  assert.equal(agreementClass(null), 'single');
+  assert.equal(agreementClass(5), 'd10');
+  assert.equal(agreementClass(300), 'far');
+});
+
+test("the first source's rule answers DB-IP's location whole", () => {
+  const out = reconcile([registryDe, ip2lDe, paris], FIRST_SOURCE_RULE);
+  assert.deepEqual(out.location, paris.location);
+  assert.deepEqual(out.decidedBy, ['dbip']);
+  assert.equal(out.bucket, 'single|split|city');
+});
+
+test('the country is the majority; a city source of another country gives no point', () => {
+  const out = reconcile([paris, registryDe, ip2lDe], majority({ disagreeing: 'country-only' }));
+  assert.equal(out.location.country, 'DE');
+  assert.equal(out.location.latitude, null);
+  assert.equal(out.bucket, null);
+  assert.deepEqual(out.decidedBy, ['registry', 'ip2location']);
+  const kept = reconcile([paris, registryDe, ip2lDe], majority());
+  assert.equal(kept.location.country, 'DE');
+  assert.equal(kept.location.city, null, 'Paris is not a German city: the place names go');
+  assert.equal(kept.location.latitude, 48.8566);
+  assert.equal(kept.bucket, 'single|overruled|nocity');
+});
+
+test('a tie goes to the city sources; unanimous answers say so', () => {
+  const tie = reconcile([paris, registryDe], majority());
+  assert.equal(tie.location.country, 'FR');
+  assert.equal(tie.bucket, 'single|split|city');
+  const all = reconcile([paris, registryFr], majority());
+  assert.deepEqual(all.decidedBy, ['dbip', 'registry']);
+  assert.equal(all.bucket, 'single|unanimous|city');
+});
+
+test('two city sources: near and far choices, centroids lose to a named city', () => {
+  const near = reconcile([paris, parisNear, registryFr], majority({ near: 'second' }));
+  assert.equal(near.location.latitude, 48.86);
+  assert.equal(near.bucket, 'd10|unanimous|city');
+  const far = reconcile([paris, lyon, registryFr], majority({ far: 'second' }));
+  assert.equal(far.location.city, 'Lyon');
+  assert.equal(far.bucket, 'far|unanimous|city');
+  const centroid = reconcile([franceCentroid, paris], majority({ far: 'named' }));
+  assert.equal(centroid.location.city, 'Paris');
+  assert.deepEqual(centroid.decidedBy, ['dbip', 'geolite2']);
+});
+
+test('radii: the ⅔ quantile per bucket, rounded up; a small bucket takes its parent', () => {
+  assert.equal(quantile([1, 2, 3], 2 / 3), 2);
+  assert.deepEqual(bucketChain('d10|unanimous|city'), [
+    'd10|unanimous|city',
+    'd10|unanimous',
+    'd10',
+    'all',
+  ]);
+  const rows = [
+    ...Array.from({ length: 12 }, (_, i) => ({ bucket: 'd10|unanimous|city', errorKm: i + 0.5 })),
+    ...Array.from({ length: 3 }, () => ({ bucket: 'd10|split|city', errorKm: 500 })),
+  ];
+  const radii = calibrateRadii(rows);
+  assert.equal(radii['d10|unanimous|city'], 8); // 8th of 12 errors (7.5), rounded up
+  assert.equal(radii['d10|split|city'], undefined, 'three rows are too few');
+  assert.equal(radiusOf('d10|split|city', radii), radii['d10']);
+  assert.equal(radiusOf(null, radii), null);
+  assert.equal(radiusOf('far|split|city', radii), radii['all']);
+});
