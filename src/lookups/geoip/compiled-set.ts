@@ -52,7 +52,7 @@ export interface UpdateProvenance {
  * source (a mapping or overlap rule changed): tables of another compiler are
  * compiled again, even when the file format is the same.
  */
-export const COMPILER_VERSION = 3;
+export const COMPILER_VERSION = 4;
 
 export interface Manifest {
   format: number;

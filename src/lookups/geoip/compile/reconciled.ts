@@ -61,6 +61,9 @@ class ReconciledSink {
   }
 }
 
+const isEmpty = (l: GeoLocation): boolean =>
+  l.country === null && l.city === null && l.region === null && l.latitude === null;
+
 /**
  * A key for the sources' values at one place: one number when their answer
  * counts fit in 52 bits together (the usual case: millions of merged ranges,
@@ -103,11 +106,16 @@ export function compileReconciled(
         if (v !== NONE)
           answers.push({ source: layer.id, kind: layer.kind, location: layer.answers[v]! });
       });
-      if (answers.length === 0) index = NONE;
-      else {
-        const out = reconcile(answers, choice.rule);
-        index = sink.intern(out.location, radiusOf(out.bucket, choice.radii), out.decidedBy);
-      }
+      const out = answers.length === 0 ? null : reconcile(answers, choice.rule);
+      // no answer at all (no source, or only country sources where the rule
+      // answers no country) is NONE, as where no source speaks: an interned
+      // empty location there would split the table at every boundary of a
+      // country source (a GEOIP_DB with few networks got 237,096 IPv6 ranges
+      // from the registry's alone)
+      index =
+        out === null || (out.decidedBy.length === 0 && isEmpty(out.location))
+          ? NONE
+          : sink.intern(out.location, radiusOf(out.bucket, choice.radii), out.decidedBy);
       byCombination.set(key, index);
     }
     return index;
