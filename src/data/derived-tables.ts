@@ -154,7 +154,10 @@ export function readJsonSection<T>(file: TableFile<unknown>, name: string): T {
   return JSON.parse(Buffer.from(file.u8(name)).toString('utf8')) as T;
 }
 
-/** A range table's arrays as sections (`v4Keys`…, as the GeoIP tables name them). */
+/**
+ * A range table's arrays as sections (`v4Keys`…): the GeoIP/ASN tables'
+ * (compiled-set.ts) and the derived tables' one naming.
+ */
 export function rangeTableSections(table: RangeTable): Record<string, Uint32Array> {
   const { v4, v6 } = table;
   return {
@@ -170,8 +173,11 @@ export function rangeTableSections(table: RangeTable): Record<string, Uint32Arra
   };
 }
 
-/** The range table rangeTableSections wrote. */
-export function rangeTableOf(file: TableFile<unknown>): RangeTable {
+/** The range table rangeTableSections wrote (paged by `pager` when given: see RangeTable). */
+export function rangeTableOf(
+  file: TableFile<unknown>,
+  pager?: TableFile<unknown>['pager'],
+): RangeTable {
   return new RangeTable(
     { keys: file.u32('v4Keys'), values: file.u32('v4Values'), jump: file.u32('v4Jump') },
     {
@@ -182,5 +188,6 @@ export function rangeTableOf(file: TableFile<unknown>): RangeTable {
       subKeys: file.u32('v6SubKeys'),
       subValues: file.u32('v6SubValues'),
     },
+    pager,
   );
 }

@@ -5,6 +5,7 @@
 // city, region, time zone: ~195,000 distinct among ~565,000 locations) and
 // keep their coordinates as numbers, which keeps the tables ~50 MB smaller.
 import { Buffer } from 'node:buffer';
+import { rangeTableOf, rangeTableSections } from '../../data/derived-tables.js';
 import { RangeTable } from '../../data/range-table.js';
 import {
   openTableFile,
@@ -313,7 +314,6 @@ export function countsOf(
 }
 
 export function saveCompiledSet(path: string, set: CompiledSet): number {
-  const { v4, v6 } = set.table;
   const { locations } = set;
   const geo =
     locations === null
@@ -329,15 +329,7 @@ export function saveCompiledSet(path: string, set: CompiledSet): number {
         };
   return writeTableFile(path, set.manifest, {
     ...geo,
-    v4Keys: v4.keys,
-    v4Values: v4.values,
-    v4Jump: v4.jump,
-    v6Keys: v6.keys,
-    v6Values: v6.values,
-    v6Jump: v6.jump,
-    v6SplitAt: v6.splitAt,
-    v6SubKeys: v6.subKeys,
-    v6SubValues: v6.subValues,
+    ...rangeTableSections(set.table),
     recordOffsets: set.records.offsets,
     recordBytes: set.records.bytes,
   });
@@ -371,18 +363,7 @@ export async function loadCompiledSetAsync(
 /** The set over a table file, read whole or paged. */
 function compiledSetOf(file: TableFile<Manifest>): CompiledSet {
   const { pager } = file;
-  const table = new RangeTable(
-    { keys: file.u32('v4Keys'), values: file.u32('v4Values'), jump: file.u32('v4Jump') },
-    {
-      keys: file.u32('v6Keys'),
-      values: file.u32('v6Values'),
-      jump: file.u32('v6Jump'),
-      splitAt: file.u32('v6SplitAt'),
-      subKeys: file.u32('v6SubKeys'),
-      subValues: file.u32('v6SubValues'),
-    },
-    pager,
-  );
+  const table = rangeTableOf(file, pager);
   // in memory whole from the start: RecordBlob finds the longest record in them
   const offsets = file.u32('recordOffsets');
   pager.need(offsets, 0, offsets.length);
