@@ -21,6 +21,7 @@ export interface GeoRecord {
   timezone: string | null;
   latitude: number | null;
   longitude: number | null;
+  accuracyRadiusKm: number | null;
   isp: string | null;
   asn: string | null;
   org: string | null;

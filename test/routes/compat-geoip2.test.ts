@@ -81,6 +81,8 @@ interface Parsed {
   latitude?: number | null;
   longitude?: number | null;
   timezone?: string | null;
+  /** location.accuracy_radius: whole km, at least 1 */
+  radius?: number | null;
   asn?: number | null;
   asOrg?: string | null;
   isp?: string | null;
@@ -103,6 +105,7 @@ function expected(answer: OwnAnswer, bogonError: string, unknownError: string): 
     latitude: geo.latitude,
     longitude: geo.longitude,
     timezone: geo.timezone,
+    radius: geo.accuracyRadiusKm === null ? null : Math.max(1, Math.round(geo.accuracyRadiusKm)),
     asn: geo.asn === null ? null : Number(geo.asn.slice(2)),
     asOrg: geo.org,
     isp: geo.isp,
@@ -139,6 +142,7 @@ for (const address of addresses) {
       latitude: r.location?.latitude ?? null,
       longitude: r.location?.longitude ?? null,
       timezone: r.location?.timeZone ?? null,
+      radius: r.location?.accuracyRadius ?? null,
       asn: r.traits.autonomousSystemNumber ?? null,
       asOrg: r.traits.autonomousSystemOrganization ?? null,
       isp: r.traits.isp ?? null,
@@ -180,6 +184,7 @@ for address in json.load(sys.stdin):
         'latitude': location.latitude if location else None,
         'longitude': location.longitude if location else None,
         'timezone': location.time_zone if location else None,
+        'radius': location.accuracy_radius if location else None,
         'asn': t.autonomous_system_number,
         'asOrg': t.autonomous_system_organization,
         'isp': t.isp,

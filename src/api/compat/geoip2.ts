@@ -32,9 +32,6 @@ export type GeoIp2Service = 'country' | 'city' | 'insights';
 type Names = { names: { en: string } };
 const named = (name: string): Names => ({ names: { en: name } });
 
-/** The GeoIP record with the radius another part of ipintel may carry (km), when it does. */
-type WithRadius = GeoIpRecord & { accuracyRadiusKm?: number | null };
-
 export function maxmindError(code: string, message: string): string {
   return JSON.stringify({ code, error: message });
 }
@@ -120,12 +117,14 @@ function placeParts(
   return { head, tail };
 }
 
-function locationOf(geo: WithRadius): Record<string, unknown> | null {
+/** MaxMind's radius: whole kilometres, at least 1. */
+const maxmindRadius = (km: number): number => Math.max(1, Math.round(km));
+
+function locationOf(geo: GeoIpRecord): Record<string, unknown> | null {
   const location: Record<string, unknown> = {};
-  // MaxMind's radius is whole kilometres
   const radius = geo.accuracyRadiusKm;
   if (typeof radius === 'number' && Number.isFinite(radius)) {
-    location['accuracy_radius'] = Math.max(1, Math.round(radius));
+    location['accuracy_radius'] = maxmindRadius(radius);
   }
   if (geo.latitude !== null && geo.longitude !== null) {
     location['latitude'] = geo.latitude;
@@ -177,9 +176,8 @@ const inner = (value: Record<string, unknown>): string =>
 /**
  * The answer of one service, JSON.stringify(geoip2Record(…)) byte for byte:
  * from the record's slices (a place's, an AS's and a verdict's members made
- * once), or from the whole record where slices do not speak for the address
- * — and wherever the records carry a radius (`accuracyRadiusKm`), which only
- * the whole record holds.
+ * once; the radius read per location), or from the whole record where slices
+ * do not speak for the address.
  */
 export function geoip2Writer(
   service: GeoIp2Service,
@@ -201,21 +199,11 @@ export function geoip2Writer(
     return inner(networkTraits(service, n?.asn ?? null, n?.org ?? null, n?.isp ?? null));
   });
   const verdicts = new VerdictMemo((flags) => inner(flagTraits(service, flags)));
-  let radiusOf: object | null = null;
-  let radius = false;
-  /** whether the current tables' records carry a radius (then the whole record answers) */
-  const recordsHaveRadius = (): boolean => {
-    if (radiusOf !== slices.placeTables) {
-      radiusOf = slices.placeTables;
-      radius = 'accuracyRadiusKm' in slices.geoip.lookup(PROBE);
-    }
-    return radius;
-  };
   const none = { known: false, head: EMPTY, zone: EMPTY, tail: EMPTY };
   const out = new BodyBytes();
   return (ip) => {
     const detailed = service !== 'country';
-    const s = detailed && recordsHaveRadius() ? null : slices.of(ip, service === 'insights');
+    const s = slices.of(ip, service === 'insights');
     if (s === null) {
       const { geo, flags } = whole(ip);
       return { body: JSON.stringify(geoip2Record(service, geo, flags)), encoding: 'utf8' };
@@ -224,8 +212,14 @@ export function geoip2Writer(
     const located = s.latitude !== NO_COORDINATE && s.longitude !== NO_COORDINATE;
     if (!place.known && s.network === NONE && s.latitude === NO_COORDINATE) throw notFound(ip.text);
     out.begin().member(place.head);
-    if (detailed && (located || place.zone.length !== 0)) {
+    if (detailed && (s.radiusKm !== null || located || place.zone.length !== 0)) {
       out.open('"location":{');
+      if (s.radiusKm !== null) {
+        out
+          .next()
+          .ascii('"accuracy_radius":')
+          .ascii(String(maxmindRadius(s.radiusKm)));
+      }
       if (located) {
         out.next().ascii('"latitude":').coordinate(s.latitude);
         out.next().ascii('"longitude":').coordinate(s.longitude);
@@ -239,9 +233,6 @@ export function geoip2Writer(
     return out.close().close().done();
   };
 }
-
-/** an address every GeoIP record is asked for to see its fields (a public one) */
-const PROBE = parseIp('8.8.8.8')!;
 
 /** The codes MaxMind's clients know for the pipeline's refusals. */
 export function geoip2Failure(

@@ -29,6 +29,8 @@ export interface Slices {
   /** × COORDINATE_SCALE, NO_COORDINATE when unknown */
   latitude: number;
   longitude: number;
+  /** the accuracy radius (km) of the location, null without one (GeoIpLookup.radiusAt) */
+  radiusKm: number | null;
   /** the AS record (NONE: none) */
   network: number;
   /** the verdict's text (VpnJson.members), when asked for */
@@ -76,6 +78,7 @@ export class RecordSlices {
     place: NONE,
     latitude: NO_COORDINATE,
     longitude: NO_COORDINATE,
+    radiusKm: null,
     network: NONE,
     verdict: '',
   };
@@ -105,10 +108,12 @@ export class RecordSlices {
     if (found.location === NONE) {
       s.latitude = NO_COORDINATE;
       s.longitude = NO_COORDINATE;
+      s.radiusKm = null;
     } else {
       const locations = geoip.tables.geoip.locations!;
       s.latitude = locations.latitude(found.location);
       s.longitude = locations.longitude(found.location);
+      s.radiusKm = geoip.radiusAt(found.location);
     }
     if (verdict) {
       const members = this.vpnJson.members(ip, found.network);
