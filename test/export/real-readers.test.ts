@@ -21,6 +21,7 @@ import { EXPORT_FILES } from '../../src/kit/export-files.js';
 import { feedFileName, serialiseFeed } from '../../src/lookups/vpn/feeds/feed-store.js';
 import { writeSmallGeoData } from './small-geo-data.js';
 import { freePort } from '../helpers/ports.js';
+import { nginxHttpScratch, nginxMain } from '../helpers/nginx.js';
 import { storedFeed, vpnHostFeed } from '../helpers/vpn-feeds.js';
 import { serviceData } from '../helpers/service.js';
 import { loadConfig } from '../../src/config.js';
@@ -152,18 +153,11 @@ describe('nginx with ngx_http_geoip2_module', () => {
     await writeFile(
       conf,
       `load_module ${NGINX_MODULE};
-daemon off;
+${nginxMain(dir)}
 master_process off;
-pid ${join(dir, 'nginx.pid')};
-error_log ${join(dir, 'nginx-error.log')} warn;
 events { worker_connections 64; }
 http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
+${nginxHttpScratch(dir)}
   geoip2 ${file('city')} { $ip_country source=$http_x_client_ip country iso_code; }
   geoip2 ${file('asn')} { $ip_asn source=$http_x_client_ip autonomous_system_number; }
   geoip2 ${file('anonymous')} { $ip_vpn default=0 source=$http_x_client_ip is_anonymous_vpn; }

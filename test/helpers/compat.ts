@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SeededRandom } from './seeded-random.js';
 import { freePort } from './ports.js';
+import { nginxHttpScratch, nginxMain } from './nginx.js';
 
 export interface GeoRecord {
   ip: string;
@@ -166,18 +167,11 @@ export async function startTlsTerminator(
   const conf = join(dir, 'nginx.conf');
   await writeFile(
     conf,
-    `daemon off;
+    `${nginxMain(dir)}
 master_process off;
-pid ${join(dir, 'nginx.pid')};
-error_log ${join(dir, 'nginx-error.log')} warn;
 events { worker_connections 256; }
 http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
+${nginxHttpScratch(dir)}
   upstream ipintel { server 127.0.0.1:${upstreamPort}; keepalive 8; }
   server {
     listen 127.0.0.1:${port} ssl;

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { get, startService, type TestService } from '../helpers/service.js';
+import { nginxHttpScratch, nginxMain } from '../helpers/nginx.js';
 import { PROJECT_ROOT } from '../../src/kit/project-root.js';
 
 let dir: string;
@@ -120,17 +121,10 @@ describe('the formats loaded by the real tools', () => {
       const include = await file('geo.conf', geo);
       const conf = await file(
         'nginx.conf',
-        `daemon off;
-pid ${join(dir, 'nginx.pid')};
-error_log ${join(dir, 'nginx-error.log')} warn;
+        `${nginxMain(dir)}
 events { worker_connections 16; }
 http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
+${nginxHttpScratch(dir)}
   include ${include};
   server { listen 127.0.0.1:9; location / { return 200 $blocked; } }
 }
