@@ -12,32 +12,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SeededRandom } from './seeded-random.js';
 import { freePort } from './ports.js';
+import type { GeoIpRecord } from '../../src/lookups/geoip/geoip.js';
+import type { VpnDetection } from '../../src/lookups/vpn/detect.js';
 import { nginxHttpScratch, nginxMain } from './nginx.js';
 
-export interface GeoRecord {
-  ip: string;
-  country: string | null;
-  city: string | null;
-  region: string | null;
-  timezone: string | null;
-  latitude: number | null;
-  longitude: number | null;
-  accuracyRadiusKm: number | null;
-  isp: string | null;
-  asn: string | null;
-  org: string | null;
-  bogon: boolean;
-}
-
-export interface VpnRecord {
-  isVpn: boolean;
-  isProxy: boolean;
-  isHosting: boolean;
-  isMobile: boolean;
-  isTor: boolean;
-  isRelay: boolean;
-  provider: string | null;
-}
+/** the records of GET /ip/:ip and /ip/:ip/vpn, as the service's own types say */
+export type GeoRecord = GeoIpRecord;
+export type VpnRecord = Omit<VpnDetection, 'ip'>;
 
 export interface OwnAnswer {
   geo: GeoRecord;
@@ -68,6 +49,16 @@ const BOGONS = [
 
 /** IPv6 tops where the RIRs allocate (2001:200::/23 on, 2400::/12 … 2c00::/12) */
 const V6_TOPS = [0x2001, 0x2400, 0x2600, 0x2800, 0x2a00, 0x2c00];
+
+/** two addresses an override row sets place, network and flags for (OVERRIDES_FILE) */
+export const OVERRIDDEN = ['8.8.8.8', '8.8.8.9'];
+/** the OVERRIDES_FILE that places OVERRIDDEN */
+export const OVERRIDES_CSV = `network,city,region,asn,org,isVpn,provider\n8.8.8.0/24,Leipzig,Saxony,AS64500,Example Overridden Net,true,ExampleVPN\n`;
+
+/** The clients' 1,000 addresses: OVERRIDDEN, then seededAddresses. */
+export function clientAddresses(random: SeededRandom): string[] {
+  return [...OVERRIDDEN, ...seededAddresses(random, 1000 - OVERRIDDEN.length)];
+}
 
 /**
  * `count` distinct addresses: ~60 % random IPv4 (bogons among them as the

@@ -18,7 +18,8 @@ import { after, before, describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../../src/kit/project-root.js';
 import {
   ownAnswers,
-  seededAddresses,
+  clientAddresses,
+  OVERRIDES_CSV,
   startTlsTerminator,
   unknownToData,
   type OwnAnswer,
@@ -32,10 +33,7 @@ const PYTHON = '/usr/bin/python3';
 const KEY = 'geoip2-licence-key-0123456789';
 const TINY = 'geoip2-tiny-key-0123456789';
 const random = seededRandom();
-// two addresses an override row sets place, network and flags for (OVERRIDES_FILE)
-const OVERRIDDEN = ['8.8.8.8', '8.8.8.9'];
-const OVERRIDES = `network,city,region,asn,org,isVpn,provider\n8.8.8.0/24,Leipzig,Saxony,AS64500,Example Overridden Net,true,ExampleVPN\n`;
-const addresses = [...OVERRIDDEN, ...seededAddresses(random, 998)];
+const addresses = clientAddresses(random);
 
 let dir = '';
 let service: SpawnedService;
@@ -48,7 +46,7 @@ before(async () => {
   assert.equal(install.status, 0, 'scripts/ensure-mmdb-readers.sh failed');
   dir = mkdtempSync(join(tmpdir(), 'ipintel-geoip2-'));
   const keys = join(dir, 'keys.csv');
-  writeFileSync(join(dir, 'overrides.csv'), OVERRIDES);
+  writeFileSync(join(dir, 'overrides.csv'), OVERRIDES_CSV);
   writeFileSync(keys, `name,key,limit\nclient,${KEY},100000\ntiny,${TINY},1\n`);
   service = await spawnService({
     API_KEYS_FILE: keys,

@@ -9,17 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ApiLimitError, IPinfoWrapper, type IPinfo } from 'node-ipinfo';
-import { ownAnswers, seededAddresses, type OwnAnswer } from '../helpers/compat.js';
+import { clientAddresses, ownAnswers, OVERRIDES_CSV, type OwnAnswer } from '../helpers/compat.js';
 import { seededRandom, withSeed } from '../helpers/seeded-random.js';
 import { spawnService, type SpawnedService } from '../helpers/spawned-service.js';
 
 const KEY = 'ipinfo-test-key-0123456789';
 const TINY = 'ipinfo-tiny-key-0123456789';
 const random = seededRandom();
-// two addresses an override row sets place, network and flags for (OVERRIDES_FILE)
-const OVERRIDDEN = ['8.8.8.8', '8.8.8.9'];
-const OVERRIDES = `network,city,region,asn,org,isVpn,provider\n8.8.8.0/24,Leipzig,Saxony,AS64500,Example Overridden Net,true,ExampleVPN\n`;
-const addresses = [...OVERRIDDEN, ...seededAddresses(random, 998)];
+const addresses = clientAddresses(random);
 
 let dir = '';
 let service: SpawnedService;
@@ -29,7 +26,7 @@ let own: Map<string, OwnAnswer>;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ipintel-ipinfo-'));
   const keys = join(dir, 'keys.csv');
-  writeFileSync(join(dir, 'overrides.csv'), OVERRIDES);
+  writeFileSync(join(dir, 'overrides.csv'), OVERRIDES_CSV);
   writeFileSync(keys, `name,key,limit\nclient,${KEY},100000\ntiny,${TINY},1\n`);
   service = await spawnService({
     API_KEYS_FILE: keys,
