@@ -13,14 +13,13 @@
 // command itself, `ipintel export`, as an operator runs it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
 import { createGeoIpLookup } from '../../src/lookups/geoip/geoip.js';
 import { createVpnJson } from '../../src/lookups/vpn/record-json.js';
-import { feedFileName, serialiseFeed } from '../../src/lookups/vpn/feeds/feed-store.js';
 import { formatIpv4, formatIpv6, parseIp } from '../../src/net/ip.js';
 import { cidrRanges } from '../../src/export/boundaries.js';
 import type { GeoIpRecord } from '../../src/lookups/geoip/geoip.js';
@@ -30,7 +29,7 @@ import { startFeedServer } from '../helpers/feed-server.js';
 import { GEOFEED_FEEDS } from '../../src/lookups/geofeed/geofeed-feeds.js';
 import { feedsDir } from '../../src/lookups/vpn/feeds/feed-store.js';
 import { updateFeeds } from '../../src/lookups/vpn/feeds/feed-updater.js';
-import { storedFeed, vpnHostFeed } from '../helpers/vpn-feeds.js';
+import { storedFeed, vpnHostFeed, writeFeeds } from '../helpers/vpn-feeds.js';
 import { dataOf, get, serviceData, startService, type TestService } from '../helpers/service.js';
 import { entryArgs } from '../helpers/entry.js';
 import { FULL, sized } from '../helpers/scale.js';
@@ -145,10 +144,7 @@ const random = seededRandom();
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ipintel-export-'));
-  await mkdir(join(dir, 'feeds'));
-  for (const feed of FEEDS) {
-    await writeFile(join(dir, 'feeds', feedFileName(feed.feed)), serialiseFeed(feed));
-  }
+  await writeFeeds(dir, FEEDS);
   await writeFile(join(dir, 'overrides.csv'), OVERRIDES);
   geofeedPrefixes = await storeGeofeeds(dir);
   const env: Record<string, string> = {

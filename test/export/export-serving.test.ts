@@ -7,17 +7,16 @@
 // networks) so that each build takes seconds.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Buffer } from 'node:buffer';
 import { after, before, describe, it } from 'node:test';
 import { Reader } from 'maxmind';
 import { EXPORT_FILES } from '../../src/kit/export-files.js';
-import { feedFileName, serialiseFeed } from '../../src/lookups/vpn/feeds/feed-store.js';
 import { writeSmallGeoData } from './small-geo-data.js';
 import { spawnService, type SpawnedService } from '../helpers/spawned-service.js';
-import { storedFeed, vpnHostFeed } from '../helpers/vpn-feeds.js';
+import { storedFeed, vpnHostFeed, writeFeeds } from '../helpers/vpn-feeds.js';
 import { until } from '../helpers/wait.js';
 
 const TOKEN = 'export-test-token-0123456789';
@@ -57,9 +56,7 @@ async function builtEtag(unlike: string | null): Promise<string> {
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ipintel-export-serving-'));
   const { city, asn } = await writeSmallGeoData(dir);
-  await mkdir(join(dir, 'data', 'feeds'), { recursive: true });
-  const feed = vpnHostFeed('mullvad', 'mullvad', ['185.65.134.10']);
-  await writeFile(join(dir, 'data', 'feeds', feedFileName(feed.feed)), serialiseFeed(feed));
+  await writeFeeds(join(dir, 'data'), [vpnHostFeed('mullvad', 'mullvad', ['185.65.134.10'])]);
   service = await spawnService({
     GEOIP_DB: city,
     ASN_DB: asn,
@@ -144,8 +141,9 @@ describe('EXPORT_DIR: the export kept current and served to operators', () => {
   });
 
   it('rebuilds after a data swap (a new feed, SIGHUP): a new ETag, the new answer inside', async () => {
-    const feed = storedFeed('nordvpn', 'vpn', ['81.2.69.20/32'], { provider: 'nordvpn' });
-    await writeFile(join(dir, 'data', 'feeds', feedFileName(feed.feed)), serialiseFeed(feed));
+    await writeFeeds(join(dir, 'data'), [
+      storedFeed('nordvpn', 'vpn', ['81.2.69.20/32'], { provider: 'nordvpn' }),
+    ]);
     service.kill('SIGHUP');
     const etag = await builtEtag(firstEtag);
     assert.notEqual(etag, firstEtag);

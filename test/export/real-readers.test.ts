@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -18,11 +18,10 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../../src/cli/run.js';
 import { EXPORT_FILES } from '../../src/kit/export-files.js';
-import { feedFileName, serialiseFeed } from '../../src/lookups/vpn/feeds/feed-store.js';
 import { writeSmallGeoData } from './small-geo-data.js';
 import { freePort } from '../helpers/ports.js';
 import { nginxHttpScratch, nginxMain } from '../helpers/nginx.js';
-import { storedFeed, vpnHostFeed } from '../helpers/vpn-feeds.js';
+import { storedFeed, vpnHostFeed, writeFeeds } from '../helpers/vpn-feeds.js';
 import { serviceData } from '../helpers/service.js';
 import { loadConfig } from '../../src/config.js';
 import { createGeoIpLookup } from '../../src/lookups/geoip/geoip.js';
@@ -46,13 +45,10 @@ before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ipintel-readers-'));
   out = join(dir, 'out');
   const { city, asn } = await writeSmallGeoData(dir);
-  await mkdir(join(dir, 'feeds'));
-  for (const feed of [
+  await writeFeeds(dir, [
     vpnHostFeed('mullvad', 'mullvad', ['185.65.134.10', '185.65.134.11']),
     storedFeed('tor-exits', 'tor', ['81.2.69.66/32']),
-  ]) {
-    await writeFile(join(dir, 'feeds', feedFileName(feed.feed)), serialiseFeed(feed));
-  }
+  ]);
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let errors = '';

@@ -4,6 +4,9 @@
 import type { FeedKind, StoredFeed } from '../../src/lookups/vpn/feeds/feed-types.js';
 import type { RoutedRangeOf } from '../../src/lookups/vpn/index/vpn-ranges.js';
 import { parseIp } from '../../src/net/ip.js';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { feedFileName, feedsDir, serialiseFeed } from '../../src/lookups/vpn/feeds/feed-store.js';
 
 /** A stored feed of any kind, fetched 2026-08-22, with whatever else `extra` sets. */
 export function storedFeed(
@@ -52,4 +55,12 @@ export function routedTable(
     }
     return null;
   };
+}
+
+/** Stores `feeds` in DATA_DIR `dataDir` as the updater does (its feeds folder made if missing). */
+export async function writeFeeds(dataDir: string, feeds: readonly StoredFeed[]): Promise<void> {
+  await mkdir(feedsDir(dataDir), { recursive: true });
+  for (const feed of feeds) {
+    await writeFile(join(feedsDir(dataDir), feedFileName(feed.feed)), serialiseFeed(feed));
+  }
 }

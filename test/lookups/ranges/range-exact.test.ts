@@ -9,14 +9,13 @@
 // records in process, compared by the filter's definition (range-check.ts).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../../src/config.js';
 import { createGeoIpLookup, type GeoIpLookup } from '../../../src/lookups/geoip/geoip.js';
 import { createVpnJson, type VpnJson } from '../../../src/lookups/vpn/record-json.js';
-import { feedFileName, serialiseFeed } from '../../../src/lookups/vpn/feeds/feed-store.js';
 import { boundarySources } from '../../../src/export/build-export.js';
 import { mergeV4, mergeV6 } from '../../../src/export/boundaries.js';
 import { parseIp } from '../../../src/net/ip.js';
@@ -27,7 +26,7 @@ import { rangeRequest, rangeText } from '../../../src/routes/range-routes.js';
 import type { RangeSources } from '../../../src/lookups/ranges/range-match.js';
 import { buildMmdb, cityRecord, MmdbUint } from '../../helpers/mmdb-writer.js';
 import { serviceData } from '../../helpers/service.js';
-import { storedFeed, vpnHostFeed } from '../../helpers/vpn-feeds.js';
+import { storedFeed, vpnHostFeed, writeFeeds } from '../../helpers/vpn-feeds.js';
 import { seededRandom } from '../../helpers/seeded-random.js';
 import { answersMatch, ipOf, listed, readList, type Listed, type Query } from './range-check.js';
 
@@ -230,10 +229,7 @@ describe('range lists on synthetic data: every elementary interval', () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ipintel-ranges-'));
-    await mkdir(join(dir, 'feeds'));
-    for (const feed of FEEDS) {
-      await writeFile(join(dir, 'feeds', feedFileName(feed.feed)), serialiseFeed(feed));
-    }
+    await writeFeeds(dir, FEEDS);
     await writeFile(join(dir, 'overrides.csv'), OVERRIDES);
     const files = await writeSyntheticData(dir);
     l = await load({
