@@ -174,7 +174,8 @@ export function formatIpv6(groups: readonly number[]): string {
   return out;
 }
 
-function isIpv4Mapped(groups: readonly number[]): boolean {
+/** Whether IPv6 groups are an IPv4-mapped address (::ffff:a.b.c.d). */
+export function isIpv4Mapped(groups: readonly number[]): boolean {
   return (
     groups[0] === 0 &&
     groups[1] === 0 &&

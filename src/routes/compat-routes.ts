@@ -155,7 +155,8 @@ export function compatHandlers(deps: CompatDeps) {
       versioned: { etag: false },
       headers: deps.untagged,
       handle: ({ ctx }) => {
-        const out: Record<string, unknown> = {};
+        // no prototype: an entry named `constructor` or `toString` is an entry like any other
+        const out = Object.create(null) as Record<string, unknown>;
         for (const entry of parseBatchBody(ctx.bodyText ?? '', maxItems)) {
           out[entry] ??= ipinfoBatchEntry(
             entry,

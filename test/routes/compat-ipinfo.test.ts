@@ -135,6 +135,19 @@ describe('node-ipinfo with baseUrl http://HOST/ipinfo', () => {
       error: { title: 'Wrong ip', message: 'Please provide a valid IP address' },
     });
     assert.equal(results['8.8.8.8/city'], await cityOf('8.8.8.8'));
+    // entries named like an object's own members are entries like any other
+    const members = await fetch(`${base}/ipinfo/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify(['constructor', 'toString', '__proto__']),
+    });
+    assert.equal(members.status, 200);
+    const wrongIp = { error: { title: 'Wrong ip', message: 'Please provide a valid IP address' } };
+    assert.deepEqual(Object.entries(await members.json()), [
+      ['constructor', wrongIp],
+      ['toString', wrongIp],
+      ['__proto__', wrongIp],
+    ]);
     const direct = await fetch(`${base}/ipinfo/not-an-ip`, {
       headers: { authorization: `Bearer ${KEY}` },
     });

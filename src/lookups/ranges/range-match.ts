@@ -11,7 +11,7 @@ import { Buffer } from 'node:buffer';
 import { NONE } from '../../data/range-table.js';
 import { cidrRanges, rangeBoundaries } from '../../net/range-boundaries.js';
 import { notGlobalRanges } from '../../net/special-purpose.js';
-import type { Ip } from '../../net/ip.js';
+import { isIpv4Mapped, type Ip } from '../../net/ip.js';
 import { isBogon } from '../geoip/bogons.js';
 import type { GeoIpLookup } from '../geoip/geoip.js';
 import { NO_OVERRIDE } from '../overrides/override-index.js';
@@ -78,17 +78,7 @@ function bogonBoundaries(): { v4: Uint32Array; v6: Uint32Array } {
 /** ::ffff:0:0/96's first address and the one after it, four words each */
 const MAPPED = Uint32Array.from([0, 0, 0xffff, 0, 0, 0, 0x10000, 0]);
 
-function isMapped(ip: Ip): boolean {
-  return (
-    ip.version === 6 &&
-    ip.groups[0] === 0 &&
-    ip.groups[1] === 0 &&
-    ip.groups[2] === 0 &&
-    ip.groups[3] === 0 &&
-    ip.groups[4] === 0 &&
-    ip.groups[5] === 0xffff
-  );
-}
+const isMapped = (ip: Ip): boolean => ip.version === 6 && isIpv4Mapped(ip.groups);
 
 /** One family's lanes and the test of its intervals. */
 export interface FamilyPlan {
