@@ -143,7 +143,7 @@ describe('node-ipinfo with baseUrl http://HOST/ipinfo', () => {
     });
     assert.equal(members.status, 200);
     const wrongIp = { error: { title: 'Wrong ip', message: 'Please provide a valid IP address' } };
-    assert.deepEqual(Object.entries(await members.json()), [
+    assert.deepEqual(Object.entries((await members.json()) as Record<string, unknown>), [
       ['constructor', wrongIp],
       ['toString', wrongIp],
       ['__proto__', wrongIp],
