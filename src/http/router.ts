@@ -27,10 +27,13 @@ export class Router {
   private readonly byFirst = new Map<string, CompiledRoute[]>();
   /** routes whose first segment is a parameter: tried for every path */
   private readonly anyFirst: CompiledRoute[] = [];
-  /** paths without parameters: path → method → route, the common case in one lookup */
+  /**
+   * paths of one segment without parameters: path → method → route, the
+   * common case in one lookup. A path of several segments is matched with the
+   * routes of its first segment (byFirst, in table order): hashing every
+   * fresh /ip/… for a static path it cannot be cost a visible share of the lookup.
+   */
   private readonly statics = new Map<string, Map<string, AnyRoute>>();
-  /** some path without parameters has more than one segment (none today) */
-  private readonly deepStatics: boolean = false;
   /** every method some route serves, HEAD with GET: the Allow of a method served nowhere */
   private readonly served: string[];
 
@@ -46,11 +49,10 @@ export class Router {
       const first = segments[0] ?? '';
       if (first.startsWith(':')) this.anyFirst.push(compiled);
       else this.byFirst.set(first, [...(this.byFirst.get(first) ?? []), compiled]);
-      if (!segments.some((segment) => segment.startsWith(':'))) {
+      if (segments.length === 1 && !first.startsWith(':')) {
         const methods = this.statics.get(route.path) ?? new Map<string, AnyRoute>();
         methods.set(route.method, route);
         this.statics.set(route.path, methods);
-        if (segments.length > 1) this.deepStatics = true;
       }
     }
     this.served = withHead([...new Set(routes.map((route) => route.method))]);
@@ -64,10 +66,8 @@ export class Router {
       path.length > 1 && path.charCodeAt(path.length - 1) === SLASH ? path.length - 1 : path.length;
     let firstEnd = path.indexOf('/', 1);
     if (firstEnd === -1 || firstEnd > end) firstEnd = end;
-    // a path of one segment may be a static one (a path of several is looked
-    // up only if some static path has several: hashing a fresh /ip/… each
-    // request for nothing cost a visible share of the lookup)
-    if (firstEnd === end || this.deepStatics) {
+    // a path of one segment may be a static one
+    if (firstEnd === end) {
       const exact = this.statics
         .get(end === path.length ? path : path.slice(0, end))
         ?.get(lookupMethod);

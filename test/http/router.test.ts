@@ -28,6 +28,10 @@ const router = new Router([
   route('GET', '/ip/:ip'),
   route('GET', '/ip/:ip/vpn'),
   route('POST', '/mcp'),
+  // static paths of several segments, before a parameter sibling (the compatible formats')
+  route('GET', '/ipinfo/json'),
+  route('POST', '/ipinfo/batch'),
+  route('GET', '/ipinfo/:ip'),
 ]);
 
 function describeMatch(method: string, path: string): string {
@@ -73,6 +77,16 @@ describe('Router.match', () => {
     { method: 'DELETE', path: '/ip', want: '405 GET,HEAD' },
     { method: 'GET', path: '/mcp', want: '405 POST', note: 'no HEAD without GET' },
     { method: 'POST', path: '/mcp', want: 'POST /mcp {}' },
+    { method: 'GET', path: '/ipinfo/json', want: 'GET /ipinfo/json {}', note: 'static, deep' },
+    { method: 'GET', path: '/ipinfo/json/', want: 'GET /ipinfo/json {}' },
+    { method: 'POST', path: '/ipinfo/batch', want: 'POST /ipinfo/batch {}' },
+    {
+      method: 'GET',
+      path: '/ipinfo/batch',
+      want: 'GET /ipinfo/:ip {"ip":"batch"}',
+      note: "another method's static path: the parameter route's",
+    },
+    { method: 'GET', path: '/ipinfo/8.8.8.8', want: 'GET /ipinfo/:ip {"ip":"8.8.8.8"}' },
     { method: 'GET', path: '/nope', want: '404' },
     { method: 'TRACE', path: '/nope', want: '404', note: 'a method some server may serve' },
     { method: 'CONNECT', path: '/ip', want: '405 GET,HEAD', note: "a known path's methods" },
