@@ -165,16 +165,13 @@ export async function compileLocationTable(
     ...countryLayers((data) => new Reader<object>(data)),
   ];
   const rules = loadLocationRules();
-  const { compiled, decidedBy } = compileReconciled(
-    layers,
-    extra === null ? rules.default : rules.geolite2,
-  );
+  const choice = extra === null ? rules.default : rules.geolite2;
+  const { compiled, decidedBy } = compileReconciled(layers, choice);
   const sources: LocationSourceInfo[] = [
     { id: primary.id ?? DBIP_SOURCE_ID, kind: 'city', ...primary.info },
     ...(extra === null ? [] : [extra.info]),
     ...countrySourceInfo(),
   ];
-  const choice = extra === null ? rules.default : rules.geolite2;
   const geofeedRadiusKm = radiusOf(GEOFEED_BUCKET, choice.radii);
   const [primaryLayer] = layers;
   const sourceRanges = primaryLayer!.v4.values.length + (primaryLayer!.v6?.values.length ?? 0);

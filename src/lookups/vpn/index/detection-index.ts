@@ -4,7 +4,7 @@
 // reference: a request that already took the old snapshot finishes on it,
 // and no request ever sees half of an update.
 import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import {
   derivedManifest,
   jsonSection,
@@ -92,7 +92,7 @@ export class FeedIndex implements DetectionIndex {
 
   /**
    * Built from the stored feeds, or opened from what a build made
-   * (toCompiled: a compiled detection file, detection-compiled.ts).
+   * (toCompiled: the compiled detection file, saveDetection and openDetectionFile below).
    */
   constructor(
     source: readonly StoredFeed[] | CompiledDetection,
@@ -331,8 +331,10 @@ export async function loadDetectionIndex(options: DetectionIndexOptions): Promis
     );
     if (opened !== null) return opened;
   }
-  const feedTexts = await Sources.of(feedPaths, files.files);
-  const { stored, problems } = parseStoredFeeds(await feedTexts.texts());
+  // the feeds' texts, from what Sources.of read already (the ASN classes are parsed above)
+  const feedNames = new Set(feedPaths.map((path) => basename(path)));
+  const texts = (await files.texts()).filter(({ name }) => feedNames.has(name));
+  const { stored, problems } = parseStoredFeeds(texts);
   const index = new FeedIndex(stored, asnClasses, problems, indexOptions);
   if (compiled !== undefined) saveDetection(compiled.path, key, files.files, index, problems);
   return index;
