@@ -17,11 +17,18 @@ export function quote(text: string): string {
   return JSON.stringify(clipped);
 }
 
+/**
+ * The address a text names, or null: what every surface (the API, the
+ * compatible formats, the library) accepts as an address to look up. A zone
+ * id (fe80::1%eth0) or an undecodable escape is not one.
+ */
+export function addressOf(text: string): Ip | null {
+  return text.includes('%') ? null : parseIp(text);
+}
+
 /** The address of a path parameter, or INVALID_IP: the check behind `ipParam`, callable directly. */
 export function checkIp(text: string): Ip {
-  const ip = text.includes('%')
-    ? null // a zone id (fe80::1%eth0) or undecodable escape: not an address we can look up
-    : parseIp(text);
+  const ip = addressOf(text);
   if (ip === null) {
     throw new AppError('INVALID_IP', `${quote(text)} is not an IPv4 or IPv6 address.`);
   }

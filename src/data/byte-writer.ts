@@ -5,9 +5,20 @@
 // at that size.
 import { Buffer } from 'node:buffer';
 
-/** Writes `text`, which must be ASCII (one byte a character), at `at`; returns the offset after it. */
+/**
+ * Where Buffer#write starts to beat the loop for a one-byte-a-char text: its
+ * fixed cost is ~60–70 ns, the loop's ~2 ns a char (Node 20, measured for
+ * the compatible formats' memoised fragments, 100–200 chars each).
+ */
+const NATIVE_WRITE_FROM = 32;
+
+/**
+ * Writes `text`, which must be ASCII or a fragment of bytes held one char a
+ * byte (latin1), at `at`, with room for it; returns the offset after it.
+ */
 export function writeAscii(out: Buffer, at: number, text: string): number {
   const length = text.length;
+  if (length >= NATIVE_WRITE_FROM) return at + out.write(text, at, length, 'latin1');
   for (let i = 0; i < length; i++) out[at + i] = text.charCodeAt(i);
   return at + length;
 }

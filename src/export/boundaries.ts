@@ -9,8 +9,6 @@ import { ALIAS, NONE, SPLIT, type RangeTable } from '../data/range-table.js';
 import { GrowableU32 } from '../data/range-table-builder.js';
 import { cidrRanges, rangeBoundaries, wordsOf, type Boundaries } from '../net/range-boundaries.js';
 
-export { cidrRanges, rangeBoundaries, wordsOf, type Boundaries };
-
 export interface BoundarySource {
   name: string;
   boundaries(): Boundaries;

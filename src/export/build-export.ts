@@ -10,7 +10,7 @@ import type { VpnJson } from '../lookups/vpn/record-json.js';
 import type { VpnDetection } from '../lookups/vpn/detect.js';
 import type { OverrideIndex } from '../lookups/overrides/override-index.js';
 import { GrowableU32 } from '../data/range-table-builder.js';
-import { groupsOfWords } from './cidrs.js';
+import { groupsOfWords } from '../net/cidr-cover.js';
 import {
   bogonBoundaries,
   layoutBoundaries,

@@ -5,7 +5,8 @@
 // the main thread that looks the intervals up and writes the MMDB files; the
 // stream reaches it as chunks of fixed-size operations (below).
 import { Buffer } from 'node:buffer';
-import { decrement, v4RangeColumns, v6RangeColumns } from './cidrs.js';
+import { decrement } from '../net/cidr-cover.js';
+import { v4RangeColumns, v6RangeColumns } from './cidrs.js';
 import { NO_DATA } from './mmdb-tree.js';
 
 /** One part of answers (a place, a network, a detection): its MMDB offset and CSV columns. */

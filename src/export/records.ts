@@ -2,7 +2,7 @@
 // GeoIP2/GeoLite2-City, GeoLite2-ASN and GeoIP2-Anonymous-IP (the field names
 // of MaxMind's documentation), plus the CSV columns. Pure: a record in, the
 // file's record out (null: the address has no record in that file).
-import type { GeoIpRecord } from '../lookups/geoip/geoip.js';
+import type { GeoIpRecord, PlaceFields } from '../lookups/geoip/geoip.js';
 import type { VpnDetection } from '../lookups/vpn/detect.js';
 import { CONTINENT_NAMES, continentOf, countryName } from '../lookups/geoip/continents.js';
 import { MmdbDouble, MmdbUint, type MmdbValue } from './mmdb-data.js';
@@ -35,9 +35,6 @@ const cityValues = new Map<string, MmdbMap>();
 const countryValues = new Map<string, MmdbMap>();
 const continentValues = new Map<string, MmdbMap>();
 const subdivisionValues = new Map<string, readonly MmdbValue[]>();
-
-/** The part of a GeoIP answer that every location of one place shares. */
-export type PlaceFields = Pick<GeoIpRecord, 'country' | 'city' | 'region' | 'timezone'>;
 
 /**
  * The City record's members that every location of a place shares: all but

@@ -6,7 +6,7 @@
 // with the records of GET /ip/:ip and GET /ip/:ip/vpn, plus geoip-lite's
 // answer shape for a drop-in swap (docs/library.md).
 import pino, { type Logger } from 'pino';
-import { checkIp } from '../api/params.js';
+import { addressOf, checkIp } from '../api/params.js';
 import { loadConfig } from '../config.js';
 import { loadServiceData, type ServiceData } from '../composition.js';
 import { DataReloader } from '../life/reloader.js';
@@ -15,7 +15,7 @@ import { readRest, type DataSetInfo } from '../lookups/geoip/load.js';
 import { GeoRecordObjects } from '../lookups/geoip/record-objects.js';
 import { createVpnJson, type VpnJson } from '../lookups/vpn/record-json.js';
 import type { VpnDetection } from '../lookups/vpn/detect.js';
-import { formatIpv4, parseIp, type Ip } from '../net/ip.js';
+import { formatIpv4, type Ip } from '../net/ip.js';
 import { isBogon } from '../lookups/geoip/bogons.js';
 import { AppError } from '../kit/errors.js';
 import { geoipLiteAnswer, type GeoipLiteAnswer } from './geoip-lite.js';
@@ -182,5 +182,5 @@ function geoipLiteAddress(ip: string | number): Ip | null {
     if (!Number.isInteger(ip) || ip < 0 || ip > 0xffffffff) return null;
     return { version: 4, text: formatIpv4(ip), value: ip };
   }
-  return typeof ip === 'string' && !ip.includes('%') ? parseIp(ip) : null;
+  return typeof ip === 'string' ? addressOf(ip) : null;
 }

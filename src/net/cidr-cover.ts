@@ -5,6 +5,7 @@
 // 8 million ranges). Shared by the export's CSV (src/export/cidrs.ts) and the
 // range lists (src/lookups/ranges/).
 
+import { formatIpv6 } from './ip.js';
 /** A 128-bit number as four 32-bit words, most significant first. */
 export type Words = Uint32Array;
 
@@ -146,4 +147,12 @@ export function groupsOfWords(out: number[], w0: number, w1: number, w2: number,
   out[5] = w2 & 0xffff;
   out[6] = w3 >>> 16;
   out[7] = w3 & 0xffff;
+}
+
+const wordGroups = [0, 0, 0, 0, 0, 0, 0, 0];
+
+/** The IPv6 address of four 32-bit words as text (RFC 5952, as formatIpv6 writes it). */
+export function wordsText(w: Words): string {
+  groupsOfWords(wordGroups, w[0]!, w[1]!, w[2]!, w[3]!);
+  return formatIpv6(wordGroups);
 }

@@ -228,17 +228,11 @@ export function compatHandlers(deps: CompatDeps) {
       versioned: { etag: false },
       headers: deps.untagged,
       handle: ({ query, ctx }) => {
-        const items = parseIpApiBatch(ctx.bodyText ?? '');
+        const items = parseIpApiBatch(ctx.bodyText ?? '', maxItems);
         if (items === null) {
           throw new AppError(
             'BAD_REQUEST',
             'The body must be a JSON array of addresses or {"query": …, "fields": …} objects.',
-          );
-        }
-        if (items.length > maxItems) {
-          throw new AppError(
-            'PAYLOAD_TOO_LARGE',
-            `The batch holds ${items.length} queries; the limit is ${maxItems} per request (BATCH_MAX_ITEMS).`,
           );
         }
         const shared = fieldSelection(query.fields);

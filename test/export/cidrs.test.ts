@@ -4,7 +4,8 @@
 // exactly with no gap, and each as large as it can be (the fewest blocks).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { v4RangeColumns, v6RangeColumns, decrement } from '../../src/export/cidrs.js';
+import { v4RangeColumns, v6RangeColumns } from '../../src/export/cidrs.js';
+import { decrement } from '../../src/net/cidr-cover.js';
 import { parseIp, formatIpv6 } from '../../src/net/ip.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 

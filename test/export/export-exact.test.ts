@@ -21,7 +21,7 @@ import { loadConfig } from '../../src/config.js';
 import { createGeoIpLookup } from '../../src/lookups/geoip/geoip.js';
 import { createVpnJson } from '../../src/lookups/vpn/record-json.js';
 import { formatIpv4, formatIpv6, parseIp } from '../../src/net/ip.js';
-import { cidrRanges } from '../../src/export/boundaries.js';
+import { cidrRanges } from '../../src/net/range-boundaries.js';
 import type { GeoIpRecord } from '../../src/lookups/geoip/geoip.js';
 import type { VpnDetection } from '../../src/lookups/vpn/detect.js';
 import { seededRandom } from '../helpers/seeded-random.js';

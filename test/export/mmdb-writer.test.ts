@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { Reader } from 'maxmind';
 import { runCli } from '../../src/cli/run.js';
-import { wordsOf } from '../../src/export/boundaries.js';
+import { wordsOf } from '../../src/net/range-boundaries.js';
 import {
   encodeStandalone,
   MmdbDataWriter,

@@ -26,7 +26,7 @@ import { serviceData } from '../helpers/service.js';
 import { loadConfig } from '../../src/config.js';
 import { createGeoIpLookup } from '../../src/lookups/geoip/geoip.js';
 import { createVpnJson } from '../../src/lookups/vpn/record-json.js';
-import { cidrRanges } from '../../src/export/boundaries.js';
+import { cidrRanges } from '../../src/net/range-boundaries.js';
 import { parseIp } from '../../src/net/ip.js';
 import { readFile } from 'node:fs/promises';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Reader } from 'maxmind';
 import { embeddedFiles } from '../../src/lookups/geoip/embedded-data.js';
 import { parseAsnCsv } from '../../src/lookups/geoip/asn-csv.js';
-import { cidrRanges } from '../../src/export/boundaries.js';
+import { cidrRanges } from '../../src/net/range-boundaries.js';
 import { formatIpv4, formatIpv6, type Ip } from '../../src/net/ip.js';
 import { buildMmdb, type MmdbNetwork } from '../helpers/mmdb-writer.js';
 

@@ -202,6 +202,18 @@ describe('ip-api.com answers under /ip-api', () => {
     assertShape(answers[queried.length]!, FAIL.response, 'no-such-host');
   });
 
+  it('a batch over BATCH_MAX_ITEMS (1,000 by default): 413 in ip-api’s failure shape, naming the limit', async () => {
+    const response = await fetch(`${base}/ip-api/batch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(Array.from({ length: 1001 }, () => '8.8.8.8')),
+    });
+    assert.equal(response.status, 413);
+    const answer = (await response.json()) as Json;
+    assert.equal(answer['status'], 'fail');
+    assert.match(String(answer['message']), /1001 queries; the limit is 1000/);
+  });
+
   it('a body that is not a list of queries: ip-api’s failure shape at 400', async () => {
     const response = await fetch(`${base}/ip-api/batch`, {
       method: 'POST',

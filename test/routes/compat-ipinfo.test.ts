@@ -165,6 +165,40 @@ describe('node-ipinfo with baseUrl http://HOST/ipinfo', () => {
     await assert.rejects(tiny.lookupIp('1.1.1.1'), (error) => error instanceof ApiLimitError);
   });
 
+  it('the refusals’ bodies in ipinfo’s shape: a wrong token 401, a batch over the limit 413, an unknown field in a batch', async () => {
+    const wrong = await fetch(`${base}/ipinfo/8.8.8.8`, {
+      headers: { authorization: 'Bearer wrong-token' },
+    });
+    assert.equal(wrong.status, 401);
+    const unknown = (await wrong.json()) as { status: number; error: { title: string } };
+    assert.equal(unknown.status, 401);
+    assert.equal(unknown.error.title, 'Unknown token');
+
+    const batch = (entries: string[]) =>
+      fetch(`${base}/ipinfo/batch`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(entries),
+      });
+    const tooMany = await batch(
+      Array.from({ length: 1001 }, (_, i) => `10.0.${i >> 8}.${i & 255}`),
+    );
+    assert.equal(tooMany.status, 413);
+    const large = (await tooMany.json()) as { status: number; error: { title: string } };
+    assert.deepEqual([large.status, large.error.title], [413, 'Too many IPs']);
+
+    const fields = await batch(['8.8.8.8/country', '8.8.8.8/no-such-field', 'not-an-ip/city']);
+    assert.equal(fields.status, 200);
+    const answer = (await fields.json()) as Record<string, unknown>;
+    assert.equal(answer['8.8.8.8/country'], await countryOf('8.8.8.8'));
+    assert.deepEqual(answer['8.8.8.8/no-such-field'], {
+      error: { title: 'Wrong field', message: 'ipintel has no field "no-such-field"' },
+    });
+    assert.deepEqual(answer['not-an-ip/city'], {
+      error: { title: 'Wrong ip', message: 'Please provide a valid IP address' },
+    });
+  });
+
   it('answers carry the ETag of the data; a matching If-None-Match is a 304', async () => {
     const headers = { authorization: `Bearer ${KEY}` };
     const first = await fetch(`${base}/ipinfo/8.8.8.8`, { headers });
@@ -176,6 +210,13 @@ describe('node-ipinfo with baseUrl http://HOST/ipinfo', () => {
     assert.equal(again.status, 304);
   });
 });
+
+async function countryOf(address: string): Promise<string | null> {
+  const response = await fetch(`${base}/ip/${address}`, {
+    headers: { authorization: `Bearer ${KEY}` },
+  });
+  return ((await response.json()) as { data: { country: string | null } }).data.country;
+}
 
 async function cityOf(address: string): Promise<string | null> {
   const response = await fetch(`${base}/ip/${address}`, {

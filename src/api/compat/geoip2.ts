@@ -6,9 +6,11 @@
 // out what it does not know; a detection flag is present only when true, as
 // MaxMind sends it. Failures are MaxMind's `{code, error}`.
 import type { ErrorResponse } from '../../kit/errors.js';
-import type { GeoIpRecord } from '../../lookups/geoip/geoip.js';
-import { parseIp, type Ip } from '../../net/ip.js';
+import type { GeoIpRecord, PlaceFields } from '../../lookups/geoip/geoip.js';
+import type { Ip } from '../../net/ip.js';
+import { addressOf } from '../params.js';
 import { NONE } from '../../data/range-table.js';
+import { countryName } from '../../lookups/geoip/continents.js';
 import { NO_COORDINATE } from '../../lookups/geoip/compiled-set.js';
 import {
   BodyBytes,
@@ -16,23 +18,17 @@ import {
   fragment,
   IndexMemo,
   VerdictMemo,
-  type PlaceFields,
   type RecordSlices,
   type Written,
 } from './record-slices.js';
-import {
-  continentOfCountry,
-  countryName,
-  ForeignAnswer,
-  type PrivacyFlags,
-} from './record-parts.js';
+import { continentOfCountry, ForeignAnswer, type PrivacyFlags } from './record-parts.js';
 
 export type GeoIp2Service = 'country' | 'city' | 'insights';
 
 type Names = { names: { en: string } };
 const named = (name: string): Names => ({ names: { en: name } });
 
-export function maxmindError(code: string, message: string): string {
+function maxmindError(code: string, message: string): string {
   return JSON.stringify({ code, error: message });
 }
 
@@ -46,7 +42,7 @@ function refusal(status: number, code: string, message: string): ForeignAnswer {
 /** The address of the path (`me`: the caller's), or MaxMind's IP_ADDRESS_INVALID. */
 export function geoip2Address(text: string, caller: Ip): Ip {
   if (text === 'me') return caller;
-  const ip = text.includes('%') ? null : parseIp(text);
+  const ip = addressOf(text);
   if (ip === null) {
     throw refusal(
       400,
@@ -169,15 +165,26 @@ function flagTraits(service: GeoIp2Service, flags: PrivacyFlags | null): Record<
   return traits;
 }
 
-/** An object's members as JSON text without its braces (nothing for none), as bytes. */
-const inner = (value: Record<string, unknown>): string =>
-  fragment(JSON.stringify(value).slice(1, -1));
+/** An object's members as JSON text, each with its leading comma (nothing for none), as bytes. */
+const commaRun = (value: Record<string, unknown>): string => {
+  const text = JSON.stringify(value).slice(1, -1);
+  return text.length === 0 ? EMPTY : fragment(`,${text}`);
+};
+
+const LOCATION = ',"location":';
+const RADIUS = ',"accuracy_radius":';
+const LATITUDE = ',"latitude":';
+const LONGITUDE = ',"longitude":';
+const TRAITS = ',"traits":{"ip_address":"';
 
 /**
  * The answer of one service, JSON.stringify(geoip2Record(…)) byte for byte:
  * from the record's slices (a place's, an AS's and a verdict's members made
  * once; the radius read per location), or from the whole record where slices
- * do not speak for the address.
+ * do not speak for the address. Every member is written with its leading
+ * comma and the first comma of each object made its brace: the members
+ * present vary per address, and this way no member asks whether one came
+ * before it.
  */
 export function geoip2Writer(
   service: GeoIp2Service,
@@ -189,20 +196,20 @@ export function geoip2Writer(
     const { head, tail } = placeParts(service, p);
     return {
       known: p.country !== null,
-      head: inner(head),
-      zone: p.timezone === null ? EMPTY : fragment(`"time_zone":${JSON.stringify(p.timezone)}`),
-      tail: inner(tail),
+      head: commaRun(head),
+      zone: p.timezone === null ? EMPTY : fragment(`,"time_zone":${JSON.stringify(p.timezone)}`),
+      tail: commaRun(tail),
     };
   });
   const networks = new IndexMemo((index) => {
     const n = slices.network(index);
-    return inner(networkTraits(service, n?.asn ?? null, n?.org ?? null, n?.isp ?? null));
+    return commaRun(networkTraits(service, n?.asn ?? null, n?.org ?? null, n?.isp ?? null));
   });
-  const verdicts = new VerdictMemo((flags) => inner(flagTraits(service, flags)));
+  const verdicts = new VerdictMemo((flags) => commaRun(flagTraits(service, flags)));
   const none = { known: false, head: EMPTY, zone: EMPTY, tail: EMPTY };
+  const detailed = service !== 'country';
   const out = new BodyBytes();
   return (ip) => {
-    const detailed = service !== 'country';
     const s = slices.of(ip, service === 'insights');
     if (s === null) {
       const { geo, flags } = whole(ip);
@@ -211,26 +218,22 @@ export function geoip2Writer(
     const place = s.place === NONE ? none : places.get(slices.placeTables, s.place);
     const located = s.latitude !== NO_COORDINATE && s.longitude !== NO_COORDINATE;
     if (!place.known && s.network === NONE && s.latitude === NO_COORDINATE) throw notFound(ip.text);
-    out.begin().member(place.head);
+    out.startRuns().ascii(place.head);
     if (detailed && (s.radiusKm !== null || located || place.zone.length !== 0)) {
-      out.open('"location":{');
-      if (s.radiusKm !== null) {
-        out
-          .next()
-          .ascii('"accuracy_radius":')
-          .ascii(String(maxmindRadius(s.radiusKm)));
-      }
+      out.ascii(LOCATION);
+      const location = out.offset;
+      if (s.radiusKm !== null) out.ascii(RADIUS).wholeKm(maxmindRadius(s.radiusKm));
       if (located) {
-        out.next().ascii('"latitude":').coordinate(s.latitude);
-        out.next().ascii('"longitude":').coordinate(s.longitude);
+        out.ascii(LATITUDE).coordinate(s.latitude);
+        out.ascii(LONGITUDE).coordinate(s.longitude);
       }
-      out.member(place.zone).close();
+      out.ascii(place.zone).brace(location).ascii('}');
     }
-    out.member(place.tail).open('"traits":{');
-    out.next().ascii('"ip_address":"').ascii(ip.text).ascii('"');
-    if (s.network !== NONE) out.member(networks.get(slices.networkTables, s.network));
-    if (service === 'insights') out.member(verdicts.get(s.verdict));
-    return out.close().close().done();
+    out.ascii(place.tail).ascii(TRAITS).ascii(ip.text).ascii('"');
+    if (s.network !== NONE) out.ascii(networks.get(slices.networkTables, s.network));
+    if (service === 'insights') out.ascii(verdicts.get(s.verdict));
+    // the body's first member (traits at least) began with a comma
+    return out.ascii('}}').brace(0).done();
   };
 }
 

@@ -5,29 +5,29 @@
 // last, or first when `fields` is the numeric mask, as ip-api.com answers.
 // A string ipintel has no datum for is "" (as ip-api answers an unknown),
 // a number null. Failures are `{status: "fail", message, query}`.
-import type { ErrorResponse } from '../../kit/errors.js';
-import type { GeoIpRecord } from '../../lookups/geoip/geoip.js';
-import { parseIp, type Ip } from '../../net/ip.js';
+import { AppError, type ErrorResponse } from '../../kit/errors.js';
+import { NO_PLACE_FIELDS, type GeoIpRecord, type PlaceFields } from '../../lookups/geoip/geoip.js';
+import type { Ip } from '../../net/ip.js';
+import { addressOf } from '../params.js';
 import { NONE } from '../../data/range-table.js';
+import { countryName } from '../../lookups/geoip/continents.js';
 import {
   BodyBytes,
   fragment,
   IndexMemo,
   VerdictMemo,
-  type PlaceFields,
   type RecordSlices,
   type Written,
 } from './record-slices.js';
 import {
   continentOfCountry,
-  countryName,
   ForeignAnswer,
   isPrivateRange,
   type PrivacyFlags,
 } from './record-parts.js';
 
 /** ip-api's fields in the order its answers hold them, with their bit in the numeric mask. */
-export const IP_API_FIELDS = [
+const IP_API_FIELDS = [
   ['status', 16384],
   ['message', 32768],
   ['continent', 1048576],
@@ -55,7 +55,7 @@ export const IP_API_FIELDS = [
   ['query', 8192],
 ] as const;
 
-export type IpApiField = (typeof IP_API_FIELDS)[number][0];
+type IpApiField = (typeof IP_API_FIELDS)[number][0];
 
 const BIT = new Map<string, number>(IP_API_FIELDS);
 const STATUS = 16384;
@@ -84,14 +84,14 @@ export function fieldSelection(fields: string | undefined): FieldSelection {
 }
 
 /** Whether an answer with these fields reads the detection's flags. */
-export function needsFlags(selection: FieldSelection): boolean {
+function needsFlags(selection: FieldSelection): boolean {
   return (selection.mask & FLAG_BITS) !== 0;
 }
 
 const offsetFormats = new Map<string, Intl.DateTimeFormat | null>();
 
 /** The zone's offset from UTC now, in seconds, DST included (ip-api's `offset`), or null. */
-export function utcOffsetSeconds(timezone: string, now: Date = new Date()): number | null {
+function utcOffsetSeconds(timezone: string, now: Date = new Date()): number | null {
   let format = offsetFormats.get(timezone);
   if (format === undefined) {
     try {
@@ -236,7 +236,7 @@ function selectionMemo(slices: RecordSlices, mask: number): SelectionMemo {
       return text(networkValues(n === null ? noNetwork : { ...n, asn: `AS${n.asn}` }));
     }),
     verdicts: new VerdictMemo((flags) => text(flagValues(flags))),
-    noPlace: text(placeValues(NO_PLACE)),
+    noPlace: text(placeValues(NO_PLACE_FIELDS)),
     noZone: text(zoneValues(null, 0)),
     noNetwork: text(networkValues(noNetwork)),
   };
@@ -291,7 +291,6 @@ export function ipApiWriter(
 
 const LAT = 64;
 const LON = 128;
-const NO_PLACE: PlaceFields = { country: null, city: null, region: null, timezone: null };
 
 /** ip-api's failure of one query: `{status: "fail", message, query}` (as the mask allows). */
 export function ipApiFail(message: string, query: string, selection: FieldSelection): string {
@@ -304,7 +303,7 @@ export function ipApiFail(message: string, query: string, selection: FieldSelect
 
 /** The address of a query, or null for text that is none (ip-api's "invalid query"). */
 export function ipApiAddress(text: string): Ip | null {
-  return text.includes('%') ? null : parseIp(text);
+  return addressOf(text);
 }
 
 /** ip-api's failure message for a bogon: "private range" or "reserved range". */
@@ -325,13 +324,17 @@ export function ipApiFailure(
 }
 
 /** One element of ip-api's batch body: an address, or `{query, fields?, lang?}`. */
-export interface IpApiBatchItem {
+interface IpApiBatchItem {
   query: string;
   fields?: string;
 }
 
-/** The batch body: a JSON array of strings or `{query, fields, lang}` objects (null: not that). */
-export function parseIpApiBatch(text: string): IpApiBatchItem[] | null {
+/**
+ * The batch body: a JSON array of strings or `{query, fields, lang}` objects
+ * (null: not that), or PAYLOAD_TOO_LARGE for more than `maxItems` of them,
+ * told before any is read.
+ */
+export function parseIpApiBatch(text: string, maxItems: number): IpApiBatchItem[] | null {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -339,6 +342,12 @@ export function parseIpApiBatch(text: string): IpApiBatchItem[] | null {
     return null;
   }
   if (!Array.isArray(parsed)) return null;
+  if (parsed.length > maxItems) {
+    throw new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `The batch holds ${parsed.length} queries; the limit is ${maxItems} per request (BATCH_MAX_ITEMS).`,
+    );
+  }
   const items: IpApiBatchItem[] = [];
   for (const element of parsed) {
     if (typeof element === 'string') items.push({ query: element });

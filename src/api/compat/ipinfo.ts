@@ -6,7 +6,8 @@
 // `{status, error: {title, message}}`.
 import type { ErrorResponse } from '../../kit/errors.js';
 import type { GeoIpRecord } from '../../lookups/geoip/geoip.js';
-import { parseIp, type Ip } from '../../net/ip.js';
+import type { Ip } from '../../net/ip.js';
+import { addressOf } from '../params.js';
 import { NONE } from '../../data/range-table.js';
 import { NO_COORDINATE } from '../../lookups/geoip/compiled-set.js';
 import { ForeignAnswer, type PrivacyFlags } from './record-parts.js';
@@ -125,7 +126,7 @@ export function ipinfoWriter(
 }
 
 /** ipinfo's error body: `{status, error: {title, message}}`. */
-export function ipinfoError(status: number, title: string, message: string): string {
+function ipinfoError(status: number, title: string, message: string): string {
   return JSON.stringify({ status, error: { title, message } });
 }
 
@@ -133,7 +134,7 @@ const WRONG_IP = { title: 'Wrong ip', message: 'Please provide a valid IP addres
 
 /** The address of a path segment, or ipinfo's 404 "Wrong ip". */
 export function ipinfoAddress(text: string): Ip {
-  const ip = text.includes('%') ? null : parseIp(text);
+  const ip = addressOf(text);
   if (ip === null) {
     throw new ForeignAnswer('INVALID_IP', {
       status: 404,
@@ -186,7 +187,7 @@ export function ipinfoBatchEntry(
   const slash = entry.indexOf('/');
   const address = slash === -1 ? entry : entry.slice(0, slash);
   const field = slash === -1 ? null : entry.slice(slash + 1);
-  const ip = address.includes('%') ? null : parseIp(address);
+  const ip = addressOf(address);
   if (ip === null) return { error: WRONG_IP };
   const record = recordOf(ip);
   if (field === null || field === 'json') return record;

@@ -4,10 +4,9 @@
 // of their own. Every value comes from ipintel's own records: no lookup of
 // its own, nothing invented.
 import type { Ip } from '../../net/ip.js';
+import { specialRangeOf } from '../../net/special-purpose.js';
 import { AppError, type ErrorCode } from '../../kit/errors.js';
 import { CONTINENT_NAMES, continentOf } from '../../lookups/geoip/continents.js';
-
-export { countryName } from '../../lookups/geoip/continents.js';
 import type { VpnJson } from '../../lookups/vpn/record-json.js';
 import type { VpnDetection } from '../../lookups/vpn/detect.js';
 
@@ -49,19 +48,19 @@ export function continentOfCountry(code: string): { code: string; name: string }
 /**
  * RFC 1918, RFC 6598 (shared address space) and RFC 4193 (unique local):
  * the ranges ip-api calls "private range"; every other special-purpose
- * address it calls "reserved range".
+ * address it calls "reserved range". Rows of the IANA registry's table.
  */
+const PRIVATE_RANGES = new Set([
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '100.64.0.0/10',
+  'fc00::/7',
+]);
+
 export function isPrivateRange(ip: Ip): boolean {
-  if (ip.version === 4) {
-    const v = ip.value;
-    return (
-      v >>> 24 === 10 || // 10.0.0.0/8
-      v >>> 20 === 0xac1 || // 172.16.0.0/12
-      v >>> 16 === 0xc0a8 || // 192.168.0.0/16
-      v >>> 22 === 0x191 // 100.64.0.0/10
-    );
-  }
-  return (ip.groups[0]! & 0xfe00) === 0xfc00; // fc00::/7
+  const range = specialRangeOf(ip);
+  return range !== null && PRIVATE_RANGES.has(range.range);
 }
 
 /**

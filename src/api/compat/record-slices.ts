@@ -9,21 +9,22 @@
 import { Buffer } from 'node:buffer';
 import { writeAscii } from '../../data/byte-writer.js';
 import { NONE } from '../../data/range-table.js';
-import { isBogon } from '../../lookups/geoip/bogons.js';
 import { COORDINATE_SCALE, NO_COORDINATE } from '../../lookups/geoip/compiled-set.js';
-import { writeCoordinate, type GeoIpLookup, type GeoIpRecord } from '../../lookups/geoip/geoip.js';
+import {
+  writeCoordinate,
+  writeRadius,
+  NO_PLACE_FIELDS,
+  type GeoIpLookup,
+  type PlaceFields,
+} from '../../lookups/geoip/geoip.js';
 import type { AsnInfo } from '../../lookups/geoip/record-map.js';
 import { NO_OVERRIDE } from '../../lookups/overrides/override-index.js';
 import type { VpnJson } from '../../lookups/vpn/record-json.js';
 import type { Ip } from '../../net/ip.js';
 import type { PrivacyFlags } from './record-parts.js';
 
-export type PlaceFields = Pick<GeoIpRecord, 'country' | 'city' | 'region' | 'timezone'>;
-
-const NO_PLACE: PlaceFields = { country: null, city: null, region: null, timezone: null };
-
 /** An address's slices: read them before the next call (one object reused). */
-export interface Slices {
+interface Slices {
   /** the place record (NONE: no location) */
   place: number;
   /** × COORDINATE_SCALE, NO_COORDINATE when unknown */
@@ -95,13 +96,13 @@ export class RecordSlices {
    * covers, or one whose verdict VpnJson builds whole.
    */
   of(ip: Ip, verdict: boolean): Slices | null {
-    if (isBogon(ip)) return null;
     const { geoip } = this;
+    const found = geoip.recordIndexes(ip);
+    if (found.bogon) return null;
     const overrides = geoip.overrides.current;
     if (overrides.size !== 0 && overrides.find(ip) !== NO_OVERRIDE) return null;
     const geofeeds = geoip.geofeeds.current;
     if (geofeeds.size !== 0 && geofeeds.find(ip) !== NONE) return null;
-    const found = geoip.recordIndexes(ip);
     const s = this.slices;
     s.place = found.place;
     s.network = found.network;
@@ -125,7 +126,7 @@ export class RecordSlices {
 
   /** The place fields of a place record (NONE: none known). */
   place(index: number): PlaceFields {
-    return index === NONE ? NO_PLACE : this.places.get(this.geoip.tables.geoip, index);
+    return index === NONE ? NO_PLACE_FIELDS : this.places.get(this.geoip.tables.geoip, index);
   }
 
   network(index: number): AsnInfo | null {
@@ -185,6 +186,28 @@ export class BodyBytes {
     return this.ascii('{');
   }
 
+  /**
+   * Starts a body written as runs of members each with its leading comma
+   * (`,"a":1,"b":2`, with ascii()): no comma bookkeeping per member; the
+   * first member's comma becomes the opening brace (`brace`).
+   */
+  startRuns(): this {
+    this.at = 0;
+    this.empty.length = 0;
+    return this;
+  }
+
+  /** where the next byte goes */
+  get offset(): number {
+    return this.at;
+  }
+
+  /** Makes the comma at `at` (the first of a run of members) an object's opening brace. */
+  brace(at: number): this {
+    this.out[at] = 0x7b; // {
+    return this;
+  }
+
   /** A member whose value is an object, from its head (`"name":{`); closed by close(). */
   open(head: string): this {
     this.next().ascii(head);
@@ -222,6 +245,13 @@ export class BodyBytes {
   coordinate(scaled: number): this {
     this.room(12);
     this.at = writeCoordinate(this.out, this.at, scaled);
+    return this;
+  }
+
+  /** a whole number of kilometres (a radius, ≥ 1) */
+  wholeKm(km: number): this {
+    this.room(8);
+    this.at = writeRadius(this.out, this.at, km);
     return this;
   }
 

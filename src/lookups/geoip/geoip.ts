@@ -46,6 +46,17 @@ export interface GeoIpRecord extends GeoLocation {
   bogon: boolean;
 }
 
+/** The part of a GeoIP answer that every location of one place shares. */
+export type PlaceFields = Pick<GeoIpRecord, 'country' | 'city' | 'region' | 'timezone'>;
+
+/** the place fields of an address no location source places */
+export const NO_PLACE_FIELDS: Readonly<PlaceFields> = {
+  country: null,
+  city: null,
+  region: null,
+  timezone: null,
+};
+
 interface FoundRecord {
   bogon: boolean;
   location: number;
@@ -95,7 +106,7 @@ export function writeCoordinate(out: Buffer, at: number, scaled: number): number
 }
 
 /** A whole number below 10^7 (a radius in km; 0 is written as null), as JSON writes it. */
-function writeRadius(out: Buffer, at: number, km: number): number {
+export function writeRadius(out: Buffer, at: number, km: number): number {
   if (km === 0) return writeAscii(out, at, 'null');
   let unit = 1;
   while (unit * 10 <= km) unit *= 10;
@@ -155,11 +166,8 @@ export class GeoIpLookup {
    * The place fields of place record `index` (recordIndexes's `place`): what
    * every location of that place answers with besides its coordinates.
    */
-  placeFields(index: number): Pick<GeoIpRecord, 'country' | 'city' | 'region' | 'timezone'> {
-    return JSON.parse(`{${this.tables.geoip.records.text(index)}}`) as Pick<
-      GeoIpRecord,
-      'country' | 'city' | 'region' | 'timezone'
-    >;
+  placeFields(index: number): PlaceFields {
+    return JSON.parse(`{${this.tables.geoip.records.text(index)}}`) as PlaceFields;
   }
 
   /**

@@ -9,12 +9,15 @@ import type { Ip } from '../../net/ip.js';
 import { NONE } from '../../data/range-table.js';
 import { NO_OVERRIDE } from '../overrides/override-index.js';
 import { COORDINATE_SCALE, NO_COORDINATE, type CompiledSet } from './compiled-set.js';
-import type { GeoIpLookup, GeoIpRecord } from './geoip.js';
+import {
+  NO_PLACE_FIELDS as NO_PLACE,
+  type GeoIpLookup,
+  type GeoIpRecord,
+  type PlaceFields,
+} from './geoip.js';
 
-type PlaceFields = Pick<GeoIpRecord, 'country' | 'city' | 'region' | 'timezone'>;
 type NetworkFields = Pick<GeoIpRecord, 'isp' | 'asn' | 'org'>;
 
-const NO_PLACE: PlaceFields = { country: null, city: null, region: null, timezone: null };
 const NO_NETWORK: NetworkFields = { isp: null, asn: null, org: null };
 
 export class GeoRecordObjects {

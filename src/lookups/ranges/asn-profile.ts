@@ -6,8 +6,7 @@
 // VPN networks) and which feeds list addresses of its prefixes.
 import { AppError } from '../../kit/errors.js';
 import { formatIpv4 } from '../../net/ip.js';
-import { groupsOfWords, v4Blocks, v6Blocks, type Words } from '../../net/cidr-cover.js';
-import { formatIpv6 } from '../../net/ip.js';
+import { v4Blocks, v6Blocks, wordsText, type Words } from '../../net/cidr-cover.js';
 import type { GeoIpLookup } from '../geoip/geoip.js';
 import { detect } from '../vpn/detect.js';
 import type { FeedIndex } from '../vpn/index/detection-index.js';
@@ -70,7 +69,6 @@ export function asnProfile(geoip: GeoIpLookup, feeds: FeedIndex | null, asn: num
   const listed = new Set<string>();
   /** a VPN-dense block of this AS (vpn-dense.ts) */
   let dense = false;
-  const groups = [0, 0, 0, 0, 0, 0, 0, 0];
   for (const version of [4, 6] as const) {
     const table = version === 4 ? new TableLaneV4(set.table) : new TableLaneV6(set.table);
     const lanes: Lane[] = [table];
@@ -111,8 +109,7 @@ export function asnProfile(geoip: GeoIpLookup, feeds: FeedIndex | null, asn: num
         v6: (start: Words, end: Words) => {
           v6Blocks(start, end, (at, length) => {
             v6Count += 1n << BigInt(128 - length);
-            groupsOfWords(groups, at[0]!, at[1]!, at[2]!, at[3]!);
-            prefixes.v6.push(`${formatIpv6(groups)}/${length}`);
+            prefixes.v6.push(`${wordsText(at)}/${length}`);
           });
         },
       },

@@ -6,8 +6,7 @@
 // of matching addresses (src/net/cidr-cover.ts, the export's cover too).
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { formatIpv4 } from '../../net/ip.js';
-import { groupsOfWords, v4Blocks, v6Blocks, type Words } from '../../net/cidr-cover.js';
-import { formatIpv6 } from '../../net/ip.js';
+import { v4Blocks, v6Blocks, wordsText, type Words } from '../../net/cidr-cover.js';
 import { planFamily, type RangeSources } from './range-match.js';
 import { FamilyWalk } from './range-walk.js';
 import type { RangeFilter } from './range-filter.js';
@@ -39,13 +38,11 @@ export async function* rangeChunks(
   for (const version of filter.families) {
     out += writer.familyStart(version);
     let count = 0;
-    const groups = [0, 0, 0, 0, 0, 0, 0, 0];
     const addV4 = (at: number, length: number) => {
       out += writer.block(4, `${formatIpv4(at)}/${length}`, count++ === 0);
     };
     const addV6 = (at: Words, length: number) => {
-      groupsOfWords(groups, at[0]!, at[1]!, at[2]!, at[3]!);
-      out += writer.block(6, `${formatIpv6(groups)}/${length}`, count++ === 0);
+      out += writer.block(6, `${wordsText(at)}/${length}`, count++ === 0);
     };
     const plan = planFamily(sources, filter, version);
     const walk = new FamilyWalk(version, plan.lanes, plan.test, {
