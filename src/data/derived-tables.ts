@@ -13,6 +13,9 @@
 // is taken to hold the recorded content, so a start stats the sources and
 // reads none; one whose stamp differs (rewritten, edited, copied) is read
 // and hashed again.
+//
+// deriveOrOpen is the one "open the kept file or derive again" of every kind
+// of derived tables; tables kept nowhere are derived without hashing a source.
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
