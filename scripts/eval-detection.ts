@@ -94,11 +94,10 @@ const labelsPath = join(PROJECT_ROOT, 'resources', 'labelled-addresses.csv');
 
 const labels = parseLabelledAddresses(await readFile(labelsPath, 'utf8'));
 // warnings (tables compiled now) go to stderr so stdout stays the report
-const asn = createGeoIpLookup({
-  tables: await loadEmbedded(pino({ level: 'warn' }, pino.destination(2))),
-});
+const log = pino({ level: 'warn' }, pino.destination(2));
+const asn = createGeoIpLookup({ tables: await loadEmbedded(log) });
 // as the service opens it: proxy age limit and vpn-range rule from the environment
-const index = (await openDetection(config, { tables: asn.tables })).current();
+const index = (await openDetection(config, { tables: asn.tables }, log)).current();
 
 const counts = countByCategory(labels);
 out(`Labels: ${labelsPath}`);

@@ -76,8 +76,8 @@ export async function loadServiceData(config: Readonly<Config>, log: Logger): Pr
   // the operator's overrides are read meanwhile
   const overridesLoading = OverridesHolder.open(config.overridesFile, log);
   const geo = await loadConfiguredGeoData(config, log);
-  const vpn = await openDetection(config, geo);
-  const geofeeds = await openGeofeeds(config, geo);
+  const vpn = await openDetection(config, geo, log);
+  const geofeeds = await openGeofeeds(config, geo, log);
   // compiling the relay lists and geofeeds (Apple's: ~250,000 prefixes read
   // twice) leaves tens of MB of garbage in the old generation, which V8 would
   // otherwise keep committed: collected once before the service listens

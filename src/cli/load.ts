@@ -27,8 +27,8 @@ export async function loadGeo(
   const overridesLoading = OverridesHolder.open(config.overridesFile, log);
   // one process, one command: the IPv6 tables only when an IPv6 address comes
   const geo = await loadConfiguredGeoData(config, log);
-  const holder = vpn ? await openDetection(config, geo) : null;
-  const geofeeds = await openGeofeeds(config, geo);
+  const holder = vpn ? await openDetection(config, geo, log) : null;
+  const geofeeds = await openGeofeeds(config, geo, log);
   const geoip = createGeoIpLookup(geo, await overridesLoading, geofeeds);
   return { geoip, holder, vpnJson: holder === null ? null : createVpnJson(geoip, holder) };
 }

@@ -13,6 +13,9 @@
 // is taken to hold the recorded content, so a start stats the sources and
 // reads none; one whose stamp differs (rewritten, edited, copied) is read
 // and hashed again.
+//
+// deriveOrOpen is the one "open the kept file or derive again" of every kind
+// of derived tables; tables kept nowhere are derived without hashing a source.
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -43,6 +46,25 @@ export interface DerivedManifest {
   /** Sources.key() of the sources and inputs the tables were made from */
   readonly key: string;
   readonly files: readonly SourceFile[];
+}
+
+/** A source file's name (its folder is the caller's) and text. */
+export interface SourceText {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** The texts of the files at `paths` (one gone meanwhile is left out), none hashed. */
+export async function readSourceTexts(paths: readonly string[]): Promise<SourceText[]> {
+  const out: SourceText[] = [];
+  for (const path of paths) {
+    const data = await readFile(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    if (data !== null) out.push({ name: basename(path), text: data.toString('utf8') });
+  }
+  return out;
 }
 
 /** The source files of a derivation, identified by content; read only where needed. */
@@ -92,8 +114,8 @@ export class Sources {
   }
 
   /** Every file's text (a derivation: they are parsed), each read once. */
-  async texts(): Promise<{ name: string; text: string }[]> {
-    const out: { name: string; text: string }[] = [];
+  async texts(): Promise<SourceText[]> {
+    const out: SourceText[] = [];
     for (const path of this.paths) {
       const data = this.read.get(path) ?? (await readFile(path).catch(() => null));
       if (data !== null) out.push({ name: basename(path), text: data.toString('utf8') });
@@ -108,12 +130,70 @@ export function derivedManifest<M extends DerivedManifest>(path: string): M | nu
   return manifest !== null && Array.isArray(manifest.files) ? manifest : null;
 }
 
+/** Where a derivation says what it could not do (pino's Logger is one). */
+export interface DerivedLog {
+  warn(fields: object, message: string): void;
+}
+
+/** One kind of derived tables: where they are kept, what from, and how made and read. */
+export interface Derivation<M extends DerivedManifest, T> {
+  /**
+   * the derived file, and where to say it cannot be written (the next start
+   * derives again); absent: derived at every call, kept nowhere, nothing hashed
+   */
+  readonly file: { readonly path: string; readonly log: DerivedLog } | undefined;
+  /** the source files (one gone meanwhile is left out) */
+  readonly sources: readonly string[];
+  /** what else the tables are derived from (versions, identities, rules; any JSON): part of the key */
+  readonly inputs: () => unknown;
+  /** the value of a current file (throws on a damaged one: it is derived again) */
+  readonly open: (file: TableFile<M>) => T;
+  /** the value made from the sources' texts */
+  readonly derive: (texts: readonly SourceText[]) => T | Promise<T>;
+  /** what the file keeps of a derived value: the manifest's own fields and the sections */
+  readonly keep: (value: T) => {
+    manifest: Omit<M, keyof DerivedManifest>;
+    sections: Readonly<Record<string, Section>>;
+  };
+}
+
+/**
+ * The derivation's value: opened from its file when the file's key is the
+ * one the sources and inputs give now, else derived from the sources and the
+ * file written for the next time. `derived` says which.
+ */
+export async function deriveOrOpen<M extends DerivedManifest, T>(
+  d: Derivation<M, T>,
+): Promise<{ value: T; derived: boolean }> {
+  if (d.file === undefined) {
+    return { value: await d.derive(await readSourceTexts(d.sources)), derived: true };
+  }
+  const { path, log } = d.file;
+  const recorded = derivedManifest<M>(path);
+  const files = await Sources.of(d.sources, recorded?.files ?? []);
+  const key = files.key(d.inputs());
+  if (recorded?.key === key) {
+    const opened = await openDerived(path, key, d.open);
+    if (opened !== null) return { value: opened, derived: false };
+  }
+  const value = await d.derive(await files.texts());
+  const { manifest, sections } = d.keep(value);
+  const error = saveDerived(path, { ...manifest, key, files: files.files } as M, sections);
+  if (error !== null) {
+    log.warn(
+      { err: error, path },
+      'could not keep the derived tables: the next start derives them again',
+    );
+  }
+  return { value, derived: true };
+}
+
 /**
  * What `open` makes of the derived file at `path` when its key is `key`;
  * null when the file is missing, stale or damaged (`open` threw on it: a
  * section missing or cut): the caller derives the tables again.
  */
-export async function openDerived<M extends DerivedManifest, T>(
+async function openDerived<M extends DerivedManifest, T>(
   path: string,
   key: string,
   open: (file: TableFile<M>) => T,
@@ -127,20 +207,20 @@ export async function openDerived<M extends DerivedManifest, T>(
 }
 
 /**
- * Writes a derived file (its folder made when missing); false when it cannot
- * be written (a read-only DATA_DIR): the next start derives the tables again.
+ * Writes a derived file (its folder made when missing); the error when it
+ * cannot be written (a read-only DATA_DIR), else null.
  */
-export function saveDerived<M extends DerivedManifest>(
+function saveDerived<M extends DerivedManifest>(
   path: string,
   manifest: M,
   sections: Readonly<Record<string, Section>>,
-): boolean {
+): Error | null {
   try {
     mkdirSync(dirname(path), { recursive: true });
     writeTableFile(path, manifest, sections);
-    return true;
-  } catch {
-    return false;
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
   }
 }
 

@@ -47,8 +47,8 @@ export async function exportData(
     },
     log,
   );
-  const vpn = await openDetection(config, geo);
-  const geofeeds = await openGeofeeds(config, geo);
+  const vpn = await openDetection(config, geo, log);
+  const geofeeds = await openGeofeeds(config, geo, log);
   const data = { geo, vpn, geofeeds, overrides };
   if (ifChanged && isCurrent(outDir, exportDataVersion(data), parts)) return null;
   return exportLoaded(data, outDir, now, parts);

@@ -180,8 +180,8 @@ async function compileDerived(config: Readonly<Config>, out: Output, log: Logger
   try {
     // paged, as the service opens them: only what the builds read is read
     const geo = await loadConfiguredGeoData(config, log);
-    await openDetection(config, geo);
-    await openGeofeeds(config, geo);
+    await openDetection(config, geo, log);
+    await openGeofeeds(config, geo, log);
     const ms = Math.round(performance.now() - started);
     out.write(
       `compiled the detection index and geofeeds into ${join(config.dataDir, 'tables')} (${ms} ms)\n`,

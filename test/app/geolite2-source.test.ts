@@ -2,15 +2,16 @@
 // location sources. With a small GEOIP_DB standing in for the GeoIP data (the
 // embedded DB-IP compiles the same way, only longer), the service answers the
 // reconciled location: both city sources name it in X-Location-Source, the
-// radius is the GeoLite2 configuration's for the points' agreement, GET /
-// lists GeoLite2 with its licence and its credit travels in
-// X-Data-Attribution. A file that is not a City MMDB is refused, naming the
-// variable.
+// radius is the GeoLite2 configuration's for the points' agreement and the
+// answered continent, GET / lists GeoLite2 with its licence and its credit
+// travels in X-Data-Attribution. A file that is not a City MMDB is refused,
+// naming the variable.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { radiusOf } from '../../src/lookups/geoip/reconcile/radius.js';
 import { loadLocationRules } from '../../src/lookups/geoip/reconcile/rule-file.js';
 import { buildMmdb, cityRecord } from '../helpers/mmdb-writer.js';
 import { dataOf, get, startService, type TestService } from '../helpers/service.js';
@@ -83,6 +84,9 @@ describe('GEOLITE2_CITY_DB', () => {
     assert.equal(geo.city, 'London');
     assert.match(res.headers.get('x-location-source') ?? '', /^geoip-db, geolite2\b/);
     assert.ok(radiiOf('d10').includes(geo.accuracyRadiusKm!), `${geo.accuracyRadiusKm}`);
+    // a British answer: Europe's bucket (its own radius, or the pooled one where Europe's is thin)
+    const european = ['unanimous', 'split'].map((agree) => radiusOf(`d10|${agree}|city|EU`, radii));
+    assert.ok(european.includes(geo.accuracyRadiusKm), `${geo.accuracyRadiusKm}`);
   });
 
   it('points far apart: the chosen rule keeps the first source, with the far radius', async () => {

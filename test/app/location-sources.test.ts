@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parseIp } from '../../src/net/ip.js';
+import { bucketChain } from '../../src/lookups/geoip/reconcile/radius.js';
+import { loadLocationRules } from '../../src/lookups/geoip/reconcile/rule-file.js';
 import { LocationReference } from '../helpers/location-reference.js';
 import { dataOf, get, startService, type TestService } from '../helpers/service.js';
 import { seededRandom, testSeed } from '../helpers/seeded-random.js';
@@ -41,6 +43,9 @@ function addresses(): string[] {
 describe('the reconciled location in the service', () => {
   it("answers each address's radius and deciding sources as the sources' files reconciled say", async () => {
     let withRadius = 0;
+    // answers whose radius is their answered continent's own, not the pooled bucket's
+    let byContinent = 0;
+    const radii = loadLocationRules().default.radii;
     for (const text of addresses()) {
       const res = await get(service.baseUrl, `/ip/${text}`);
       assert.equal(res.status, 200, text);
@@ -61,9 +66,14 @@ describe('the reconciled location in the service', () => {
         withRadius++;
         assert.ok(Number.isInteger(geo.accuracyRadiusKm) && geo.accuracyRadiusKm! > 0, text);
         assert.match(header ?? '', /^dbip\b/, `${text}: DB-IP placed it`);
+        const [own, pooled] = bucketChain(want.bucket!);
+        const continentBucket = /\|[A-Z]{2}$/.test(own!);
+        if (continentBucket && radii[own!] !== undefined && radii[own!] !== radii[pooled!])
+          byContinent++;
       }
     }
     assert.ok(withRadius > 30, `${withRadius} answers with a point`);
+    assert.ok(byContinent > 0, `${byContinent} answers with their continent's own radius`);
   });
 
   it('a bogon has no radius and no X-Location-Source', async () => {

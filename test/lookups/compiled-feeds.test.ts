@@ -1,8 +1,9 @@
 // The detection index and the geofeeds kept compiled in DATA_DIR/tables
 // (src/data/derived-tables.ts): the first open builds them from the feeds and
 // writes the files, the next opens the files and answers the same without
-// parsing a feed; a feed rewritten or edited, or a damaged file, is noticed
-// and the tables built again; a DATA_DIR without feeds gets nothing written.
+// parsing a feed; a feed rewritten or edited, a damaged file, or other ASN or
+// GeoIP tables alone, is noticed and the tables built again; a DATA_DIR
+// without feeds gets nothing written; a file that cannot be written is logged.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -18,6 +19,7 @@ import { DEFAULT_VPN_RANGE_RULE } from '../../src/lookups/vpn/index/vpn-ranges.j
 import { openDetection } from '../../src/lookups/vpn/open-detection.js';
 import { parseIp, type Ip } from '../../src/net/ip.js';
 import { storedFeed } from '../helpers/vpn-feeds.js';
+import { writeSmallGeoData } from '../export/small-geo-data.js';
 
 const ip = (text: string): Ip => parseIp(text)!;
 /** in the VPN list, in a geofeed row, in both, in neither; both families */
@@ -57,10 +59,14 @@ async function writeFeeds(vpnPrefixes: string[], dcCity: string): Promise<void> 
   await writeFileAtomic(join(feeds, 'geofeed-example.feed.json'), serialiseFeed(geofeed));
 }
 
+/** What the derivations could not do (the service's logger in their place). */
+let warnings: { fields: object; message: string }[] = [];
+const log = { warn: (fields: object, message: string) => void warnings.push({ fields, message }) };
+
 /** What the service answers from the feeds for ADDRESSES, and how it got there. */
-async function open() {
-  const detection = (await openDetection(config(), geo)).current();
-  const geofeeds = await openGeofeeds(config(), geo);
+async function open(data: Pick<GeoData, 'tables'> = geo) {
+  const detection = (await openDetection(config(), data, log)).current();
+  const geofeeds = await openGeofeeds(config(), data, log);
   const answers = ADDRESSES.map((text) => ({
     vpn: detection.matchFeeds(ip(text)),
     place: geofeeds.current.locate(ip(text)),
@@ -132,5 +138,68 @@ describe('compiled detection index and geofeeds', () => {
     assert.equal(repaired.geofeedsBuilt, true);
     assert.deepEqual(repaired.answers, good.answers);
     assert.equal((await open()).detectionOpened, true);
+  });
+
+  it('builds again what reads the ASN tables, or the GeoIP tables, when those alone change', async () => {
+    const small = await writeSmallGeoData(await mkdtemp(join(tmpdir(), 'ipintel-small-geo-')));
+    const silent = pino({ level: 'silent' });
+    const before = await open();
+    assert.equal(before.detectionOpened, true);
+    assert.equal(before.geofeedsBuilt, false);
+    // other ASN tables: the detection index (its vpn-range rule reads them), not the geofeeds
+    const otherAsn = await loadGeoData({ geoipDb: null, asnDb: small.asn, dataDir: dir }, silent);
+    const asnChanged = await open({
+      tables: { geoip: geo.tables.geoip, asn: otherAsn.tables.asn },
+    });
+    assert.equal(asnChanged.detectionOpened, false);
+    assert.equal(asnChanged.geofeedsBuilt, false);
+    assert.equal(asnChanged.answers[0]!.vpn.hits[0]?.feed, 'x4b-vpn');
+    assert.deepEqual(
+      asnChanged.answers.map((a) => a.place),
+      before.answers.map((a) => a.place),
+    );
+    // other GeoIP tables: the geofeeds (their places resolve against them), not the detection index
+    const otherGeoip = await loadGeoData(
+      { geoipDb: small.city, asnDb: null, dataDir: dir },
+      silent,
+    );
+    const geoipChanged = await open({
+      tables: { geoip: otherGeoip.tables.geoip, asn: otherAsn.tables.asn },
+    });
+    assert.equal(geoipChanged.detectionOpened, true);
+    assert.equal(geoipChanged.geofeedsBuilt, true);
+    assert.equal(geoipChanged.answers[2]!.place?.city, 'Halifax');
+    // and back: each built again for the tables answering
+    const back = await open();
+    assert.equal(back.detectionOpened, false);
+    assert.equal(back.geofeedsBuilt, true);
+    assert.deepEqual(back.answers, before.answers);
+    assert.deepEqual(warnings, []);
+  });
+
+  it('logs a compiled file it cannot write, and answers from the feeds all the same', async () => {
+    const good = await open();
+    await rm(tables(), { recursive: true, force: true });
+    // a file where the folder should be: neither compiled file can be written
+    await writeFile(tables(), 'not a folder');
+    warnings = [];
+    try {
+      const unwritable = await open();
+      assert.equal(unwritable.detectionOpened, false);
+      assert.equal(unwritable.geofeedsBuilt, true);
+      assert.deepEqual(unwritable.answers, good.answers);
+      const paths = warnings.map((w) => (w.fields as { path?: string }).path);
+      assert.deepEqual(paths, [
+        join(tables(), 'detection.tables'),
+        join(tables(), 'geofeeds.tables'),
+      ]);
+      for (const w of warnings) {
+        assert.match(w.message, /could not keep the derived tables/);
+        assert.ok((w.fields as { err?: unknown }).err instanceof Error);
+      }
+    } finally {
+      await rm(tables(), { force: true });
+      warnings = [];
+    }
   });
 });

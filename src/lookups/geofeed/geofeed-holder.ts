@@ -10,13 +10,13 @@
 import { join } from 'node:path';
 import { tablesIdentity, type CompiledSet } from '../geoip/compiled-set.js';
 import {
-  derivedManifest,
-  openDerived,
+  deriveOrOpen,
   rangeTableOf,
   rangeTableSections,
-  saveDerived,
-  Sources,
+  readSourceTexts,
+  type DerivedLog,
   type DerivedManifest,
+  type SourceText,
 } from '../../data/derived-tables.js';
 import type { TableFile } from '../../data/table-file.js';
 import { feedFiles, feedStamp } from '../vpn/index/detection-index.js';
@@ -44,8 +44,11 @@ export interface GeofeedSources {
   readonly feedsDir: string;
   /** the GeoIP data set answering now (places are resolved against its locations) */
   readonly geoip: () => CompiledSet | null;
-  /** where the compiled geofeeds are kept; absent: built at every load, kept nowhere */
-  readonly compiledPath?: string;
+  /**
+   * where the compiled geofeeds are kept, and where to say the file cannot be
+   * written; absent: built at every load, kept nowhere
+   */
+  readonly compiled?: { readonly path: string; readonly log: DerivedLog };
 }
 
 interface GeofeedManifest extends DerivedManifest {
@@ -125,44 +128,44 @@ async function compiledGeofeeds(
   const names = await feedFiles(dir);
   // no feed: nothing to resolve, nothing to keep
   if (names.length === 0) return { next: GeofeedIndex.empty(), problems: [], built: false };
-  const path = sources.compiledPath;
-  // every feed file counts (one read of each head would cost what it saves)
-  const recorded = path === undefined ? null : derivedManifest<GeofeedManifest>(path);
-  const files = await Sources.of(
-    names.map((n) => join(dir, n)),
-    recorded?.files ?? [],
-  );
-  const key = files.key({ compiler: GEOFEED_COMPILER, geoip: tablesIdentity(geoip) });
-  if (path !== undefined && recorded?.key === key) {
-    const opened = await openDerived(path, key, openGeofeedsFile);
-    if (opened !== null) return { ...opened, built: false };
-  }
-  const { stored, problems } = parseGeofeeds(await files.texts());
-  const next =
-    stored.length === 0
-      ? GeofeedIndex.empty()
-      : GeofeedIndex.build(stored, placeResolver(geoip, await subdivisionNames()));
-  if (path !== undefined) {
-    const parts = next.toParts();
-    const manifest: GeofeedManifest = {
-      key,
-      files: files.files,
-      kind: 'geofeeds',
-      compiledAt: new Date().toISOString(),
-      feeds: parts.feeds,
-      sources: parts.sources,
-      problems,
-    };
-    const { coordinates } = parts;
-    saveDerived(path, manifest, {
-      ...rangeTableSections(parts.table),
-      placeAt: parts.placeAt,
-      placeBytes: parts.placeBytes,
-      coordinates: new Uint32Array(coordinates.buffer, coordinates.byteOffset, coordinates.length),
-      sourceOf: parts.sourceOf,
-    });
-  }
-  return { next, problems, built: true };
+  const { value, derived } = await deriveOrOpen({
+    // every feed file counts (one read of each head would cost what it saves)
+    file: sources.compiled,
+    sources: names.map((n) => join(dir, n)),
+    inputs: () => ({ compiler: GEOFEED_COMPILER, geoip: tablesIdentity(geoip) }),
+    open: openGeofeedsFile,
+    derive: async (texts) => {
+      const { stored, problems } = parseGeofeeds(texts);
+      const next =
+        stored.length === 0
+          ? GeofeedIndex.empty()
+          : GeofeedIndex.build(stored, placeResolver(geoip, await subdivisionNames()));
+      return { next, problems };
+    },
+    keep: keptGeofeeds,
+  });
+  return { ...value, built: derived };
+}
+
+/** What the compiled geofeeds file keeps of an index. */
+function keptGeofeeds({ next, problems }: { next: GeofeedIndex; problems: readonly string[] }) {
+  const parts = next.toParts();
+  const manifest: Omit<GeofeedManifest, keyof DerivedManifest> = {
+    kind: 'geofeeds',
+    compiledAt: new Date().toISOString(),
+    feeds: parts.feeds,
+    sources: parts.sources,
+    problems,
+  };
+  const { coordinates } = parts;
+  const sections = {
+    ...rangeTableSections(parts.table),
+    placeAt: parts.placeAt,
+    placeBytes: parts.placeBytes,
+    coordinates: new Uint32Array(coordinates.buffer, coordinates.byteOffset, coordinates.length),
+    sourceOf: parts.sourceOf,
+  };
+  return { manifest, sections };
 }
 
 function placeResolver(geoip: CompiledSet | null, names: SubdivisionNames) {
@@ -190,7 +193,7 @@ function openGeofeedsFile(file: TableFile<GeofeedManifest>): {
 }
 
 /** The relay and geofeed files among `texts` (told by their head), parsed; a damaged one is a problem. */
-function parseGeofeeds(texts: readonly { name: string; text: string }[]): {
+function parseGeofeeds(texts: readonly SourceText[]): {
   stored: StoredFeed[];
   problems: string[];
 } {
@@ -211,11 +214,7 @@ function parseGeofeeds(texts: readonly { name: string; text: string }[]): {
 export async function readGeofeeds(
   dir: string,
 ): Promise<{ stored: StoredFeed[]; problems: string[] }> {
-  const files = await Sources.of(
-    (await feedFiles(dir)).map((n) => join(dir, n)),
-    [],
-  );
-  return parseGeofeeds(await files.texts());
+  return parseGeofeeds(await readSourceTexts((await feedFiles(dir)).map((n) => join(dir, n))));
 }
 
 /**
@@ -225,11 +224,12 @@ export async function readGeofeeds(
 export function openGeofeeds(
   config: { readonly dataDir: string },
   geo: { readonly tables: { readonly geoip: CompiledSet } },
+  log: DerivedLog,
 ): Promise<GeofeedHolder> {
   return GeofeedHolder.open({
     feedsDir: feedsDir(config.dataDir),
     geoip: () => geo.tables.geoip,
-    compiledPath: join(config.dataDir, 'tables', GEOFEEDS_TABLES),
+    compiled: { path: join(config.dataDir, 'tables', GEOFEEDS_TABLES), log },
   });
 }
 

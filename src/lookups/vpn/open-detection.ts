@@ -8,6 +8,7 @@ import { tablesIdentity } from '../geoip/compiled-set.js';
 import { createGeoIpLookup } from '../geoip/geoip.js';
 import type { GeoData } from '../geoip/load.js';
 import type { RoutedSizes } from './index/asn-evidence.js';
+import type { DerivedLog } from '../../data/derived-tables.js';
 import {
   DETECTION_TABLES,
   DetectionIndexHolder,
@@ -28,6 +29,7 @@ export interface DetectionSettings {
 export function openDetection(
   config: DetectionSettings,
   geo: Pick<GeoData, 'tables'>,
+  log: DerivedLog,
 ): Promise<DetectionIndexHolder> {
   return DetectionIndexHolder.open({
     ...detectionOptions(config, geo),
@@ -35,6 +37,7 @@ export function openDetection(
       path: join(config.dataDir, 'tables', DETECTION_TABLES),
       // the vpn-range and VPN-dense rules read the ASN table's ranges
       inputs: () => tablesIdentity(geo.tables.asn),
+      log,
     },
   });
 }

@@ -1,7 +1,9 @@
 // An operator's GEOIP_DB/ASN_DB is compiled the first time it is seen and
 // kept under its SHA-256: the next load reads the tables; a kept file that is
 // damaged is compiled again; a cache folder that cannot be written falls back
-// to the OS temp folder; a file of the wrong kind is a DataError.
+// to the OS temp folder; a file of the wrong kind is a DataError. With
+// GEOLITE2_CITY_DB, the GeoLite2 file is only hashed to find kept tables: it
+// is opened as an MMDB (and refused when it is not one) only to compile.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
@@ -12,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import {
   DataError,
+  geolite2File,
   loadUserFile,
   sha256File,
 } from '../../../src/lookups/geoip/compile/compile-sources.js';
@@ -131,5 +134,36 @@ describe('loadUserFile', () => {
       (error: unknown) =>
         error instanceof DataError && /^GEOIP_DB: cannot open/.test(error.message),
     );
+  });
+
+  it('GEOLITE2_CITY_DB: hashed to find kept tables, opened as an MMDB only to compile', async () => {
+    // a text file: reading and hashing it is all that is done until it is compiled with
+    const text = join(dir, 'not-an-mmdb.txt');
+    await writeFile(text, 'not an MMDB file');
+    const lazy = await geolite2File(text);
+    assert.equal(lazy.file.sha256, sha256File(text).sha256);
+    await assert.rejects(
+      lazy.source(),
+      (error: unknown) =>
+        error instanceof DataError &&
+        /^GEOLITE2_CITY_DB: cannot open .* as an MMDB file/.test(error.message),
+    );
+    await assert.rejects(
+      geolite2File(join(dir, 'missing.mmdb')),
+      (error: unknown) =>
+        error instanceof DataError && /^GEOLITE2_CITY_DB: cannot open/.test(error.message),
+    );
+    // a City file as GeoLite2: compiled with once, then the kept tables answer
+    const cacheDir = join(dir, 'with-geolite2');
+    const first = recordingLog();
+    const compiled = await loadUserFile({ ...options(cacheDir), geolite2: city }, first.log);
+    await settle();
+    assert.ok(first.messages.includes('GEOIP_DB compiled'), first.messages.join('; '));
+    assert.ok(compiled.manifest.location?.sources.some((source) => source.id === 'geolite2'));
+    const second = recordingLog();
+    const kept = await loadUserFile({ ...options(cacheDir), geolite2: city }, second.log);
+    await settle();
+    assert.deepEqual(second.messages, [], 'nothing compiled the second time');
+    assert.deepEqual(kept.manifest, compiled.manifest);
   });
 });

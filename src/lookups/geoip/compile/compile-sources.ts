@@ -156,7 +156,7 @@ export interface PrimarySource {
  */
 export async function compileLocationTable(
   primary: PrimarySource,
-  extra: Pick<ExtraCitySource, 'layer' | 'info'> | null = null,
+  extra: ExtraCitySource | null = null,
 ): Promise<{ compiled: Compiled; location: LocationProvenance }> {
   const { Reader } = await import('../../../later/maxmind.js');
   const layers = [
@@ -313,22 +313,36 @@ export async function loadEmbedded(
 export interface ExtraCitySource {
   layer: SourceLayer;
   info: LocationSourceInfo;
+}
+
+/** The operator's GeoLite2 City file, read and hashed: what a check of kept tables needs. */
+export interface Geolite2File {
   file: SourceFile;
+  /** the file as a city source: its MMDB reader and time zones, opened only to compile */
+  source(): Promise<ExtraCitySource>;
 }
 
 /**
  * The operator's GeoLite2 City file (MaxMind's layout as downloaded with
- * their licence key, or ip-location-db's flat copy) as the second city
- * source; a file that is not a City MMDB is refused, naming the variable.
+ * their licence key, or ip-location-db's flat copy): read and hashed now,
+ * opened as the second city source only when tables are compiled with it
+ * (kept tables are current by the hash alone); a file that is not a City
+ * MMDB is refused then, naming the variable.
  */
-export async function geolite2Source(path: string): Promise<ExtraCitySource> {
-  const variable = 'GEOLITE2_CITY_DB';
+export async function geolite2File(path: string): Promise<Geolite2File> {
   let data: Buffer;
   try {
     data = await readFile(path);
   } catch (cause) {
-    throw new DataError(`${variable}: cannot open ${path}`, { cause });
+    throw new DataError(`${GEOLITE2_VARIABLE}: cannot open ${path}`, { cause });
   }
+  return { file: sourceFile(path, data), source: () => geolite2Source(path, data) };
+}
+
+const GEOLITE2_VARIABLE = 'GEOLITE2_CITY_DB';
+
+async function geolite2Source(path: string, data: Buffer): Promise<ExtraCitySource> {
+  const variable = GEOLITE2_VARIABLE;
   let reader: Reader<object>;
   try {
     reader = await mmdbReader(data);
@@ -353,7 +367,6 @@ export async function geolite2Source(path: string): Promise<ExtraCitySource> {
         url: 'https://www.maxmind.com',
       },
     },
-    file: sourceFile(path, data),
   };
 }
 
@@ -405,7 +418,7 @@ export async function loadEmbeddedWithGeolite2(
   options: LoadOptions = {},
 ): Promise<CompiledSet> {
   const files = embeddedFiles();
-  const geolite2 = await geolite2Source(geolite2Path);
+  const geolite2 = await geolite2File(geolite2Path);
   const inputs = [
     sha256File(files.cityV4),
     sha256File(files.cityV6),
@@ -417,7 +430,7 @@ export async function loadEmbeddedWithGeolite2(
   const started = performance.now();
   const primary = await embeddedDbip(installedTimezones());
   const { v4 } = primary;
-  const { compiled, location } = await compileLocationTable(primary, geolite2);
+  const { compiled, location } = await compileLocationTable(primary, await geolite2.source());
   const set: CompiledSet = {
     ...compiled,
     manifest: manifest('geoip', compiled, {
@@ -473,7 +486,7 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
   }
   const source = sourceFile(path, data);
   const geolite2 =
-    kind === 'geoip' && options.geolite2 != null ? await geolite2Source(options.geolite2) : null;
+    kind === 'geoip' && options.geolite2 != null ? await geolite2File(options.geolite2) : null;
   const inputs =
     kind === 'geoip'
       ? [source, ...(geolite2 === null ? [] : [geolite2.file]), ...reconcileInputs()]
@@ -514,7 +527,7 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
           attribution: null,
         },
       },
-      geolite2,
+      geolite2 === null ? null : await geolite2.source(),
     ));
   } else {
     type = requireType(reader, variable, /ASN|ISP/i);

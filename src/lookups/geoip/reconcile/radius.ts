@@ -1,11 +1,12 @@
 // accuracyRadiusKm: the radius around the answered point within which the
 // address lies for about two answers in three (MaxMind's meaning of
 // accuracy_radius). Each answer's bucket (reconcile.ts: agreement distance,
-// country agreement, whether it names a city) has the ⅔ quantile of the
-// development truth's errors in it, calibrated by `npm run eval-location`
-// (docs/data.md) and shipped in resources/location-radii.json. A bucket with
-// too few rows takes its parent's radius: `d10|unanimous|city` →
-// `d10|unanimous` → `d10` → `all`.
+// country agreement, whether it names a city, the answered country's
+// continent) has the ⅔ quantile of the development truth's errors in it,
+// calibrated by `npm run eval-location` (docs/data.md) and shipped in
+// resources/location-rule.json. A bucket with too few rows takes its parent's
+// radius: `d10|unanimous|city|NA` → `d10|unanimous|city` → `d10|unanimous` →
+// `d10` → `all`.
 
 /** The share of answers a radius should hold. */
 export const RADIUS_QUANTILE = 2 / 3;

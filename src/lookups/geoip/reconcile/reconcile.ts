@@ -5,6 +5,7 @@
 // distinct combination of source records, off the request path; the
 // evaluation (scripts/eval-location.ts) runs the same function to choose the
 // rule. The family of rules and the criterion are in docs/data.md.
+import { continentOf } from '../continents.js';
 import { UNKNOWN_LOCATION, type GeoLocation } from '../record-map.js';
 
 /** What one source says about one address. */
@@ -150,10 +151,15 @@ export function reconcile(answers: readonly SourceAnswer[], rule: ReconcileRule)
       : { ...chosen.location, country, city: null, region: null };
   const decidedBy = [...new Set([chosen.source, ...voters])];
   if (!hasPoint(location)) return { location, decidedBy, bucket: null };
-  const bucket = [
+  const parts = [
     agreementClass(agreementKm),
     unanimous ? 'unanimous' : chosen.location.country === country ? 'split' : 'overruled',
     location.city === null ? 'nocity' : 'city',
-  ].join('|');
-  return { location, decidedBy, bucket };
+  ];
+  // last, so a thin continent's bucket falls back to the one over every
+  // continent (radius.ts): a bucket pooling continents holds for the largest
+  // one only (docs/data.md). The answered country's, known at compile time.
+  const continent = continentOf(country);
+  if (continent !== null) parts.push(continent);
+  return { location, decidedBy, bucket: parts.join('|') };
 }

@@ -6,14 +6,13 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import {
-  derivedManifest,
+  deriveOrOpen,
   jsonSection,
-  openDerived,
   readJsonSection,
-  saveDerived,
-  Sources,
+  readSourceTexts,
+  type DerivedLog,
   type DerivedManifest,
-  type SourceFile,
+  type SourceText,
 } from '../../../data/derived-tables.js';
 import { fileSignature } from '../../../data/file-signature.js';
 import type { Ip } from '../../../net/ip.js';
@@ -273,7 +272,12 @@ export interface DetectionIndexOptions {
    * what else it was built from that is not a file here (the ASN tables'
    * identity); absent: built at every load, kept nowhere
    */
-  readonly compiled?: { readonly path: string; readonly inputs: () => unknown };
+  readonly compiled?: {
+    readonly path: string;
+    readonly inputs: () => unknown;
+    /** told when the file cannot be written */
+    readonly log: DerivedLog;
+  };
 }
 
 /**
@@ -316,54 +320,47 @@ export async function loadDetectionIndex(options: DetectionIndexOptions): Promis
   const feedPaths = (await feedFiles(options.dataDir)).map((n) => join(options.dataDir, n));
   // no feed: nothing worth keeping (and nothing written to a fresh DATA_DIR)
   const compiled = feedPaths.length === 0 ? undefined : options.compiled;
-  const recorded =
-    compiled === undefined ? null : derivedManifest<DetectionManifest>(compiled.path);
-  // the ASN classes are a source too (their name is no feed's)
-  const files = await Sources.of([classesPath, ...feedPaths], recorded?.files ?? []);
-  const key = files.key({
-    compiler: DETECTION_COMPILER,
-    inputs: compiled?.inputs(),
-    rules: { vpnRangeRule, vpnDenseRule, ranges: routedRange !== undefined },
-  });
-  if (compiled !== undefined && recorded?.key === key) {
-    const opened = await openDerived(compiled.path, key, (file: TableFile<DetectionManifest>) =>
-      openDetectionFile(file, asnClasses, indexOptions),
-    );
-    if (opened !== null) return opened;
-  }
-  // the feeds' texts, from what Sources.of read already (the ASN classes are parsed above)
   const feedNames = new Set(feedPaths.map((path) => basename(path)));
-  const texts = (await files.texts()).filter(({ name }) => feedNames.has(name));
-  const { stored, problems } = parseStoredFeeds(texts);
-  const index = new FeedIndex(stored, asnClasses, problems, indexOptions);
-  if (compiled !== undefined) saveDetection(compiled.path, key, files.files, index, problems);
-  return index;
+  const { value } = await deriveOrOpen({
+    file: compiled,
+    // the ASN classes are a source too (their name is no feed's)
+    sources: [classesPath, ...feedPaths],
+    inputs: () => ({
+      compiler: DETECTION_COMPILER,
+      inputs: compiled?.inputs(),
+      rules: { vpnRangeRule, vpnDenseRule, ranges: routedRange !== undefined },
+    }),
+    open: (file: TableFile<DetectionManifest>) => openDetectionFile(file, asnClasses, indexOptions),
+    derive: (texts) => {
+      // the feeds' texts (the ASN classes are parsed above)
+      const { stored, problems } = parseStoredFeeds(
+        texts.filter(({ name }) => feedNames.has(name)),
+      );
+      return new FeedIndex(stored, asnClasses, problems, indexOptions);
+    },
+    keep: keptDetection,
+  });
+  return value;
 }
 
-function saveDetection(
-  path: string,
-  key: string,
-  files: readonly SourceFile[],
-  index: FeedIndex,
-  problems: readonly string[],
-): void {
+/** What the compiled detection file keeps of an index. */
+function keptDetection(index: FeedIndex) {
   const { prefixes, ...rest } = index.toCompiled();
   const { v4Starts, v4Sets, v6Starts, v6Sets, sets, runs } = prefixes;
-  const manifest: DetectionManifest = {
-    key,
-    files,
+  const manifest: Omit<DetectionManifest, keyof DerivedManifest> = {
     kind: 'detection',
     compiledAt: new Date().toISOString(),
-    problems,
+    problems: index.problems,
     counts: { sets: sets.length, v4: v4Starts.length, v6: v6Starts.length / 4 },
   };
-  saveDerived(path, manifest, {
+  const sections = {
     v4Starts,
     v4Sets,
     v6Starts,
     v6Sets,
     index: jsonSection({ ...rest, sets, runs }),
-  });
+  };
+  return { manifest, sections };
 }
 
 /** A compiled detection file's index (throws on a damaged one). */
@@ -387,7 +384,7 @@ function openDetectionFile(
 }
 
 /** The feed files detection reads among `texts`: all but networks' geofeeds (told by their head), parsed. */
-function parseStoredFeeds(texts: readonly { name: string; text: string }[]): {
+function parseStoredFeeds(texts: readonly SourceText[]): {
   stored: StoredFeed[];
   problems: string[];
 } {
@@ -409,11 +406,8 @@ function parseStoredFeeds(texts: readonly { name: string; text: string }[]): {
 export async function readStoredFeeds(
   dataDir: string,
 ): Promise<{ stored: StoredFeed[]; problems: string[] }> {
-  const files = await Sources.of(
-    (await feedFiles(dataDir)).map((n) => join(dataDir, n)),
-    [],
-  );
-  return parseStoredFeeds(await files.texts());
+  const paths = (await feedFiles(dataDir)).map((n) => join(dataDir, n));
+  return parseStoredFeeds(await readSourceTexts(paths));
 }
 
 export async function feedFiles(dataDir: string): Promise<string[]> {

@@ -59,7 +59,7 @@ test("the first source's rule answers DB-IP's location whole", () => {
   const out = reconcile([registryDe, ip2lDe, paris], FIRST_SOURCE_RULE);
   assert.deepEqual(out.location, paris.location);
   assert.deepEqual(out.decidedBy, ['dbip']);
-  assert.equal(out.bucket, 'single|split|city');
+  assert.equal(out.bucket, 'single|split|city|EU');
 });
 
 test('the country is the majority; a city source of another country gives no point', () => {
@@ -72,25 +72,25 @@ test('the country is the majority; a city source of another country gives no poi
   assert.equal(kept.location.country, 'DE');
   assert.equal(kept.location.city, null, 'Paris is not a German city: the place names go');
   assert.equal(kept.location.latitude, 48.8566);
-  assert.equal(kept.bucket, 'single|overruled|nocity');
+  assert.equal(kept.bucket, 'single|overruled|nocity|EU');
 });
 
 test('a tie goes to the city sources; unanimous answers say so', () => {
   const tie = reconcile([paris, registryDe], majority());
   assert.equal(tie.location.country, 'FR');
-  assert.equal(tie.bucket, 'single|split|city');
+  assert.equal(tie.bucket, 'single|split|city|EU');
   const all = reconcile([paris, registryFr], majority());
   assert.deepEqual(all.decidedBy, ['dbip', 'registry']);
-  assert.equal(all.bucket, 'single|unanimous|city');
+  assert.equal(all.bucket, 'single|unanimous|city|EU');
 });
 
 test('two city sources: near and far choices, centroids lose to a named city', () => {
   const near = reconcile([paris, parisNear, registryFr], majority({ near: 'second' }));
   assert.equal(near.location.latitude, 48.86);
-  assert.equal(near.bucket, 'd10|unanimous|city');
+  assert.equal(near.bucket, 'd10|unanimous|city|EU');
   const far = reconcile([paris, lyon, registryFr], majority({ far: 'second' }));
   assert.equal(far.location.city, 'Lyon');
-  assert.equal(far.bucket, 'far|unanimous|city');
+  assert.equal(far.bucket, 'far|unanimous|city|EU');
   const centroid = reconcile([franceCentroid, paris], majority({ far: 'named' }));
   assert.equal(centroid.location.city, 'Paris');
   assert.deepEqual(centroid.decidedBy, ['dbip', 'geolite2']);
@@ -114,4 +114,42 @@ test('radii: the ⅔ quantile per bucket, rounded up; a small bucket takes its p
   assert.equal(radiusOf('d10|split|city', radii), radii['d10']);
   assert.equal(radiusOf(null, radii), null);
   assert.equal(radiusOf('far|split|city', radii), radii['all']);
+});
+
+test("the bucket ends with the answered country's continent; a thin continent takes the pooled bucket", () => {
+  const chicago = place('dbip', 'US', 'Chicago', 41.88, -87.63);
+  const nairobi = place('dbip', 'KE', 'Nairobi', -1.29, 36.82);
+  // the answered country decides the continent, not a source that disagrees with it
+  const us = reconcile([chicago, registryFr], FIRST_SOURCE_RULE);
+  assert.equal(us.location.country, 'US');
+  assert.equal(us.bucket, 'single|split|city|NA');
+  const ke = reconcile([nairobi, place('registry', 'KE', null, null, null)], FIRST_SOURCE_RULE);
+  assert.equal(ke.bucket, 'single|unanimous|city|AF');
+  const unknownCountry = reconcile([place('dbip', 'ZZ', 'Nowhere', 1, 1)], FIRST_SOURCE_RULE);
+  assert.equal(unknownCountry.bucket, 'single|unanimous|city', 'no continent: the pooled bucket');
+  assert.deepEqual(bucketChain(ke.bucket), [
+    'single|unanimous|city|AF',
+    'single|unanimous|city',
+    'single|unanimous',
+    'single',
+    'all',
+  ]);
+
+  const rows = [
+    ...Array.from({ length: 12 }, (_, i) => ({ bucket: 'single|split|city|NA', errorKm: 300 + i })),
+    ...Array.from({ length: 12 }, (_, i) => ({ bucket: 'single|split|city|EU', errorKm: 10 + i })),
+    ...Array.from({ length: 12 }, (_, i) => ({
+      bucket: 'single|unanimous|city|EU',
+      errorKm: 20 + i,
+    })),
+    // two African rows: too few for a bucket of their own
+    ...Array.from({ length: 2 }, () => ({ bucket: 'single|unanimous|city|AF', errorKm: 900 })),
+  ];
+  const radii = calibrateRadii(rows);
+  assert.equal(radiusOf(us.bucket, radii), 307, "North America's own quantile (8th of 12)");
+  assert.equal(radiusOf('single|split|city|EU', radii), 17, "Europe's own");
+  assert.ok(radii['single|split|city']! > 17 && radii['single|split|city']! < 307, 'pooled');
+  assert.equal(radii['single|unanimous|city|AF'], undefined, 'two rows are too few');
+  assert.equal(radiusOf(ke.bucket, radii), radii['single|unanimous|city']);
+  assert.equal(radiusOf(unknownCountry.bucket, radii), radii['single|unanimous|city']);
 });
