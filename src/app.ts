@@ -310,7 +310,9 @@ export function buildApp(config: Readonly<Config>, deps: AppDeps): App {
       const status = a.raw.status ?? 200;
       if (a.raw.file !== undefined) return x.sendFile(status, a.raw.file, a.raw.contentType);
       if (a.raw.stream !== undefined) {
-        return x.sendStream(status, a.raw.stream, a.raw.contentType);
+        return x.sendStream(status, a.raw.stream, a.raw.contentType, (error) =>
+          log.error({ err: error, reqId: x.requestId }, 'streamed answer failed partway'),
+        );
       }
       return a.raw.body === null
         ? x.sendEmpty(status)

@@ -172,9 +172,17 @@ export class Exchange {
 
   /**
    * A body made as it is sent (chunked): its chunks read only as fast as the
-   * client takes them; a client that goes away stops the maker.
+   * client takes them; a client that goes away stops the maker. A maker that
+   * fails partway ends the answer unfinished (the client sees a chunked body
+   * without its last chunk, not a whole-looking list) and goes to `failed`;
+   * a client that went away is no failure of ours.
    */
-  sendStream(status: number, chunks: AsyncIterable<string>, contentType: string): number {
+  sendStream(
+    status: number,
+    chunks: AsyncIterable<string>,
+    contentType: string,
+    failed: (error: unknown) => void,
+  ): number {
     const res = this.res;
     if (!isNodeResponse(res)) throw new Error('a streamed answer needs a node:http response');
     const headers = this.commonHeaders();
@@ -186,7 +194,9 @@ export class Exchange {
     }
     // the head goes at once: the client knows the answer has begun before the first chunk
     res.flushHeaders();
-    pipeline(Readable.from(chunks, { objectMode: false }), res).catch(() => undefined);
+    pipeline(Readable.from(chunks, { objectMode: false }), res).catch((error: unknown) => {
+      if (!clientWentAway(error)) failed(error);
+    });
     return status;
   }
 
@@ -283,4 +293,12 @@ export interface RateLimitFigures {
 /** node:http's own response (answers of the fast path never linger: their requests have no body) */
 function isNodeResponse(res: Responder): res is ServerResponse {
   return res instanceof ServerResponse;
+}
+
+/** the errors a pipeline ends with when the client closed the connection first */
+const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE']);
+
+function clientWentAway(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && CLIENT_GONE.has(code);
 }
