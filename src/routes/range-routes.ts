@@ -231,7 +231,7 @@ export function rangeHandlers(deps: RangeRouteDeps) {
       errors: ['BAD_REQUEST'],
       versioned: { etag: true },
       headers: deps.headers,
-      handle: ({ params }: RouteInput<{ asn: string }, unknown>): AsnProfile => {
+      handle: ({ params }: RouteInput<{ asn: string }, unknown>): Promise<AsnProfile> => {
         const asn = parseAsn(params.asn);
         if (asn === null) {
           throw new AppError(
