@@ -21,6 +21,7 @@ import {
   ipinfoAddress,
   ipinfoBatchEntry,
   ipinfoFailure,
+  ipinfoFieldText,
   ipinfoWriter,
   type IpinfoRecord,
 } from '../api/compat/ipinfo.js';
@@ -35,7 +36,13 @@ import { RecordSlices, writtenText, type Written } from '../api/compat/record-sl
 
 import { isBogon } from '../lookups/geoip/bogons.js';
 import { withPlainParser } from '../http/validate.js';
-import { defineHandler, JsonBody, type AnyHandler, type RequestContext } from '../http/route.js';
+import {
+  defineHandler,
+  JsonBody,
+  type AnyHandler,
+  type RawBody,
+  type RequestContext,
+} from '../http/route.js';
 import { AppError } from '../kit/errors.js';
 import type { GeoIpLookup } from '../lookups/geoip/geoip.js';
 import type { VpnJson } from '../lookups/vpn/record-json.js';
@@ -122,6 +129,20 @@ export function compatHandlers(deps: CompatDeps) {
     return { geo, flags: flags! };
   });
   const ipinfoBody = (ip: Ip): JsonBody => answer(() => ipinfoText(ip));
+  const ipinfoRecordOf = (ip: Ip) => JSON.parse(writtenText(ipinfoText(ip))) as IpinfoRecord;
+  /** one field of a record as ipinfo's text answer, with the data's headers */
+  const ipinfoField = (ip: Ip, field: string, headers: Headers | null): RawBody => ({
+    body: ipinfoFieldText(ipinfoRecordOf(ip), field),
+    contentType: 'text/plain; charset=utf-8',
+    ...(headers === null ? {} : { headers: { ...headers } }),
+  });
+  const fieldCommon = {
+    tags: ['Compatible: ipinfo'],
+    response: z.string(),
+    errors: ['INVALID_IP', 'NOT_FOUND'] as AnyHandler['errors'],
+    raw: true,
+    failure: ipinfoFailure,
+  };
   const ipinfoCommon = {
     tags: ['Compatible: ipinfo'],
     response: anyObject,
@@ -158,15 +179,34 @@ export function compatHandlers(deps: CompatDeps) {
         // no prototype: an entry named `constructor` or `toString` is an entry like any other
         const out = Object.create(null) as Record<string, unknown>;
         for (const entry of parseBatchBody(ctx.bodyText ?? '', maxItems)) {
-          out[entry] ??= ipinfoBatchEntry(
-            entry,
-            (ip) => JSON.parse(writtenText(ipinfoText(ip))) as IpinfoRecord,
-          );
+          out[entry] ??= ipinfoBatchEntry(entry, ipinfoRecordOf);
         }
         return new JsonBody(JSON.stringify(out));
       },
     }),
   };
+
+  /** GET /ipinfo/{ip}/{field} */
+  const ipinfoAddressField = defineHandler({
+    ...fieldCommon,
+    summary: 'ipinfo.io field of an address',
+    description:
+      'One field of ipinfo.io’s answer as a line of text (`curl HOST/ipinfo/8.8.8.8/city`), `asn` and `privacy` as JSON; an empty line for a field ipintel has no datum for (`hostname`, `postal`, or one the record lacks). An unknown field: 404 “Wrong field”.',
+    params: withPlainParser(z.object({ ip: z.string(), field: z.string() }), (input) =>
+      typeof input['ip'] === 'string' && typeof input['field'] === 'string'
+        ? { ip: input['ip'], field: input['field'] }
+        : undefined,
+    ),
+    handle: ({ params }) => ipinfoField(ipinfoAddress(params.ip), params.field, deps.headers()),
+  });
+  /** GET /ipinfo/{field}: one per field, for the caller (`curl HOST/ipinfo/ip`) */
+  const ipinfoCallerField = (field: string) =>
+    defineHandler({
+      ...fieldCommon,
+      summary: `ipinfo.io ${field} of the caller`,
+      description: `The caller’s \`${field}\` as ipinfo.io answers GET /${field}: a line of text.`,
+      handle: ({ ctx }) => ipinfoField(ctx.clientIp, field, deps.callerHeaders(ctx.clientIp.text)),
+    });
 
   // ip-api
   const ipApiText = ipApiWriter(slices, whole);
@@ -287,7 +327,7 @@ export function compatHandlers(deps: CompatDeps) {
   };
 
   return {
-    ipinfo,
+    ipinfo: { ...ipinfo, addressField: ipinfoAddressField, callerField: ipinfoCallerField },
     ipApi,
     geoip2: {
       country: geoip2Handlers('country'),

@@ -4,6 +4,7 @@
 // documentation, schemas and lookup live in its own module.
 import type { AnyHandler, AnyRoute } from '../http/route.js';
 import { route } from '../http/route.js';
+import { IPINFO_FIELDS } from '../api/compat/ipinfo.js';
 import { COMPAT_LIFETIME, type CompatHandlers } from './compat-routes.js';
 import { CALLER_LIFETIME, GEOIP_LIFETIME } from './geoip-routes.js';
 import { NETWORK_CACHE } from './network-routes.js';
@@ -76,8 +77,13 @@ function compatRoutes(compat: CompatHandlers): AnyRoute[] {
     route('GET', '/ipinfo', ipinfo.caller, caller),
     route('GET', '/ipinfo/json', ipinfo.caller, caller),
     route('POST', '/ipinfo/batch', ipinfo.batch, LIMITED),
+    // the caller's fields (/ipinfo/ip, /ipinfo/city, …) before /ipinfo/:ip takes the name as an address
+    ...IPINFO_FIELDS.map((field) =>
+      route('GET', `/ipinfo/${field}`, ipinfo.callerField(field), LIMITED),
+    ),
     route('GET', '/ipinfo/:ip', ipinfo.address, address),
     route('GET', '/ipinfo/:ip/json', ipinfo.address, address),
+    route('GET', '/ipinfo/:ip/:field', ipinfo.addressField, LIMITED),
     route('GET', '/ip-api/json', ipApi.caller, caller),
     route('GET', '/ip-api/json/:ip', ipApi.address, address),
     route('POST', '/ip-api/batch', ipApi.batch, LIMITED),

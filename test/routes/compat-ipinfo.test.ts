@@ -199,6 +199,44 @@ describe('node-ipinfo with baseUrl http://HOST/ipinfo', () => {
     });
   });
 
+  it('one field as a line of text (curl HOST/ipinfo/8.8.8.8/city, HOST/ipinfo/ip): the record’s values, objects as JSON', async () => {
+    const headers = { authorization: `Bearer ${KEY}` };
+    const text = async (path: string) => {
+      const response = await fetch(`${base}${path}`, { headers });
+      return {
+        status: response.status,
+        type: response.headers.get('content-type'),
+        body: await response.text(),
+      };
+    };
+    const sample = addresses.filter((a) => !own.get(a)!.geo.bogon).slice(0, 20);
+    for (const address of sample) {
+      const { geo, vpn } = own.get(address)!;
+      const city = await text(`/ipinfo/${address}/city`);
+      assert.deepEqual(city, {
+        status: 200,
+        type: 'text/plain; charset=utf-8',
+        body: `${geo.city ?? ''}\n`,
+      });
+      assert.equal((await text(`/ipinfo/${address}/country`)).body, `${geo.country ?? ''}\n`);
+      const privacy = JSON.parse((await text(`/ipinfo/${address}/privacy`)).body) as {
+        vpn: boolean;
+        hosting: boolean;
+      };
+      assert.deepEqual([privacy.vpn, privacy.hosting], [vpn.isVpn, vpn.isHosting], address);
+    }
+    // a field ipintel has no datum for: an empty line, as for a field the record lacks
+    assert.equal((await text('/ipinfo/8.8.8.8/postal')).body, '\n');
+    assert.equal((await text('/ipinfo/ip')).body, '127.0.0.1\n', 'the caller’s own address');
+    const unknown = await text('/ipinfo/8.8.8.8/no-such-field');
+    assert.equal(unknown.status, 404);
+    assert.equal(
+      (JSON.parse(unknown.body) as { error: { title: string } }).error.title,
+      'Wrong field',
+    );
+    assert.equal((await text('/ipinfo/not-an-ip/city')).status, 404);
+  });
+
   it('answers carry the ETag of the data; a matching If-None-Match is a 304', async () => {
     const headers = { authorization: `Bearer ${KEY}` };
     const first = await fetch(`${base}/ipinfo/8.8.8.8`, { headers });

@@ -162,18 +162,35 @@ export function ipinfoFailure(
   return { status: failure.status, body: ipinfoError(failure.status, title, failure.message) };
 }
 
-/** The fields a batch entry `<ip>/<field>` may ask for: the record's own. */
-const BATCH_FIELDS = new Set([
+/**
+ * The fields `<ip>/<field>` may ask for (a batch entry, GET /ipinfo/{ip}/{field}):
+ * the record's own, and ipinfo's `hostname` and `postal`, which ipintel has no
+ * datum for (absent from every record, so answered empty).
+ */
+export const IPINFO_FIELDS: readonly string[] = [
   'ip',
+  'hostname',
   'city',
   'region',
   'country',
   'loc',
   'org',
+  'postal',
   'timezone',
   'asn',
   'privacy',
-]);
+];
+const FIELDS = new Set(IPINFO_FIELDS);
+
+const wrongField = (field: string) => ({
+  title: 'Wrong field',
+  message: `ipintel has no field "${field.slice(0, 32)}"`,
+});
+
+/** A field of a record: its value (text or object), '' when the record lacks it. */
+function fieldOf(record: IpinfoRecord, field: string): string | object {
+  return (record as unknown as Record<string, string | object | undefined>)[field] ?? '';
+}
 
 /**
  * The answer to one entry of POST /ipinfo/batch: `<ip>` → the record,
@@ -191,10 +208,21 @@ export function ipinfoBatchEntry(
   if (ip === null) return { error: WRONG_IP };
   const record = recordOf(ip);
   if (field === null || field === 'json') return record;
-  if (!BATCH_FIELDS.has(field)) {
-    return {
-      error: { title: 'Wrong field', message: `ipintel has no field "${field.slice(0, 32)}"` },
-    };
+  if (!FIELDS.has(field)) return { error: wrongField(field) };
+  return fieldOf(record, field);
+}
+
+/**
+ * GET /ipinfo/{ip}/{field} (and /ipinfo/{field} for the caller), as ipinfo
+ * answers it: the value as a line of text, an object (`asn`, `privacy`) as
+ * its JSON; an empty line for a field the record lacks; an unknown field is
+ * ipinfo's 404 "Wrong field".
+ */
+export function ipinfoFieldText(record: IpinfoRecord, field: string): string {
+  if (!FIELDS.has(field)) {
+    const { title, message } = wrongField(field);
+    throw new ForeignAnswer('NOT_FOUND', { status: 404, body: ipinfoError(404, title, message) });
   }
-  return (record as unknown as Record<string, unknown>)[field] ?? '';
+  const value = fieldOf(record, field);
+  return `${typeof value === 'string' ? value : JSON.stringify(value)}\n`;
 }
