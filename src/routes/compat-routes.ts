@@ -31,8 +31,13 @@ import {
   geoip2Writer,
   type GeoIp2Service,
 } from '../api/compat/geoip2.js';
-import { ForeignAnswer, privacyFlags } from '../api/compat/record-parts.js';
-import { RecordSlices, writtenText, type Written } from '../api/compat/record-slices.js';
+import { ForeignAnswer } from '../api/compat/record-parts.js';
+import {
+  privacyFlags,
+  RecordSlices,
+  writtenText,
+  type Written,
+} from '../api/compat/record-slices.js';
 
 import { isBogon } from '../lookups/geoip/bogons.js';
 import { withPlainParser } from '../http/validate.js';

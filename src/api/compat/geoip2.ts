@@ -9,6 +9,7 @@ import type { ErrorResponse } from '../../kit/errors.js';
 import type { GeoIpRecord, PlaceFields } from '../../lookups/geoip/geoip.js';
 import type { Ip } from '../../net/ip.js';
 import { addressOf } from '../params.js';
+import { IndexMemo } from '../../data/index-memo.js';
 import { NONE } from '../../data/range-table.js';
 import { countryName } from '../../lookups/geoip/continents.js';
 import { NO_COORDINATE } from '../../lookups/geoip/compiled-set.js';
@@ -16,7 +17,6 @@ import {
   BodyBytes,
   EMPTY,
   fragment,
-  IndexMemo,
   VerdictMemo,
   type RecordSlices,
   type Written,

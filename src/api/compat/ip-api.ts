@@ -9,12 +9,12 @@ import { AppError, type ErrorResponse } from '../../kit/errors.js';
 import { NO_PLACE_FIELDS, type GeoIpRecord, type PlaceFields } from '../../lookups/geoip/geoip.js';
 import type { Ip } from '../../net/ip.js';
 import { addressOf } from '../params.js';
+import { IndexMemo } from '../../data/index-memo.js';
 import { NONE } from '../../data/range-table.js';
 import { countryName } from '../../lookups/geoip/continents.js';
 import {
   BodyBytes,
   fragment,
-  IndexMemo,
   VerdictMemo,
   type RecordSlices,
   type Written,

@@ -8,6 +8,7 @@ import type { ErrorResponse } from '../../kit/errors.js';
 import type { GeoIpRecord } from '../../lookups/geoip/geoip.js';
 import type { Ip } from '../../net/ip.js';
 import { addressOf } from '../params.js';
+import { IndexMemo } from '../../data/index-memo.js';
 import { NONE } from '../../data/range-table.js';
 import { NO_COORDINATE } from '../../lookups/geoip/compiled-set.js';
 import { ForeignAnswer, type PrivacyFlags } from './record-parts.js';
@@ -15,7 +16,6 @@ import {
   BodyBytes,
   EMPTY,
   fragment,
-  IndexMemo,
   VerdictMemo,
   type RecordSlices,
   type Written,

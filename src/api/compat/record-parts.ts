@@ -7,7 +7,6 @@ import type { Ip } from '../../net/ip.js';
 import { specialRangeOf } from '../../net/special-purpose.js';
 import { AppError, type ErrorCode } from '../../kit/errors.js';
 import { CONTINENT_NAMES, continentOf } from '../../lookups/geoip/continents.js';
-import type { VpnJson } from '../../lookups/vpn/record-json.js';
 import type { VpnDetection } from '../../lookups/vpn/detect.js';
 
 /** The detection's verdict, without the address, AS and reasons (what the formats carry). */
@@ -15,29 +14,6 @@ export type PrivacyFlags = Pick<
   VpnDetection,
   'isVpn' | 'isProxy' | 'isHosting' | 'isMobile' | 'isTor' | 'isRelay' | 'provider'
 >;
-
-/** a parsed verdict per verdict text: the texts are few (one per feed set and AS record) */
-const MAX_MEMO = 50_000;
-
-/**
- * The flags of GET /ip/:ip/vpn for an address: the verdict text VpnJson
- * memoises per feed set and AS record, parsed once per distinct text; an
- * address it builds whole (a bogon, an override) is detected as the route does.
- */
-export function privacyFlags(vpnJson: VpnJson): (ip: Ip) => PrivacyFlags {
-  const parsed = new Map<string, PrivacyFlags>();
-  return (ip) => {
-    const members = vpnJson.members(ip);
-    if (members === null) return vpnJson.detection(ip);
-    let flags = parsed.get(members);
-    if (flags === undefined) {
-      if (parsed.size >= MAX_MEMO) parsed.clear();
-      flags = JSON.parse(`{${members}}`) as PrivacyFlags;
-      parsed.set(members, flags);
-    }
-    return flags;
-  };
-}
 
 /** The continent's code and English name of a country, or null (GeoNames' assignment). */
 export function continentOfCountry(code: string): { code: string; name: string } | null {

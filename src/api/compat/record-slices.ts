@@ -8,6 +8,7 @@
 // formats build it from the whole record instead (the same answer, slower).
 import { Buffer } from 'node:buffer';
 import { writeAscii } from '../../data/byte-writer.js';
+import { IndexMemo } from '../../data/index-memo.js';
 import { NONE } from '../../data/range-table.js';
 import { COORDINATE_SCALE, NO_COORDINATE } from '../../lookups/geoip/compiled-set.js';
 import {
@@ -18,7 +19,6 @@ import {
   type PlaceFields,
 } from '../../lookups/geoip/geoip.js';
 import type { AsnInfo } from '../../lookups/geoip/record-map.js';
-import { NO_OVERRIDE } from '../../lookups/overrides/override-index.js';
 import type { VpnJson } from '../../lookups/vpn/record-json.js';
 import type { Ip } from '../../net/ip.js';
 import type { PrivacyFlags } from './record-parts.js';
@@ -38,26 +38,6 @@ interface Slices {
   verdict: string;
 }
 
-/** Per record index of the current tables, a value made once (reset when the tables change). */
-export class IndexMemo<T> {
-  private values: (T | undefined)[] = [];
-  private of: object | null = null;
-  constructor(private readonly make: (index: number) => T) {}
-
-  get(tables: object, index: number): T {
-    if (this.of !== tables) {
-      this.of = tables;
-      this.values = [];
-    }
-    let value = this.values[index];
-    if (value === undefined) {
-      value = this.make(index);
-      this.values[index] = value;
-    }
-    return value;
-  }
-}
-
 /** Per verdict text, a value made once (the texts are few: one per feed set and AS record). */
 export class VerdictMemo<T> {
   private readonly values = new Map<string, T>();
@@ -66,12 +46,26 @@ export class VerdictMemo<T> {
   get(verdict: string): T {
     let value = this.values.get(verdict);
     if (value === undefined) {
+      // the texts are few; a bound all the same, whatever the feeds hold
       if (this.values.size >= 50_000) this.values.clear();
       value = this.make(JSON.parse(`{${verdict}}`) as PrivacyFlags);
       this.values.set(verdict, value);
     }
     return value;
   }
+}
+
+/**
+ * The flags of GET /ip/:ip/vpn for an address: the verdict text VpnJson
+ * memoises per feed set and AS record, parsed once per distinct text; an
+ * address it builds whole (a bogon, an override) is detected as the route does.
+ */
+export function privacyFlags(vpnJson: VpnJson): (ip: Ip) => PrivacyFlags {
+  const parsed = new VerdictMemo((flags) => flags);
+  return (ip) => {
+    const members = vpnJson.members(ip);
+    return members === null ? vpnJson.detection(ip) : parsed.get(members);
+  };
 }
 
 export class RecordSlices {
@@ -97,12 +91,8 @@ export class RecordSlices {
    */
   of(ip: Ip, verdict: boolean): Slices | null {
     const { geoip } = this;
-    const found = geoip.recordIndexes(ip);
-    if (found.bogon) return null;
-    const overrides = geoip.overrides.current;
-    if (overrides.size !== 0 && overrides.find(ip) !== NO_OVERRIDE) return null;
-    const geofeeds = geoip.geofeeds.current;
-    if (geofeeds.size !== 0 && geofeeds.find(ip) !== NONE) return null;
+    const found = geoip.tableIndexes(ip);
+    if (found === null) return null;
     const s = this.slices;
     s.place = found.place;
     s.network = found.network;

@@ -163,6 +163,25 @@ export class GeoIpLookup {
   }
 
   /**
+   * The record indexes of an address the tables alone answer for, or null
+   * for a bogon and for an address an override or a geofeed covers (those
+   * take the whole record's path, lookup()). Without overrides and geofeeds
+   * the two checks are all this costs beyond the table lookup. Read the
+   * result before the next call (one object reused).
+   */
+  tableIndexes(
+    ip: Ip,
+  ): Readonly<{ location: number; place: number; network: number; bogon: boolean }> | null {
+    const found = this.locate(ip);
+    if (found.bogon) return null;
+    const overrides = this.overrides.current;
+    if (overrides.size !== 0 && overrides.find(ip) !== NO_OVERRIDE) return null;
+    const geofeeds = this.geofeeds.current;
+    if (geofeeds.size !== 0 && geofeeds.find(ip) !== NONE) return null;
+    return found;
+  }
+
+  /**
    * The place fields of place record `index` (recordIndexes's `place`): what
    * every location of that place answers with besides its coordinates.
    */
