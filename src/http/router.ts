@@ -1,6 +1,9 @@
 // Path matching for a handful of routes: paths without parameters in one Map
 // lookup, the others walked segment by segment and compared literal by
-// literal; `:name` segments capture (percent-decoded).
+// literal; `:name` segments capture (percent-decoded). The routes a path is
+// tried against are narrowed first by its leading segments (a tree of the
+// routes' literals: /geoip/v2.1/city/… meets the two city routes, not all six
+// GeoIP2 ones), always keeping the table's order among those left.
 // Knowing every route's path also lets us answer 405 with `Allow` for a known
 // path with another method, instead of a misleading 404.
 import type { AnyRoute } from './route.js';
@@ -24,7 +27,7 @@ const NEVER_SERVED = new Set(['CONNECT']);
 export class Router {
   private readonly compiled: CompiledRoute[] = [];
   /** routes with parameters by their first (literal) segment: a path is tried against those only */
-  private readonly byFirst = new Map<string, CompiledRoute[]>();
+  private readonly byFirst = new Map<string, Narrowing>();
   /** routes whose first segment is a parameter: tried for every path */
   private readonly anyFirst: CompiledRoute[] = [];
   /**
@@ -48,7 +51,6 @@ export class Router {
       this.compiled.push(compiled);
       const first = segments[0] ?? '';
       if (first.startsWith(':')) this.anyFirst.push(compiled);
-      else this.byFirst.set(first, [...(this.byFirst.get(first) ?? []), compiled]);
       if (segments.length === 1 && !first.startsWith(':')) {
         const methods = this.statics.get(route.path) ?? new Map<string, AnyRoute>();
         methods.set(route.method, route);
@@ -56,6 +58,11 @@ export class Router {
       }
     }
     this.served = withHead([...new Set(routes.map((route) => route.method))]);
+    const firsts = new Set(this.compiled.map((c) => c.literals[0]).filter((l) => l !== null));
+    for (const first of firsts) {
+      const candidates = this.compiled.filter((c) => c.literals[0] === first);
+      this.byFirst.set(first!, narrowing(candidates, 1));
+    }
   }
 
   /** `path` is the raw path of the request (no query string). */
@@ -77,7 +84,7 @@ export class Router {
     let allow: string[] | null = null;
     const candidates =
       this.anyFirst.length === 0
-        ? (this.byFirst.get(path.slice(1, firstEnd)) ?? NONE)
+        ? narrowed(this.byFirst.get(path.slice(1, firstEnd)), path, firstEnd + 1, end)
         : this.compiled;
     for (const { route, literals, names } of candidates) {
       const rawParams = matchPath(literals, names, path, end);
@@ -109,6 +116,58 @@ function withHead(methods: string[]): string[] {
 
 const SLASH = 47;
 const NONE: readonly CompiledRoute[] = [];
+
+/**
+ * The routes (in table order) a path can still match once its segments up to
+ * `depth` are known; `next`: by the path's segment at `depth`, the routes
+ * whose segment there is that literal or a capture, and `captures` for any
+ * other text. A handful of routes, or none left to tell apart, is a leaf.
+ */
+interface Narrowing {
+  routes: readonly CompiledRoute[];
+  next: Map<string, Narrowing> | null;
+  captures: Narrowing | null;
+}
+
+const LEAF_SIZE = 2;
+
+function narrowing(routes: readonly CompiledRoute[], depth: number): Narrowing {
+  const deeper = routes.filter((c) => c.literals.length > depth);
+  if (routes.length <= LEAF_SIZE || deeper.length === 0) {
+    return { routes, next: null, captures: null };
+  }
+  const capturing = deeper.filter((c) => c.literals[depth] === null);
+  const literals = new Set(deeper.map((c) => c.literals[depth]).filter((l) => l !== null));
+  const next = new Map<string, Narrowing>();
+  for (const literal of literals) {
+    const matching = deeper.filter(
+      (c) => c.literals[depth] === literal || c.literals[depth] === null,
+    );
+    next.set(literal!, narrowing(matching, depth + 1));
+  }
+  return { routes, next, captures: narrowing(capturing, depth + 1) };
+}
+
+/**
+ * The routes to try for `path` (its segments from `at` to `end`): down the
+ * tree as far as the path has segments. Literal segments compare as raw
+ * text, as matchPath compares them.
+ */
+function narrowed(
+  root: Narrowing | undefined,
+  path: string,
+  at: number,
+  end: number,
+): readonly CompiledRoute[] {
+  let node = root;
+  while (node !== undefined && node.next !== null && at <= end) {
+    let next = path.indexOf('/', at);
+    if (next === -1 || next > end) next = end;
+    node = node.next.get(path.slice(at, next)) ?? node.captures!;
+    at = next + 1;
+  }
+  return node?.routes ?? NONE;
+}
 
 /**
  * The captures of `path` (up to `end`) against a pattern's segments, or null
