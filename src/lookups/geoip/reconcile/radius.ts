@@ -2,7 +2,9 @@
 // address lies for about two answers in three (MaxMind's meaning of
 // accuracy_radius). Each answer's bucket (reconcile.ts: agreement distance,
 // country agreement, whether it names a city, the answered country's
-// continent) has the ⅔ quantile of the development truth's errors in it,
+// continent) has the split-conformal ⅔ quantile of the development truth's
+// errors in it (conformalQuantile: coverage of at least ⅔ for addresses
+// nobody calibrated on, however few rows a bucket holds),
 // calibrated by `npm run eval-location` (docs/data.md) and shipped in
 // resources/location-rule.json. A bucket with too few rows takes its parent's
 // radius: `d10|unanimous|city|NA` → `d10|unanimous|city` → `d10|unanimous` →
@@ -48,7 +50,20 @@ export function quantile(values: readonly number[], q: number): number {
 }
 
 /**
- * Radii from calibration rows (bucket, error km): the ⅔ quantile of each
+ * The split-conformal q-quantile of n calibration values: the value of rank
+ * ⌈(n + 1) · q⌉ (at most n). For a new value exchangeable with them, the
+ * chance it lies at or below this is at least q whatever n is; the plain
+ * rank ⌈n · q⌉ falls short by up to 1 / (n + 1), which a 10–60-row bucket
+ * feels.
+ */
+export function conformalQuantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length, Math.ceil((sorted.length + 1) * q));
+  return sorted[Math.max(0, rank - 1)] ?? Number.NaN;
+}
+
+/**
+ * Radii from calibration rows (bucket, error km): the conformal ⅔ quantile of each
  * bucket (and each parent) that holds at least MIN_BUCKET_ROWS, rounded up
  * to a whole km, at least 1.
  */
@@ -66,7 +81,7 @@ export function calibrateRadii(
   const table: Record<string, number> = {};
   for (const [key, errors] of [...byKey].sort(([a], [b]) => a.localeCompare(b))) {
     if (errors.length < MIN_BUCKET_ROWS) continue;
-    const km = quantile(errors, RADIUS_QUANTILE);
+    const km = conformalQuantile(errors, RADIUS_QUANTILE);
     if (Number.isFinite(km)) table[key] = Math.max(1, Math.ceil(km));
   }
   return table;

@@ -13,6 +13,7 @@ import {
 import {
   bucketChain,
   calibrateRadii,
+  conformalQuantile,
   quantile,
   radiusOf,
 } from '../../../../src/lookups/geoip/reconcile/radius.js';
@@ -96,8 +97,13 @@ test('two city sources: near and far choices, centroids lose to a named city', (
   assert.deepEqual(centroid.decidedBy, ['dbip', 'geolite2']);
 });
 
-test('radii: the ⅔ quantile per bucket, rounded up; a small bucket takes its parent', () => {
+test('radii: the split-conformal ⅔ quantile per bucket, rounded up; a small bucket takes its parent', () => {
   assert.equal(quantile([1, 2, 3], 2 / 3), 2);
+  // rank ⌈(n + 1) · q⌉: one rank up where n · q falls short, never past the last
+  assert.equal(conformalQuantile([1, 2, 3], 2 / 3), 3);
+  assert.equal(conformalQuantile([1, 2, 3, 4, 5], 2 / 3), 4);
+  assert.equal(conformalQuantile([5, 1, 4, 2, 3, 6], 2 / 3), 5);
+  assert.equal(conformalQuantile([1], 2 / 3), 1);
   assert.deepEqual(bucketChain('d10|unanimous|city'), [
     'd10|unanimous|city',
     'd10|unanimous',
@@ -109,7 +115,7 @@ test('radii: the ⅔ quantile per bucket, rounded up; a small bucket takes its p
     ...Array.from({ length: 3 }, () => ({ bucket: 'd10|split|city', errorKm: 500 })),
   ];
   const radii = calibrateRadii(rows);
-  assert.equal(radii['d10|unanimous|city'], 8); // 8th of 12 errors (7.5), rounded up
+  assert.equal(radii['d10|unanimous|city'], 9); // 9th of 12 errors (8.5: rank ⌈13 · ⅔⌉), rounded up
   assert.equal(radii['d10|split|city'], undefined, 'three rows are too few');
   assert.equal(radiusOf('d10|split|city', radii), radii['d10']);
   assert.equal(radiusOf(null, radii), null);
@@ -146,9 +152,9 @@ test("the bucket ends with the answered country's continent; a thin continent ta
     ...Array.from({ length: 2 }, () => ({ bucket: 'single|unanimous|city|AF', errorKm: 900 })),
   ];
   const radii = calibrateRadii(rows);
-  assert.equal(radiusOf(us.bucket, radii), 307, "North America's own quantile (8th of 12)");
-  assert.equal(radiusOf('single|split|city|EU', radii), 17, "Europe's own");
-  assert.ok(radii['single|split|city']! > 17 && radii['single|split|city']! < 307, 'pooled');
+  assert.equal(radiusOf(us.bucket, radii), 308, "North America's own quantile (9th of 12)");
+  assert.equal(radiusOf('single|split|city|EU', radii), 18, "Europe's own");
+  assert.ok(radii['single|split|city']! > 18 && radii['single|split|city']! < 308, 'pooled');
   assert.equal(radii['single|unanimous|city|AF'], undefined, 'two rows are too few');
   assert.equal(radiusOf(ke.bucket, radii), radii['single|unanimous|city']);
   assert.equal(radiusOf(unknownCountry.bucket, radii), radii['single|unanimous|city']);
