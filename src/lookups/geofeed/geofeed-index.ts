@@ -160,11 +160,15 @@ export class GeofeedIndex {
       .sort((a, b) => publishedAt(b) - publishedAt(a) || byId(a, b));
     const places = feeds.flatMap((s) => s.places ?? []);
     const resolver = resolverFor(places);
-    // region names are learned from the networks' rows only: a cloud's row
-    // names a region's principal city, which may share its name with a
-    // smaller place elsewhere (Querétaro, Chiapas) and would teach that
+    // every code is named, but only the networks' rows vote for a code's
+    // name: a cloud's row names a region's principal city, which may share
+    // its name with a smaller place elsewhere (Querétaro, Chiapas)
     resolver.learnRegions(
-      feeds.filter((s) => s.kind !== 'cloud-region').flatMap((s) => s.places ?? []),
+      feeds.flatMap((s) =>
+        s.kind === 'cloud-region'
+          ? (s.places ?? []).map(([country, code]) => [country, code, ''] as const)
+          : (s.places ?? []),
+      ),
     );
     const answers: Answer[] = [];
     const v4: Entry[] = [];
