@@ -230,7 +230,8 @@ describe('cloud regions through the real service', () => {
     }
     // the unknown region is a logged problem, and the service runs
     const problems = service
-      .logLines<{ problem?: string }>()
+      .logLines<{ problem?: string; msg?: string }>()
+      .filter((l) => l.msg === 'geofeed file or cloud region skipped')
       .map((l) => l.problem ?? '')
       .filter((p) => p.includes('xx-nowhere-1'));
     assert.equal(problems.length, 1, service.stdout());
