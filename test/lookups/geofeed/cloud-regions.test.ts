@@ -5,7 +5,7 @@
 // by the spawned service. Then the recorded range files of
 // ../shared/fixtures/feeds (when that folder exists) placed by the table.
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -16,12 +16,17 @@ import {
   placeCloudFeed,
   type CloudRegion,
 } from '../../../src/lookups/geofeed/cloud-regions.js';
+import { GeofeedHolder } from '../../../src/lookups/geofeed/geofeed-holder.js';
 import { GeofeedIndex } from '../../../src/lookups/geofeed/geofeed-index.js';
 import { PlaceResolver } from '../../../src/lookups/geofeed/place-resolve.js';
 import { subdivisionNames } from '../../../src/lookups/geofeed/subdivision-names.js';
 import { loadGeoData } from '../../../src/lookups/geoip/load.js';
 import { DEFAULT_FEEDS } from '../../../src/lookups/vpn/feeds/default-feeds.js';
-import { feedsDir } from '../../../src/lookups/vpn/feeds/feed-store.js';
+import {
+  feedFileName,
+  feedsDir,
+  serialiseFeed,
+} from '../../../src/lookups/vpn/feeds/feed-store.js';
 import type { ParsedFeed } from '../../../src/lookups/vpn/feeds/feed-types.js';
 import { updateFeeds, type FeedSpec } from '../../../src/lookups/vpn/feeds/feed-updater.js';
 import { parseIp } from '../../../src/net/ip.js';
@@ -116,6 +121,54 @@ describe('the cloud range parsers keep each prefix’s region', () => {
   it("GCP's scope and Oracle's region", () => {
     assert.equal(regionOf(parsed('gcp', own('gcp.json')), '34.35.0.0/16'), 'africa-south1');
     assert.equal(regionOf(parsed('oracle', own('oracle.json')), '129.80.0.0/16'), 'us-ashburn-1');
+  });
+});
+
+describe('stored cloud feeds read for placing', () => {
+  it('places the good files; a damaged one and one stored before regions were kept are not placed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ipintel-cloud-stored-'));
+    try {
+      const own = (name: string) => readFileSync(join(OWN, name), 'utf8');
+      const results = await Promise.all(
+        ['gcp', 'oracle'].map(async (id) => {
+          const server = await startFeedServer({ '/f.json': { body: own(`${id}.json`) } });
+          try {
+            return await updateFeeds({ dataDir: dir, feeds: [spec(id, server.url('/f.json'))] });
+          } finally {
+            await server.close();
+          }
+        }),
+      );
+      assert.ok(results.flat().every((r) => r.ok));
+      // gcp's regions cut short: one index per prefix no more
+      const gcpFile = join(dir, feedFileName('gcp'));
+      const gcp = JSON.parse(readFileSync(gcpFile, 'utf8')) as { regionOf: number[] };
+      writeFileSync(gcpFile, JSON.stringify({ ...gcp, regionOf: gcp.regionOf.slice(1) }));
+      // an aws file as stored before this change: prefixes, no regions
+      const aws = parsed('aws', own('aws.json'));
+      writeFileSync(
+        join(dir, feedFileName('aws')),
+        serialiseFeed({
+          format: 'ipintel-feed/1',
+          feed: 'aws',
+          kind: 'hosting',
+          url: '',
+          fetchedAt: '2026-01-01T00:00:00.000Z',
+          publishedAt: null,
+          prefixes: aws.prefixes,
+        }),
+      );
+      const holder = await GeofeedHolder.open({ feedsDir: dir, geoip: () => null });
+      assert.deepEqual(
+        holder.current.feeds.map((f) => [f.feed, f.kind]),
+        [['oracle', 'cloud-region']],
+      );
+      assert.equal(holder.problems.length, 1, holder.problems.join('\n'));
+      assert.match(holder.problems[0]!, /gcp\.feed\.json.*bad regions/);
+      assert.equal(holder.current.locate(parseIp('129.80.0.1')!)?.country, 'US');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
