@@ -85,7 +85,8 @@ export async function loadServiceData(config: Readonly<Config>, log: Logger): Pr
   if (geofeeds.built && geofeeds.current.size > 0) fullCollection()();
   const overrides = await overridesLoading;
   for (const problem of vpn.current().problems) log.warn({ problem }, 'feed file skipped');
-  for (const problem of geofeeds.problems) log.warn({ problem }, 'geofeed file skipped');
+  for (const problem of geofeeds.problems)
+    log.warn({ problem }, 'geofeed file or cloud region skipped');
   return { geo, vpn, geofeeds, overrides, geoSignature };
 }
 

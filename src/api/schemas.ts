@@ -144,7 +144,10 @@ export const serviceInfoSchema = z.object({
       z.object({
         id: z.string().meta({ description: 'the id X-Location-Source names', examples: ['dbip'] }),
         name: z.string(),
-        kind: z.enum(['city', 'country']),
+        kind: z.enum(['city', 'country', 'cloud-region']).meta({
+          description:
+            "cloud-region: a cloud's range file, each prefix placed at its region's documented location",
+        }),
         version: z.string().nullable(),
         builtAt: z.string().nullable(),
         ageDays: z.number().int(),
@@ -177,9 +180,9 @@ export const serviceInfoSchema = z.object({
     .array(
       z.object({
         id: z.string(),
-        kind: z.enum(['relay', 'geofeed']).meta({
+        kind: z.enum(['relay', 'geofeed', 'cloud-region']).meta({
           description:
-            "relay: a privacy relay's egress list (isRelay); geofeed: a network's own RFC 8805 feed",
+            "relay: a privacy relay's egress list (isRelay); geofeed: a network's own RFC 8805 feed; cloud-region: a cloud's range file placed by its regions (under the geofeeds)",
         }),
         fetchedAt: z.string(),
         publishedAt: z.string().nullable(),

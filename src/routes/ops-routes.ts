@@ -11,6 +11,7 @@ import { dataDate, type DataSetInfo } from '../lookups/geoip/load.js';
 import type { Metrics } from '../observe/metrics.js';
 import { overrideWarnings, type OverridesStatus } from '../lookups/overrides/overrides-holder.js';
 import type { GeofeedInfo } from '../lookups/geofeed/geofeed-index.js';
+import { CLOUD_PROVIDER_NAMES } from '../lookups/geofeed/cloud-regions.js';
 
 /** Days since the publisher's date when it is one, else since the fetch. */
 function feedAgeDays(f: GeofeedInfo, now: number): number {
@@ -71,8 +72,8 @@ export function opsHandlers(options: OpsOptions) {
       attribution: d.attribution,
     }));
   // every source the location answers are reconciled from, with its own version, age and licence
-  const locationSources = () =>
-    options
+  const locationSources = () => [
+    ...options
       .dataSets()
       .filter((d) => d.kind === 'geoip')
       .flatMap((d) =>
@@ -86,7 +87,23 @@ export function opsHandlers(options: OpsOptions) {
           licence: s.licence,
           attribution: s.attribution,
         })),
-      );
+      ),
+    ...cloudRegionSources(),
+  ];
+  // the clouds' range files whose regions place their prefixes (docs/data.md, "Cloud regions")
+  const cloudRegionSources = () =>
+    (options.geofeeds?.() ?? [])
+      .filter((f) => f.kind === 'cloud-region')
+      .map((f) => ({
+        id: `cloud-region=${f.feed}`,
+        name: `${CLOUD_PROVIDER_NAMES[f.feed] ?? f.feed} regions of its published ranges, placed by its documentation`,
+        kind: 'cloud-region' as const,
+        version: f.publishedAt,
+        builtAt: null,
+        ageDays: feedAgeDays(f, options.now()),
+        licence: 'none stated (public range file)',
+        attribution: null,
+      }));
   const brief = () =>
     options.dataSets().map((d) => ({
       name: d.name,
@@ -142,7 +159,7 @@ export function opsHandlers(options: OpsOptions) {
         })),
         geofeeds: (options.geofeeds?.() ?? []).map((f) => ({
           id: f.feed,
-          kind: f.kind === 'relay' ? ('relay' as const) : ('geofeed' as const),
+          kind: f.kind,
           fetchedAt: f.fetchedAt,
           publishedAt: f.publishedAt,
           ageDays: feedAgeDays(f, options.now()),

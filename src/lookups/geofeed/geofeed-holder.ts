@@ -7,7 +7,12 @@
 // (derived-tables.ts), keyed by the SHA-256 of every relay and geofeed file,
 // the GeoIP tables' identity and GEOFEED_COMPILER: a start or reload whose
 // sources give the same key opens that file and parses no feed.
-import { join } from 'node:path';
+//
+// The clouds' range files (aws, gcp, azure, oracle: kind `hosting`, with the
+// region of each prefix) are placed by resources/cloud-regions.csv
+// (cloud-regions.ts) into the same index, under the geofeeds; the table's
+// file is one of the key's sources.
+import { basename, join } from 'node:path';
 import { tablesIdentity, type CompiledSet } from '../geoip/compiled-set.js';
 import {
   deriveOrOpen,
@@ -22,19 +27,33 @@ import type { TableFile } from '../../data/table-file.js';
 import { feedFiles, feedStamp } from '../vpn/index/detection-index.js';
 import { assertFeedId, feedsDir } from '../vpn/feeds/feed-store.js';
 import { FeedFormatError, type StoredFeed } from '../vpn/feeds/feed-types.js';
-import { GeofeedIndex, type GeofeedInfo, type GeofeedParts } from './geofeed-index.js';
+import {
+  CLOUD_REGION_FEEDS,
+  defaultCloudRegionsPath,
+  parseCloudRegions,
+  placeCloudFeed,
+  type RegionedFeed,
+} from './cloud-regions.js';
+import {
+  GeofeedIndex,
+  type GeofeedInfo,
+  type GeofeedParts,
+  type PlacedFeed,
+} from './geofeed-index.js';
 import { PlaceResolver } from './place-resolve.js';
 import { subdivisionNames, type SubdivisionNames } from './subdivision-names.js';
 
 /** The stored file's kind, read from its head: the updater writes `format`, `feed`, `kind` first. */
 const GEOFEED_KIND = /"kind":"(relay|geofeed)"/;
+/** A cloud range file whose prefixes name their region, told by its head the same way. */
+const CLOUD_FEED = new RegExp(`"feed":"(${[...CLOUD_REGION_FEEDS].join('|')})","kind":"hosting"`);
 
 /**
  * Bumped whenever a build would make other answers from the same feeds and
  * GeoIP tables (place-resolve.ts's rules, subdivision-names.ts's tables):
  * compiled geofeeds of another version are built again.
  */
-export const GEOFEED_COMPILER = 1;
+export const GEOFEED_COMPILER = 2;
 
 /** The compiled geofeeds' file name in DATA_DIR/tables. */
 export const GEOFEEDS_TABLES = 'geofeeds.tables';
@@ -49,6 +68,8 @@ export interface GeofeedSources {
    * written; absent: built at every load, kept nowhere
    */
   readonly compiled?: { readonly path: string; readonly log: DerivedLog };
+  /** the cloud regions table (default: the committed resources/cloud-regions.csv) */
+  readonly cloudRegions?: string;
 }
 
 interface GeofeedManifest extends DerivedManifest {
@@ -128,14 +149,15 @@ async function compiledGeofeeds(
   const names = await feedFiles(dir);
   // no feed: nothing to resolve, nothing to keep
   if (names.length === 0) return { next: GeofeedIndex.empty(), problems: [], built: false };
+  const regionsFile = sources.cloudRegions ?? defaultCloudRegionsPath();
   const { value, derived } = await deriveOrOpen({
     // every feed file counts (one read of each head would cost what it saves)
     file: sources.compiled,
-    sources: names.map((n) => join(dir, n)),
+    sources: [...names.map((n) => join(dir, n)), regionsFile],
     inputs: () => ({ compiler: GEOFEED_COMPILER, geoip: tablesIdentity(geoip) }),
     open: openGeofeedsFile,
     derive: async (texts) => {
-      const { stored, problems } = parseGeofeeds(texts);
+      const { stored, problems } = parseGeofeeds(texts, regionsFile);
       const next =
         stored.length === 0
           ? GeofeedIndex.empty()
@@ -192,29 +214,90 @@ function openGeofeedsFile(file: TableFile<GeofeedManifest>): {
   return { next, problems };
 }
 
-/** The relay and geofeed files among `texts` (told by their head), parsed; a damaged one is a problem. */
-function parseGeofeeds(texts: readonly SourceText[]): {
-  stored: StoredFeed[];
+/**
+ * The relay and geofeed files among `texts` (told by their head), parsed,
+ * and the cloud range files placed by the regions table (the text named
+ * `regionsFile`, when one is among them); a damaged file or a region the
+ * table lacks is a problem.
+ */
+function parseGeofeeds(
+  texts: readonly SourceText[],
+  regionsFile?: string,
+): {
+  stored: PlacedFeed[];
   problems: string[];
 } {
-  const stored: StoredFeed[] = [];
+  const stored: PlacedFeed[] = [];
   const problems: string[] = [];
+  const clouds: RegionedFeed[] = [];
   for (const { name, text } of texts) {
-    if (!GEOFEED_KIND.test(text.slice(0, 400))) continue;
+    const head = text.slice(0, 400);
+    const cloud = regionsFile !== undefined && CLOUD_FEED.test(head);
+    if (!cloud && !GEOFEED_KIND.test(head)) continue;
     try {
-      stored.push(readGeofeedFile(text, name));
+      if (!cloud) stored.push(readGeofeedFile(text, name));
+      else clouds.push(readRegionedFile(text, name));
     } catch (error) {
       problems.push(error instanceof Error ? error.message : String(error));
     }
   }
+  // texts are named by their file's name; no feed file is named like the table
+  const table =
+    regionsFile === undefined ? undefined : texts.find((t) => t.name === basename(regionsFile));
+  if (table !== undefined && clouds.length > 0) {
+    // the table is committed with the code: a bad row is a bug, thrown
+    const regions = parseCloudRegions(table.text);
+    for (const feed of clouds) {
+      const { placed, problems: unknown } = placeCloudFeed(feed, regions);
+      if (placed.prefixes.length > 0) stored.push(placed);
+      problems.push(...unknown);
+    }
+  }
   return { stored, problems };
+}
+
+/** A stored cloud range file's prefixes and regions (none: a file stored before regions were kept). */
+function readRegionedFile(text: string, name: string): RegionedFeed {
+  let doc: Partial<Record<keyof StoredFeed, unknown>>;
+  try {
+    doc = JSON.parse(text) as typeof doc;
+  } catch (error) {
+    throw new FeedFormatError(name, 'stored feed is not valid JSON', { cause: error });
+  }
+  const { feed, prefixes, regions, regionOf } = doc;
+  const strings = (v: unknown): v is string[] =>
+    Array.isArray(v) && v.every((x) => typeof x === 'string');
+  if (typeof feed !== 'string' || !strings(prefixes)) {
+    throw new FeedFormatError(name, 'not a stored cloud feed');
+  }
+  const none = regions === undefined && regionOf === undefined;
+  const ok =
+    none ||
+    (strings(regions) &&
+      Array.isArray(regionOf) &&
+      regionOf.length === prefixes.length &&
+      regionOf.every(
+        (i) => Number.isInteger(i) && (i as number) >= -1 && (i as number) < regions.length,
+      ));
+  if (!ok) throw new FeedFormatError(name, 'bad regions: one region index per prefix expected');
+  return {
+    feed,
+    fetchedAt: typeof doc.fetchedAt === 'string' ? doc.fetchedAt : '',
+    publishedAt: typeof doc.publishedAt === 'string' ? doc.publishedAt : null,
+    prefixes,
+    regions: none ? [] : (regions as string[]),
+    regionOf: none ? prefixes.map(() => -1) : (regionOf as number[]),
+  };
 }
 
 /** The relay and geofeed files of a folder, parsed; a damaged one is a problem, not an error. */
 export async function readGeofeeds(
   dir: string,
 ): Promise<{ stored: StoredFeed[]; problems: string[] }> {
-  return parseGeofeeds(await readSourceTexts((await feedFiles(dir)).map((n) => join(dir, n))));
+  const texts = await readSourceTexts((await feedFiles(dir)).map((n) => join(dir, n)));
+  const { stored, problems } = parseGeofeeds(texts);
+  // no regions table given: no cloud feed is placed
+  return { stored: stored.filter((s): s is StoredFeed => s.kind !== 'cloud-region'), problems };
 }
 
 /**

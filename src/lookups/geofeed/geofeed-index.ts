@@ -11,20 +11,35 @@
 // publisher's feed, a day apart): the newer publication (publishedAt below),
 // then the feed first in id order; twice in one feed: its first row (the
 // parser keeps that one).
+//
+// The clouds' regions (cloud-regions.ts, kind `cloud-region`) are a second
+// layer of the same table: an address takes a cloud region's place only
+// where no geofeed prefix covers it, whatever the two prefixes' lengths (a
+// network's own feed says more than the region its range is announced in).
 import { Buffer } from 'node:buffer';
 import { NONE, RangeTable } from '../../data/range-table.js';
 import { V4Builder, V6Builder } from '../../data/range-table-builder.js';
 import { parseCidr } from '../../net/cidr-match.js';
 import type { Ip } from '../../net/ip.js';
 import { packCanonicalV4 } from '../vpn/index/prefix-events.js';
-import type { FeedKind, StoredFeed } from '../vpn/feeds/feed-types.js';
+import type { StoredFeed } from '../vpn/feeds/feed-types.js';
 import { placeJson } from '../geoip/record-map.js';
 import type { PlaceResolver, ResolvedPlace } from './place-resolve.js';
+import type { CloudPlacedFeed } from './cloud-regions.js';
+
+/**
+ * What placed an address: a privacy relay's egress list, a network's own
+ * geofeed, or a cloud's region (its range file's region, cloud-regions.ts).
+ */
+export type PlaceSourceKind = 'relay' | 'geofeed' | 'cloud-region';
+
+/** What the index is built from: stored feeds (relays and geofeeds are taken) and placed cloud feeds. */
+export type PlacedFeed = StoredFeed | CloudPlacedFeed;
 
 /** What a geofeed says of an address: the feed, and the place its row names, resolved. */
 export interface GeofeedLocation extends ResolvedPlace {
   readonly feed: string;
-  readonly kind: FeedKind;
+  readonly kind: PlaceSourceKind;
 }
 
 /** One answer of the table: a feed's place, with its JSON written once. */
@@ -42,8 +57,8 @@ interface Answer {
 /** A feed the answers name, with the header its answers carry. */
 interface Source {
   readonly feed: string;
-  readonly kind: FeedKind;
-  /** `X-Location-Source: geofeed=<id>`, one object per feed */
+  readonly kind: PlaceSourceKind;
+  /** `X-Location-Source: geofeed=<id>` (`cloud-region=<id>`), one object per feed */
   readonly headers: Readonly<Record<string, string>>;
 }
 
@@ -53,7 +68,7 @@ export const LOCATION_SOURCE = 'x-location-source';
 /** A loaded geofeed, for GET / (its age) and the readiness report. */
 export interface GeofeedInfo {
   readonly feed: string;
-  readonly kind: FeedKind;
+  readonly kind: PlaceSourceKind;
   readonly fetchedAt: string;
   readonly publishedAt: string | null;
   readonly prefixes: number;
@@ -72,7 +87,7 @@ export interface GeofeedParts {
   /** answer i's feed: an index in `sources` */
   readonly sourceOf: Uint32Array;
   /** the feeds the answers name, with their kinds */
-  readonly sources: readonly (readonly [string, FeedKind])[];
+  readonly sources: readonly (readonly [string, PlaceSourceKind])[];
   readonly feeds: readonly GeofeedInfo[];
 }
 
@@ -128,21 +143,42 @@ export class GeofeedIndex {
     return (this.answers[i] ??= this.make(i));
   }
 
-  /** Compiles the relay and geofeed feeds among `stored` (others are ignored). */
+  /**
+   * Compiles the relay, geofeed and cloud-region feeds among `stored`
+   * (others are ignored).
+   */
   static build(
-    stored: readonly StoredFeed[],
+    stored: readonly PlacedFeed[],
     resolverFor: (places: readonly (readonly [string, string, string])[]) => PlaceResolver,
   ): GeofeedIndex {
     const feeds = stored
-      .filter((s) => (s.kind === 'relay' || s.kind === 'geofeed') && s.places !== undefined)
+      .filter(
+        (s): s is PlacedFeed & { kind: PlaceSourceKind } =>
+          (s.kind === 'relay' || s.kind === 'geofeed' || s.kind === 'cloud-region') &&
+          s.places !== undefined,
+      )
       .sort((a, b) => publishedAt(b) - publishedAt(a) || byId(a, b));
     const places = feeds.flatMap((s) => s.places ?? []);
     const resolver = resolverFor(places);
-    resolver.learnRegions(places);
+    // every code is named, but only the networks' rows vote for a code's
+    // name: a cloud's row names a region's principal city, which may share
+    // its name with a smaller place elsewhere (Querétaro, Chiapas)
+    resolver.learnRegions(
+      feeds.flatMap((s) =>
+        s.kind === 'cloud-region'
+          ? (s.places ?? []).map(([country, code]) => [country, code, ''] as const)
+          : (s.places ?? []),
+      ),
+    );
     const answers: Answer[] = [];
     const v4: Entry[] = [];
     const v6: Entry[] = [];
+    // the cloud-region layer, answering where no geofeed does
+    const cloudV4: Entry[] = [];
+    const cloudV6: Entry[] = [];
     for (const s of feeds) {
+      const cloud = s.kind === 'cloud-region';
+      const [v4Of, v6Of] = cloud ? [cloudV4, cloudV6] : [v4, v6];
       const answerOf = new Map<number, number>();
       const source = sourceFor(s.feed, s.kind);
       s.prefixes.forEach((text, i) => {
@@ -159,16 +195,16 @@ export class GeofeedIndex {
         // the canonical IPv4 form the updater stores is read without parsing
         const packed = packCanonicalV4(text);
         if (packed >= 0) {
-          v4.push(v4Entry(Math.floor(packed / 64), packed % 64, answer));
+          v4Of.push(v4Entry(Math.floor(packed / 64), packed % 64, answer));
           return;
         }
         const cidr = parseCidr(text);
         if (cidr === null) return; // an edited file: the prefix is dropped, the rest answers
-        if (cidr.version === 4) v4.push(v4Entry(cidr.network[0]!, cidr.prefixLength, answer));
-        else v6.push(v6Entry(cidr.network, cidr.prefixLength, answer));
+        if (cidr.version === 4) v4Of.push(v4Entry(cidr.network[0]!, cidr.prefixLength, answer));
+        else v6Of.push(v6Entry(cidr.network, cidr.prefixLength, answer));
       });
     }
-    const table = new RangeTable(v4Table(v4), v6Table(v6));
+    const table = new RangeTable(v4Table(v4, cloudV4), v6Table(v6, cloudV6));
     // listed in id order (GET /), whatever order decided the answers
     const info = [...feeds].sort(byId).map((s) => ({
       feed: s.feed,
@@ -188,7 +224,7 @@ export class GeofeedIndex {
     const placeAt = new Uint32Array(n + 1);
     const coordinates = new Int32Array(2 * n);
     const sourceOf = new Uint32Array(n);
-    const sources: [string, FeedKind][] = [];
+    const sources: [string, PlaceSourceKind][] = [];
     const indexOf = new Map<Source, number>();
     all.forEach((a, i) => {
       placeAt[i + 1] = placeAt[i]! + a.place.length;
@@ -262,7 +298,7 @@ export class GeofeedIndex {
   }
 }
 
-const byId = (a: StoredFeed, b: StoredFeed): number =>
+const byId = (a: PlacedFeed, b: PlacedFeed): number =>
   a.feed < b.feed ? -1 : a.feed > b.feed ? 1 : 0;
 
 /**
@@ -271,16 +307,18 @@ const byId = (a: StoredFeed, b: StoredFeed): number =>
  * Last-Modified at the fetch, else the fetch itself (the later fetch saw the
  * later state of its URL); ms since the epoch, 0 when none is a date.
  */
-export function publishedAt(s: StoredFeed): number {
-  for (const text of [s.publishedAt, s.lastModified, s.fetchedAt]) {
+export function publishedAt(s: PlacedFeed): number {
+  const lastModified = 'lastModified' in s ? s.lastModified : undefined;
+  for (const text of [s.publishedAt, lastModified, s.fetchedAt]) {
     const ms = text === null || text === undefined ? NaN : Date.parse(text);
     if (!Number.isNaN(ms)) return ms;
   }
   return 0;
 }
 
-function sourceFor(feed: string, kind: FeedKind): Source {
-  return { feed, kind, headers: { [LOCATION_SOURCE]: `geofeed=${feed}` } };
+function sourceFor(feed: string, kind: PlaceSourceKind): Source {
+  const name = kind === 'cloud-region' ? 'cloud-region' : 'geofeed';
+  return { feed, kind, headers: { [LOCATION_SOURCE]: `${name}=${feed}` } };
 }
 
 function answerFor(location: GeofeedLocation, source: Source): Answer {
@@ -357,16 +395,54 @@ function sweep(entries: Entry[], max: bigint, emit: (start: bigint, answer: numb
   emit(pendingAt, pending);
 }
 
-function v4Table(entries: Entry[]) {
+/**
+ * The sweep of `entries`, and where it answers NONE the sweep of `under`'s
+ * (the cloud-region layer): `emit` as sweep's.
+ */
+function layered(
+  entries: Entry[],
+  under: Entry[],
+  max: bigint,
+  emit: (start: bigint, answer: number) => void,
+): void {
+  if (under.length === 0) {
+    sweep(entries, max, emit);
+    return;
+  }
+  const steps = (list: Entry[]): [bigint, number][] => {
+    const out: [bigint, number][] = [];
+    sweep(list, max, (start, answer) => out.push([start, answer]));
+    return out;
+  };
+  const top = steps(entries);
+  const bottom = steps(under);
+  // both step lists start at 0: walk their union of starts
+  let i = 0;
+  let j = 0;
+  let last: number | null = null;
+  while (i < top.length || j < bottom.length) {
+    const topAt = top[i]?.[0] ?? max + 1n;
+    const bottomAt = bottom[j]?.[0] ?? max + 1n;
+    const at = topAt < bottomAt ? topAt : bottomAt;
+    if (topAt === at) i++;
+    if (bottomAt === at) j++;
+    const upper = top[i - 1]![1];
+    const answer = upper !== NONE ? upper : bottom[j - 1]![1];
+    if (answer !== last) emit(at, answer);
+    last = answer;
+  }
+}
+
+function v4Table(entries: Entry[], under: Entry[]) {
   const builder = new V4Builder();
-  sweep(entries, 0xffffffffn, (start, answer) => builder.add(Number(start), answer));
+  layered(entries, under, 0xffffffffn, (start, answer) => builder.add(Number(start), answer));
   return builder.finish();
 }
 
-function v6Table(entries: Entry[]) {
+function v6Table(entries: Entry[], under: Entry[]) {
   const builder = new V6Builder();
   const mask = 0xffffffffn;
-  sweep(entries, (1n << 128n) - 1n, (start, answer) =>
+  layered(entries, under, (1n << 128n) - 1n, (start, answer) =>
     builder.add(
       Number((start >> 96n) & mask),
       Number((start >> 64n) & mask),

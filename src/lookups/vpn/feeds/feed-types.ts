@@ -20,6 +20,16 @@ export interface FeedPlaces {
   readonly placeOf: readonly number[];
 }
 
+/**
+ * The region a cloud's range file names for each prefix (`us-east-1`,
+ * `europe-west3`): the distinct names, and per prefix the index of its name
+ * (-1: none), parallel to `prefixes`. Placed by src/lookups/geofeed/cloud-regions.ts.
+ */
+export interface FeedRegions {
+  readonly regions: readonly string[];
+  readonly regionOf: readonly number[];
+}
+
 export interface ParsedFeed {
   readonly feed: string;
   /** CIDR texts, normalised by parseCidr (host bits cleared); both families mixed */
@@ -35,6 +45,8 @@ export interface ParsedFeed {
   readonly providers?: readonly string[];
   /** the location of each prefix (relay and geofeed feeds) */
   readonly locations?: FeedPlaces;
+  /** the cloud region of each prefix, as the provider names it (AWS, GCP, Azure, Oracle) */
+  readonly regions?: FeedRegions;
   /**
    * The autonomous systems a list of operators names (ASN lists carry no
    * prefixes; the index maps an address to its AS instead)
@@ -70,6 +82,9 @@ export interface StoredFeed {
   /** relay and geofeed feeds: where each prefix is (see FeedPlaces) */
   readonly places?: FeedPlaces['places'];
   readonly placeOf?: FeedPlaces['placeOf'];
+  /** cloud feeds: the region of each prefix (see FeedRegions) */
+  readonly regions?: FeedRegions['regions'];
+  readonly regionOf?: FeedRegions['regionOf'];
   /** the AS numbers of an ASN list (then `prefixes` is empty) */
   readonly asns?: number[];
 }

@@ -145,6 +145,7 @@ async function updateOne(spec: FeedSpec, options: UpdateOptions): Promise<FeedRe
       ...(spec.provider !== undefined ? { provider: spec.provider } : {}),
       ...(parsed.providers !== undefined ? { providers: [...parsed.providers] } : {}),
       ...(parsed.locations !== undefined ? parsed.locations : {}),
+      ...(parsed.regions !== undefined ? parsed.regions : {}),
       ...(parsed.asns !== undefined ? { asns: [...parsed.asns] } : {}),
     });
     await writeFileAtomic(file, text);
