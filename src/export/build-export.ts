@@ -298,14 +298,15 @@ export function collectExport(s: ExportSources, csv: CsvInWorker | null): Collec
       // the place part is its geofeed answer's or its location's, the network
       // part its AS record's and bogon flag's
       const bogon = isBogon(ip);
-      const fed = s.geofeeds.size === 0 || bogon ? NONE : s.geofeeds.find(ip);
-      const placeBy = fed === NONE ? placeByLocation : placeByGeofeed;
       // read out at once: recordIndexes's object is the next lookup's too
       const {
         location: dataLocation,
         place: dataPlace,
         network: asnIndex,
       } = s.geoip.recordIndexes(ip);
+      // the geofeed answer the API takes (a cloud region only where the tables name another country)
+      const fed = s.geoip.fedAnswer(ip, dataPlace, bogon);
+      const placeBy = fed === NONE ? placeByLocation : placeByGeofeed;
       const location = fed === NONE ? dataLocation : fed;
       const record = bogon ? BOGON_KEY : asnIndex;
       let knownPlace = placeBy.get(location);

@@ -279,6 +279,11 @@ export class GeofeedIndex {
     return this.answer(answer).place;
   }
 
+  /** Whether an answer find() gave is a cloud's region (the second layer), not a network's geofeed. */
+  isCloudRegion(answer: number): boolean {
+    return this.answer(answer).source.kind === 'cloud-region';
+  }
+
   /** The X-Location-Source header of an answer find() gave. */
   headers(answer: number): Readonly<Record<string, string>> {
     return this.answer(answer).source.headers;

@@ -14,6 +14,7 @@ import {
   NO_COORDINATE,
   type CompiledSet,
 } from './compiled-set.js';
+import { IndexMemo } from '../../data/index-memo.js';
 import { NONE } from '../../data/range-table.js';
 import type { Ip } from '../../net/ip.js';
 import { writeAscii } from '../../data/byte-writer.js';
@@ -176,10 +177,32 @@ export class GeoIpLookup {
     if (found.bogon) return null;
     const overrides = this.overrides.current;
     if (overrides.size !== 0 && overrides.find(ip) !== NO_OVERRIDE) return null;
-    const geofeeds = this.geofeeds.current;
-    if (geofeeds.size !== 0 && geofeeds.find(ip) !== NONE) return null;
+    if (this.fedAnswer(ip, found.place, false) !== NONE) return null;
     return found;
   }
+
+  /**
+   * The geofeed table's answer that places `ip` (its tables' place record
+   * `place`), or NONE. A network's own geofeed always places it. A cloud's
+   * documented region (the second layer) places it only where the tables
+   * name another country: that corrects an address filed at the company's
+   * seat, and where the tables agree on the country their place is finer
+   * than a region's or as fine (the development truth's three cloud
+   * addresses: DB-IP's point as near or nearer; docs/data.md).
+   */
+  fedAnswer(ip: Ip, place: number, bogon: boolean): number {
+    const geofeeds = this.geofeeds.current;
+    if (geofeeds.size === 0 || bogon) return NONE;
+    const fed = geofeeds.find(ip);
+    if (fed === NONE || !geofeeds.isCloudRegion(fed)) return fed;
+    const country = place === NONE ? null : this.placeCountries.get(this.tables.geoip, place);
+    return country !== null && country === geofeeds.location(fed).country ? NONE : fed;
+  }
+
+  /** the country of each place record, parsed once */
+  private readonly placeCountries = new IndexMemo(
+    (index: number): string | null => this.placeFields(index).country,
+  );
 
   /**
    * The place fields of place record `index` (recordIndexes's `place`): what
@@ -400,7 +423,7 @@ export class GeoIpLookup {
     let radius = 0;
     // a geofeed covering the address places it (without one, this one check)
     const geofeeds = this.geofeeds.current;
-    const fed = geofeeds.size === 0 || found.bogon ? NONE : geofeeds.find(ip);
+    const fed = this.fedAnswer(ip, found.place, found.bogon);
     this.source = fed === NONE ? null : geofeeds.headers(fed);
     if (fed !== NONE) {
       const place = geofeeds.placeBytes(fed);

@@ -175,6 +175,7 @@ describe('stored cloud feeds read for placing', () => {
 describe('cloud regions through the real service', () => {
   let server: FeedServer;
   let service: SpawnedService;
+  let bare: SpawnedService;
   let dir: string;
   before(async () => {
     const body = (name: string) => ({ body: readFileSync(join(OWN, name), 'utf8') });
@@ -200,16 +201,22 @@ describe('cloud regions through the real service', () => {
       [],
     );
     service = await spawnService({ DATA_DIR: dir, LOG_LEVEL: 'warn' });
+    // the same data without feeds: what the tables alone answer
+    bare = await spawnService({ LOG_LEVEL: 'warn' });
   });
   after(async () => {
     service?.kill();
+    bare?.kill();
     await service?.exited;
+    await bare?.exited;
     await server?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function lookup(ip: string) {
-    const reply = await getOnce(service.port, `/ip/${ip}`);
+  const lookup = (ip: string) => lookupOn(service.port, ip);
+
+  async function lookupOn(port: number, ip: string) {
+    const reply = await getOnce(port, `/ip/${ip}`);
     assert.equal(reply.status, 200, reply.body);
     const { data } = JSON.parse(reply.body) as {
       data: {
@@ -224,41 +231,66 @@ describe('cloud regions through the real service', () => {
     return { ...data, source: String(reply.headers['x-location-source'] ?? '') };
   }
 
-  it("answers a region's mapped city: its point, country and time zone", async () => {
-    const frankfurt = row('aws', 'eu-central-1');
-    for (const ip of ['52.93.244.7', '2a05:d070:b000::1']) {
+  /**
+   * Each test address with its region's row, and what the tables alone
+   * answer for it (the same service without feeds): a region places an
+   * address only where the tables name another country.
+   */
+  const CASES = [
+    ['52.93.126.135', 'aws', 'eu-central-1'],
+    ['52.93.127.27', 'aws', 'eu-west-1'],
+    ['52.93.244.7', 'aws', 'eu-central-1'],
+    ['2a05:d070:b000::1', 'aws', 'eu-central-1'],
+    // a Local Zone's prefix: its range file says us-east-1, the tables say Houston
+    ['15.181.232.9', 'aws', 'us-east-1'],
+    ['129.80.1.1', 'oracle', 'us-ashburn-1'],
+    ['34.35.0.9', 'gcp', 'africa-south1'],
+    ['4.147.0.9', 'azure', 'australiaeast'],
+  ] as const;
+
+  it('a region places an address where the tables name another country: its country, city, point and time zone as documented', async () => {
+    const placed: string[] = [];
+    for (const [ip, provider, region] of CASES) {
+      const tables = await lookupOn(bare.port, ip);
+      const documented = row(provider, region);
+      if (tables.country === documented.country) continue;
+      placed.push(ip);
       const answer = await lookup(ip);
-      assert.equal(answer.source, 'cloud-region=aws', ip);
-      assert.equal(answer.country, frankfurt.country);
-      assert.equal(answer.city, frankfurt.city);
-      assert.equal(answer.region, 'Hesse');
-      assert.equal(answer.timezone, 'Europe/Berlin');
-      // the data's point of Frankfurt am Main, not the country's
-      assert.ok(Math.abs(answer.latitude! - 50.11) < 0.2, String(answer.latitude));
-      assert.ok(Math.abs(answer.longitude! - 8.68) < 0.2, String(answer.longitude));
+      assert.equal(answer.source, `cloud-region=${provider}`, ip);
+      assert.equal(answer.country, documented.country, ip);
+      assert.equal(answer.city, documented.city === '' ? null : documented.city, ip);
+      if (documented.city === 'Frankfurt am Main') {
+        assert.deepEqual([answer.region, answer.timezone], ['Hesse', 'Europe/Berlin']);
+        // the data's point of Frankfurt am Main, not the country's
+        assert.ok(Math.abs(answer.latitude! - 50.11) < 0.2, String(answer.latitude));
+        assert.ok(Math.abs(answer.longitude! - 8.68) < 0.2, String(answer.longitude));
+      }
+      if (documented.city === '') {
+        // a region documented only as a country: no city or point is made up
+        assert.deepEqual([answer.city, answer.latitude], [null, null], ip);
+      }
     }
-    const ashburn = await lookup('129.80.1.1');
-    assert.equal(ashburn.source, 'cloud-region=oracle');
-    assert.equal(ashburn.city, row('oracle', 'us-ashburn-1').city);
-    assert.equal(ashburn.timezone, 'America/New_York');
-    assert.notEqual(ashburn.latitude, null);
-    const johannesburg = await lookup('34.35.0.9');
-    assert.equal(johannesburg.source, 'cloud-region=gcp');
-    assert.equal(johannesburg.city, row('gcp', 'africa-south1').city);
-    assert.equal(johannesburg.timezone, 'Africa/Johannesburg');
+    assert.ok(
+      placed.length >= 2,
+      `the cases hold addresses the tables put elsewhere: ${placed.join(', ')}`,
+    );
   });
 
-  it('stops at the state where the documentation names only the state', async () => {
-    // AWS documents us-east-1 as "US East (N. Virginia)": no city is made up
-    const virginia = await lookup('15.181.232.9');
-    assert.equal(virginia.source, 'cloud-region=aws');
-    assert.deepEqual(
-      [virginia.country, virginia.region, virginia.city, virginia.latitude, virginia.timezone],
-      ['US', 'Virginia', null, null, 'America/New_York'],
-    );
-    const nsw = await lookup('4.147.0.9');
-    assert.equal(nsw.source, 'cloud-region=azure');
-    assert.deepEqual([nsw.country, nsw.region, nsw.city], ['AU', 'New South Wales', null]);
+  it("where the tables agree on the country, their place stands (finer than a region's or as fine)", async () => {
+    const kept: string[] = [];
+    for (const [ip, provider, region] of CASES) {
+      const tables = await lookupOn(bare.port, ip);
+      if (tables.country !== row(provider, region).country) continue;
+      kept.push(ip);
+      const answer = await lookup(ip);
+      assert.doesNotMatch(answer.source, /cloud-region/, ip);
+      assert.deepEqual(
+        [answer.country, answer.region, answer.city, answer.latitude, answer.longitude],
+        [tables.country, tables.region, tables.city, tables.latitude, tables.longitude],
+        ip,
+      );
+    }
+    assert.ok(kept.length >= 4, `the cases hold addresses the tables agree on: ${kept.join(', ')}`);
   });
 
   it("a network's geofeed wins: the same prefix, and a shorter one holding a region's", async () => {
@@ -308,8 +340,8 @@ describe('cloud regions through the real service', () => {
       'cloud-region=oracle',
     ]);
     const aws = info.data.geofeeds.find((f) => f.id === 'aws' && f.kind === 'cloud-region');
-    // 8 distinct prefixes: 5 placed; GLOBAL ×2 and the unknown region not
-    assert.deepEqual([aws?.prefixes, aws?.skippedRows], [5, 3]);
+    // 10 distinct prefixes: 7 placed; GLOBAL ×2 and the unknown region not
+    assert.deepEqual([aws?.prefixes, aws?.skippedRows], [7, 3]);
   });
 });
 
