@@ -175,6 +175,7 @@ export async function runUpdateData(options: UpdateDataOptions): Promise<number>
     const update = config.dataUpdate;
     const result = await updateGeolite2City({
       dataDir,
+      geoipDb: config.geoipDb,
       settings: sourceSettings(update),
       timeoutMs: update.timeoutMs,
       maxBytes: update.maxBytes,

@@ -25,7 +25,7 @@ export type GeoProgress =
   | { kind: UpdatedSet; phase: 'check'; source: string }
   | { kind: UpdatedSet; phase: 'download'; file: string; url: string }
   | { kind: UpdatedSet; phase: 'bytes'; bytes: number; total: number | null }
-  | { kind: DataSetKind; phase: 'compile' }
+  | { kind: UpdatedSet; phase: 'compile' }
   | {
       kind: UpdatedSet;
       phase: 'done';

@@ -6,9 +6,11 @@
 // time and size bounds), then the unpacked MMDB is checked — a City
 // database, not far smaller than the copy it replaces (a half-published file
 // still opens) — and renamed into DATA_DIR/geolite2-city.mmdb, where the
-// GeoIP load finds it (load.ts) and the reloader sees it change. Nothing is
-// compiled here: the location table is compiled from it by whoever loads it
-// next, as for a GEOLITE2_CITY_DB file. Any failure leaves the previous copy.
+// GeoIP load finds it (load.ts) and the reloader sees it change. Before the
+// rename, the location table reconciled with it is compiled in a worker
+// thread into DATA_DIR/tables, where that load finds it compiled (as it
+// would have compiled a GEOLITE2_CITY_DB file itself, on its own thread).
+// Any failure leaves the previous copy.
 import { performance } from 'node:perf_hooks';
 import { readFileSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
@@ -16,6 +18,7 @@ import { join } from 'node:path';
 import type { FetchedArtifact } from '../compiled-set.js';
 import { DataError, mmdbReader } from '../compile/compile-sources.js';
 import { writeFileAtomic } from '../../../kit/atomic-file.js';
+import { compileInWorker } from './compile-in-worker.js';
 import { fetchRelease } from './fetch-release.js';
 import { downloadLimits, workFolder, type GeoUpdateOptions } from './geo-updater.js';
 import { fetchedGeolite2Path } from './paths.js';
@@ -26,7 +29,10 @@ import { recordOutcome, type UpdateOutcome } from './update-status.js';
 export const GEOLITE2_UPDATE_ID = 'geolite2-city';
 
 /** GeoUpdateOptions but the kinds and the current tables; `minRatio` applies to the search-tree nodes */
-export type Geolite2UpdateOptions = Omit<GeoUpdateOptions, 'kinds' | 'current'>;
+export type Geolite2UpdateOptions = Omit<GeoUpdateOptions, 'kinds' | 'current'> & {
+  /** GEOIP_DB (null: the embedded DB-IP), which the location table reconciles with GeoLite2 */
+  geoipDb: string | null;
+};
 
 export interface Geolite2UpdateResult {
   kind: typeof GEOLITE2_UPDATE_ID;
@@ -121,6 +127,13 @@ export async function updateGeolite2City(
         options.minRatio ?? DEFAULT_MIN_RATIO,
       );
       if (problem !== null) throw new DataError(problem);
+      // the reconciled table compiled into the cache now, in a worker, from
+      // the work folder's copy: a failure keeps the copy in place, and the
+      // load that swaps it in (a serving process) finds it compiled
+      progress({ kind, phase: 'compile' });
+      await compileInWorker({
+        reconcile: { geoipDb: options.geoipDb, geolite2: fetched.files[0]!, cacheDir: tablesDir },
+      });
       // the work folder is in DATA_DIR/tables: the rename stays on one file system
       await rename(fetched.files[0]!, target);
       const kept: FetchRecord = { fetchedAt: now.toISOString(), artifacts: fetched.artifacts };

@@ -9,14 +9,16 @@
 // embedded DB-IP compiles the same way, in ~50 s instead of ~5 s).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Reader } from 'maxmind';
 import { loadConfig, type Config } from '../../../../src/config.js';
+import { readTableManifest } from '../../../../src/data/table-file.js';
 import { DataReloader } from '../../../../src/life/reloader.js';
+import type { Manifest } from '../../../../src/lookups/geoip/compiled-set.js';
 import { fetchedGeolite2Path } from '../../../../src/lookups/geoip/update/paths.js';
 import { readStatus } from '../../../../src/lookups/geoip/update/update-status.js';
 import { UsageError, runUpdateData } from '../../../../src/update/update-data.js';
@@ -95,7 +97,11 @@ function publish(tgz: Buffer): void {
   server.route(`${DOWNLOAD}.sha256`, { body: `${sha256(tgz)}  GeoLite2-City_20261124.tar.gz\n` });
 }
 
-/** `update-data --only geolite2-city` as a separate process runs it; its lines and status */
+/**
+ * `update-data --only geolite2-city` as the service's schedule runs it (with
+ * the data answering now: nothing is compiled afterwards in this process);
+ * its lines and status.
+ */
 async function updateData(): Promise<{ status: number; text: string }> {
   const lines: string[] = [];
   const status = await runUpdateData({
@@ -104,6 +110,7 @@ async function updateData(): Promise<{ status: number; text: string }> {
     only: new Set(['geolite2-city']),
     out: { write: (text: string) => lines.push(text) },
     log: silentLog,
+    current: (await serviceData(config)).geo,
   });
   return { status, text: lines.join('') };
 }
@@ -154,6 +161,14 @@ describe('GeoLite2 City fetched with the MaxMind key, beside the GeoIP data', ()
     );
     assert.equal(fileHash(fetchedGeolite2Path(dataDir)), sha256(standIn));
     assert.equal(readStatus(dataDir)['geolite2-city']?.outcome, 'updated');
+    // the reconciled table is compiled already (in the update's worker), for the reload to open
+    const compiled = readdirSync(join(dataDir, 'tables'))
+      .filter((name) => name.endsWith('.tables'))
+      .map((name) => readTableManifest<Manifest>(join(dataDir, 'tables', name)));
+    assert.ok(
+      compiled.some((m) => m?.source.files.some((f) => f.sha256 === sha256(standIn))),
+      'a table compiled from the download',
+    );
 
     // the service's change check (its timer, or the end of a scheduled update)
     await reloader.reload({ reason: 'update', ifChanged: true });
