@@ -23,6 +23,9 @@ import { fetchedGeolite2Path } from '../../../../src/lookups/geoip/update/paths.
 import { readStatus } from '../../../../src/lookups/geoip/update/update-status.js';
 import { UsageError, runUpdateData } from '../../../../src/update/update-data.js';
 import { startFeedServer, type FeedServer } from '../../../helpers/feed-server.js';
+import { getOnce } from '../../../helpers/http-get.js';
+import { spawnService, type SpawnedService } from '../../../helpers/spawned-service.js';
+import { until } from '../../../helpers/wait.js';
 import { maxmindTarGz, sha256 } from '../../../helpers/geo-release.js';
 import { buildMmdb, cityRecord } from '../../../helpers/mmdb-writer.js';
 import {
@@ -76,6 +79,8 @@ writeFileSync(
 
 let server: FeedServer;
 let service: TestService;
+/** the real service in a process of its own, on the same DATA_DIR */
+let spawned: SpawnedService;
 let reloader: DataReloader;
 let config: Readonly<Config>;
 
@@ -134,9 +139,12 @@ before(async () => {
   server = await startFeedServer({});
   service = await startService({ env: env() });
   config = service.config;
+  spawned = await spawnService(env());
   reloader = new DataReloader(config, await serviceData(config), silentLog);
 });
 after(async () => {
+  spawned.kill();
+  await spawned.exited;
   await service.close();
   await server.close();
   rmSync(dir, { recursive: true, force: true });
@@ -176,6 +184,23 @@ describe('GeoLite2 City fetched with the MaxMind key, beside the GeoIP data', ()
     assert.deepEqual(now.sources, ['geoip-db', 'geolite2', 'registry', 'ip2location']);
     assert.match(now.header, /^geoip-db, geolite2\b/);
     assert.match(now.credits, /GeoLite2 data created by MaxMind/);
+
+    // the service in its own process, told by SIGHUP: the same sources, no restart
+    spawned.kill('SIGHUP');
+    await until(() =>
+      spawned
+        .logLines<{ msg: string; reason?: string }>()
+        .some((l) => l.msg === 'GeoIP/ASN data reloaded' && l.reason === 'SIGHUP'),
+    );
+    const info = dataOf<{ locationSources: { id: string }[] }>(
+      JSON.parse((await getOnce(spawned.port, '/')).body),
+    );
+    assert.deepEqual(
+      info.locationSources.map((s) => s.id),
+      now.sources,
+    );
+    const answer = await getOnce(spawned.port, `/ip/${ADDRESS}`);
+    assert.match(String(answer.headers['x-location-source']), /^geoip-db, geolite2\b/);
   });
 
   it('asked again, an unchanged release (same .sha256) is not downloaded', async () => {
