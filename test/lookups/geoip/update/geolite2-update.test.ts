@@ -267,6 +267,11 @@ describe('GeoLite2 City fetched with the MaxMind key, beside the GeoIP data', ()
       const said = `${text}\n${JSON.stringify(readStatus(dataDir))}`;
       assert.equal(said.includes(KEY), false, `${name}: the key appears nowhere`);
     }
+    const metrics = await (await fetch(`${service.baseUrl}/metrics`)).text();
+    assert.match(
+      metrics,
+      /ipintel_data_update_last_outcome\{kind="geolite2-city",outcome="failed"\} 1/,
+    );
     await reloader.reload({ reason: 'update', ifChanged: true });
     assert.match((await locationOf()).header, /^geoip-db, geolite2\b/);
   });
