@@ -317,18 +317,33 @@ export interface ExtraCitySource {
 }
 
 /**
- * The operator's GeoLite2 City file (MaxMind's layout as downloaded with
- * their licence key, or ip-location-db's flat copy) as the second city
- * source; a file that is not a City MMDB is refused, naming the variable.
+ * The GeoLite2 City file read and hashed; its source (reader, mapping, time
+ * zones: ~2 s for a full file) built only to compile — a table compiled
+ * from it already needs only the hash, and a reload swapping it in
+ * (src/life/reloader.ts) runs on the thread that answers requests.
  */
-export async function geolite2Source(path: string): Promise<ExtraCitySource> {
-  const variable = 'GEOLITE2_CITY_DB';
+export interface Geolite2Input {
+  file: SourceFile;
+  source(): Promise<ExtraCitySource>;
+}
+
+export async function geolite2Input(path: string): Promise<Geolite2Input> {
   let data: Buffer;
   try {
     data = await readFile(path);
   } catch (cause) {
-    throw new DataError(`${variable}: cannot open ${path}`, { cause });
+    throw new DataError(`GEOLITE2_CITY_DB: cannot open ${path}`, { cause });
   }
+  return { file: sourceFile(path, data), source: () => geolite2Source(path, data) };
+}
+
+/**
+ * The operator's GeoLite2 City file (MaxMind's layout as downloaded with
+ * their licence key, or ip-location-db's flat copy) as the second city
+ * source; a file that is not a City MMDB is refused, naming the variable.
+ */
+async function geolite2Source(path: string, data: Buffer): Promise<ExtraCitySource> {
+  const variable = 'GEOLITE2_CITY_DB';
   let reader: Reader<object>;
   try {
     reader = await mmdbReader(data);
@@ -405,7 +420,7 @@ export async function loadEmbeddedWithGeolite2(
   options: LoadOptions = {},
 ): Promise<CompiledSet> {
   const files = embeddedFiles();
-  const geolite2 = await geolite2Source(geolite2Path);
+  const geolite2 = await geolite2Input(geolite2Path);
   const inputs = [
     sha256File(files.cityV4),
     sha256File(files.cityV6),
@@ -417,7 +432,7 @@ export async function loadEmbeddedWithGeolite2(
   const started = performance.now();
   const primary = await embeddedDbip(installedTimezones());
   const { v4 } = primary;
-  const { compiled, location } = await compileLocationTable(primary, geolite2);
+  const { compiled, location } = await compileLocationTable(primary, await geolite2.source());
   const set: CompiledSet = {
     ...compiled,
     manifest: manifest('geoip', compiled, {
@@ -473,7 +488,7 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
   }
   const source = sourceFile(path, data);
   const geolite2 =
-    kind === 'geoip' && options.geolite2 != null ? await geolite2Source(options.geolite2) : null;
+    kind === 'geoip' && options.geolite2 != null ? await geolite2Input(options.geolite2) : null;
   const inputs =
     kind === 'geoip'
       ? [source, ...(geolite2 === null ? [] : [geolite2.file]), ...reconcileInputs()]
@@ -514,7 +529,7 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
           attribution: null,
         },
       },
-      geolite2,
+      geolite2 === null ? null : await geolite2.source(),
     ));
   } else {
     type = requireType(reader, variable, /ASN|ISP/i);
