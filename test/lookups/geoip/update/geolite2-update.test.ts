@@ -22,6 +22,7 @@ import { loadConfig, type Config } from '../../../../src/config.js';
 import { readTableManifest } from '../../../../src/data/table-file.js';
 import { DataReloader } from '../../../../src/life/reloader.js';
 import type { Manifest } from '../../../../src/lookups/geoip/compiled-set.js';
+import { loadGeoData } from '../../../../src/lookups/geoip/load.js';
 import { fetchedGeolite2Path } from '../../../../src/lookups/geoip/update/paths.js';
 import { readStatus } from '../../../../src/lookups/geoip/update/update-status.js';
 import { UsageError, runUpdateData } from '../../../../src/update/update-data.js';
@@ -322,6 +323,18 @@ describe('the switch: MaxMind credentials while DATA_SOURCE is not maxmind', () 
       loadConfig(env({ FEEDS_DISABLED: 'geolite2-city' })).dataUpdate.geolite2City,
       false,
     );
+  });
+
+  it('an explicit GEOLITE2_CITY_DB wins over the fetched copy', async () => {
+    const own = join(dir, 'own-GeoLite2-City.mmdb');
+    writeFileSync(own, firstCopy);
+    const geolite2Name = async (geolite2CityDb: string | null) =>
+      (
+        await loadGeoData({ geoipDb, asnDb: null, geolite2CityDb, dataDir }, silentLog)
+      ).dataSets[0]!.locationSources.find((s) => s.id === 'geolite2')?.name;
+    // the fetched copy is the npm stand-in (its type "city ipv4"), the named file MaxMind's layout
+    assert.equal(await geolite2Name(null), 'GeoLite2 City (city ipv4)');
+    assert.equal(await geolite2Name(own), 'GeoLite2 City (GeoLite2-City)');
   });
 
   it('GEOLITE2_CITY_DB names the file to use: nothing is fetched', async () => {
