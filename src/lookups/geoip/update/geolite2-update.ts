@@ -14,7 +14,7 @@
 import { performance } from 'node:perf_hooks';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readdir, rename, rm } from 'node:fs/promises';
+import { readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FetchedArtifact, Manifest } from '../compiled-set.js';
 import { readTableManifest } from '../../../data/table-file.js';
@@ -66,7 +66,7 @@ const sha256Of = (data: Buffer) => createHash('sha256').update(data).digest('hex
 /** The copy in place: its search-tree size and its SHA-256, or null when there is none that opens. */
 async function currentCopy(path: string): Promise<{ nodes: number; sha256: string } | null> {
   try {
-    const data = readFileSync(path);
+    const data = await readFile(path);
     const nodes = (await mmdbReader(data)).metadata.nodeCount;
     return { nodes, sha256: sha256Of(data) };
   } catch {
@@ -124,7 +124,7 @@ async function inspect(
   before: number | null,
   minRatio: number,
 ): Promise<{ problem: string | null; sha256: string }> {
-  const data = readFileSync(file);
+  const data = await readFile(file);
   return { problem: await problemOf(data, before, minRatio), sha256: sha256Of(data) };
 }
 
@@ -144,9 +144,12 @@ export async function updateGeolite2City(
     const release = geolite2CityRelease(options.settings);
     progress({ kind, phase: 'check', source: 'maxmind (second location source)' });
     workDir = await workFolder(tablesDir, kind);
-    const before = await currentCopy(target);
     // without a copy in place the last fetch says nothing: fetched again
-    const record = before === null ? null : readRecord(options.dataDir);
+    const inPlace = await stat(target).then(
+      (st) => st.isFile(),
+      () => false,
+    );
+    const record = inPlace ? readRecord(options.dataDir) : null;
     const fetched = await fetchRelease(release, {
       limits: downloadLimits(kind, options),
       previous: record?.artifacts ?? [],
@@ -154,6 +157,7 @@ export async function updateGeolite2City(
       onArtifact: (a) => progress({ kind, phase: 'download', file: a.name, url: a.url }),
     });
     if (fetched.status === 'fetched') {
+      const before = await currentCopy(target);
       const { problem, sha256 } = await inspect(
         fetched.files[0]!,
         before?.nodes ?? null,
