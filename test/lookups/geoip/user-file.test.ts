@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import {
   DataError,
-  geolite2File,
+  geolite2Input,
   loadUserFile,
   sha256File,
 } from '../../../src/lookups/geoip/compile/compile-sources.js';
@@ -140,7 +140,7 @@ describe('loadUserFile', () => {
     // a text file: reading and hashing it is all that is done until it is compiled with
     const text = join(dir, 'not-an-mmdb.txt');
     await writeFile(text, 'not an MMDB file');
-    const lazy = await geolite2File(text);
+    const lazy = await geolite2Input(text);
     assert.equal(lazy.file.sha256, sha256File(text).sha256);
     await assert.rejects(
       lazy.source(),
@@ -149,7 +149,7 @@ describe('loadUserFile', () => {
         /^GEOLITE2_CITY_DB: cannot open .* as an MMDB file/.test(error.message),
     );
     await assert.rejects(
-      geolite2File(join(dir, 'missing.mmdb')),
+      geolite2Input(join(dir, 'missing.mmdb')),
       (error: unknown) =>
         error instanceof DataError && /^GEOLITE2_CITY_DB: cannot open/.test(error.message),
     );

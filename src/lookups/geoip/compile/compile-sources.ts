@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -34,7 +34,7 @@ import {
   type Manifest,
   type SourceFile,
 } from '../compiled-set.js';
-import { TABLE_FORMAT } from '../../../data/table-file.js';
+import { TABLE_FORMAT, readTableManifest } from '../../../data/table-file.js';
 import {
   DBIP_SOURCE_ID,
   GEOLITE2_SOURCE_ID,
@@ -156,7 +156,7 @@ export interface PrimarySource {
  */
 export async function compileLocationTable(
   primary: PrimarySource,
-  extra: ExtraCitySource | null = null,
+  extra: Pick<ExtraCitySource, 'layer' | 'info'> | null = null,
 ): Promise<{ compiled: Compiled; location: LocationProvenance }> {
   const { Reader } = await import('../../../later/maxmind.js');
   const layers = [
@@ -313,36 +313,37 @@ export async function loadEmbedded(
 export interface ExtraCitySource {
   layer: SourceLayer;
   info: LocationSourceInfo;
-}
-
-/** The operator's GeoLite2 City file, read and hashed: what a check of kept tables needs. */
-export interface Geolite2File {
   file: SourceFile;
-  /** the file as a city source: its MMDB reader and time zones, opened only to compile */
-  source(): Promise<ExtraCitySource>;
 }
 
 /**
- * The operator's GeoLite2 City file (MaxMind's layout as downloaded with
- * their licence key, or ip-location-db's flat copy): read and hashed now,
- * opened as the second city source only when tables are compiled with it
- * (kept tables are current by the hash alone); a file that is not a City
- * MMDB is refused then, naming the variable.
+ * The GeoLite2 City file read and hashed; its source (reader, mapping, time
+ * zones: ~2 s for a full file) built only to compile — a table compiled
+ * from it already needs only the hash, and a reload swapping it in
+ * (src/life/reloader.ts) runs on the thread that answers requests.
  */
-export async function geolite2File(path: string): Promise<Geolite2File> {
+export interface Geolite2Input {
+  file: SourceFile;
+  source(): Promise<ExtraCitySource>;
+}
+
+export async function geolite2Input(path: string): Promise<Geolite2Input> {
   let data: Buffer;
   try {
     data = await readFile(path);
   } catch (cause) {
-    throw new DataError(`${GEOLITE2_VARIABLE}: cannot open ${path}`, { cause });
+    throw new DataError(`GEOLITE2_CITY_DB: cannot open ${path}`, { cause });
   }
   return { file: sourceFile(path, data), source: () => geolite2Source(path, data) };
 }
 
-const GEOLITE2_VARIABLE = 'GEOLITE2_CITY_DB';
-
+/**
+ * The operator's GeoLite2 City file (MaxMind's layout as downloaded with
+ * their licence key, or ip-location-db's flat copy) as the second city
+ * source; a file that is not a City MMDB is refused, naming the variable.
+ */
 async function geolite2Source(path: string, data: Buffer): Promise<ExtraCitySource> {
-  const variable = GEOLITE2_VARIABLE;
+  const variable = 'GEOLITE2_CITY_DB';
   let reader: Reader<object>;
   try {
     reader = await mmdbReader(data);
@@ -367,6 +368,7 @@ async function geolite2Source(path: string, data: Buffer): Promise<ExtraCitySour
         url: 'https://www.maxmind.com',
       },
     },
+    file: sourceFile(path, data),
   };
 }
 
@@ -407,6 +409,23 @@ function keepTables(dirs: readonly string[], name: string, set: CompiledSet, log
 }
 
 /**
+ * The embedded DB-IP City files as the install step hashed them into the
+ * installed tables' manifest (which loadEmbedded trusts without hashing),
+ * when their names and sizes still match; else hashed now. Hashing their
+ * 134 MB took 0.26 s of the thread that answers, at every reload with GeoLite2.
+ */
+function embeddedCityFiles(): SourceFile[] {
+  const files = embeddedFiles();
+  const recorded = readTableManifest<Manifest>(join(INSTALLED_TABLES_DIR, 'geoip.tables'))?.source
+    .files;
+  return [files.cityV4, files.cityV6].map((path, i) => {
+    const known = recorded?.[i];
+    const same = known?.name === basename(path) && known.bytes === statSync(path).size;
+    return same ? known : sha256File(path);
+  });
+}
+
+/**
  * The embedded DB-IP Lite City reconciled with the operator's GeoLite2 City
  * (and the country sources), compiled the first time this pair is seen and
  * kept in `cacheDir` under the hash of every input.
@@ -418,13 +437,8 @@ export async function loadEmbeddedWithGeolite2(
   options: LoadOptions = {},
 ): Promise<CompiledSet> {
   const files = embeddedFiles();
-  const geolite2 = await geolite2File(geolite2Path);
-  const inputs = [
-    sha256File(files.cityV4),
-    sha256File(files.cityV6),
-    geolite2.file,
-    ...reconcileInputs(),
-  ];
+  const geolite2 = await geolite2Input(geolite2Path);
+  const inputs = [...embeddedCityFiles(), geolite2.file, ...reconcileInputs()];
   const { name, dirs, cached } = cachedTables(cacheDir, 'geoip-geolite2', inputs, options);
   if (cached !== null) return cached;
   const started = performance.now();
@@ -486,7 +500,7 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
   }
   const source = sourceFile(path, data);
   const geolite2 =
-    kind === 'geoip' && options.geolite2 != null ? await geolite2File(options.geolite2) : null;
+    kind === 'geoip' && options.geolite2 != null ? await geolite2Input(options.geolite2) : null;
   const inputs =
     kind === 'geoip'
       ? [source, ...(geolite2 === null ? [] : [geolite2.file]), ...reconcileInputs()]

@@ -5,12 +5,15 @@
 import { startSiblingWorker } from '../../../kit/worker-thread.js';
 import { DataError } from '../compile/compile-sources.js';
 import type { Manifest } from '../compiled-set.js';
-import type { CompileJob } from './compile-update.js';
+import type { CompileJob, ReconcileJob } from './compile-update.js';
 
 export type CompileReply = { ok: true; manifest: Manifest } | { ok: false; message: string };
 
-/** Compiles `job` off the main thread; rejects with a DataError carrying the worker's reason. */
-export function compileInWorker(job: CompileJob): Promise<Manifest> {
+/**
+ * Compiles `job` (an update's tables, or a reconciled table for the cache)
+ * off the main thread; rejects with a DataError carrying the worker's reason.
+ */
+export function compileInWorker(job: CompileJob | { reconcile: ReconcileJob }): Promise<Manifest> {
   // the worker's file sits beside this module's (src/kit/worker-thread.ts)
   const worker = startSiblingWorker(import.meta.url, 'compile-worker', job);
   return new Promise<Manifest>((resolve, reject) => {

@@ -7,11 +7,14 @@ import { parseAsnCsv } from '../asn-csv.js';
 import { dbipMapper, maxmindMapper } from '../record-map.js';
 import { createTimezoneResolver } from '../timezone.js';
 import { NetworkSink, compileAsnRanges, compileMmdb } from '../compile/compile.js';
+import { pino } from 'pino';
 import {
   DataError,
   builtAt,
   compileLocationTable,
   installedTimezones,
+  loadEmbeddedWithGeolite2,
+  loadUserFile,
   manifest,
   mmdbReader,
   sha256File,
@@ -122,5 +125,38 @@ export async function compileUpdate(job: CompileJob): Promise<Manifest> {
     }),
   };
   saveCompiledSet(job.output, set);
+  return set.manifest;
+}
+
+/**
+ * The GeoIP location table reconciled with a fresh GeoLite2 City, compiled
+ * ahead of the load that will want it: the tables are kept in `cacheDir`
+ * under the hash of their inputs (compile-sources.ts), where that load then
+ * finds them — a serving process swaps them in without compiling on its
+ * main thread. The hash is of the file's content, so a download may be
+ * compiled from its work folder before it is renamed into place.
+ */
+export interface ReconcileJob {
+  /** GEOIP_DB, or null for the embedded DB-IP */
+  geoipDb: string | null;
+  geolite2: string;
+  cacheDir: string;
+}
+
+export async function compileReconciled(job: ReconcileJob): Promise<Manifest> {
+  const log = pino({ level: 'silent' });
+  const set =
+    job.geoipDb === null
+      ? await loadEmbeddedWithGeolite2(job.geolite2, job.cacheDir, log)
+      : await loadUserFile(
+          {
+            kind: 'geoip',
+            path: job.geoipDb,
+            variable: 'GEOIP_DB',
+            cacheDir: job.cacheDir,
+            geolite2: job.geolite2,
+          },
+          log,
+        );
   return set.manifest;
 }

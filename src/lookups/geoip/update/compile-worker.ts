@@ -4,11 +4,17 @@
 // an entry of the service's bundle too (scripts/bundle.ts), beside it.
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { CompileReply } from './compile-in-worker.js';
-import { compileUpdate, type CompileJob } from './compile-update.js';
+import {
+  compileReconciled,
+  compileUpdate,
+  type CompileJob,
+  type ReconcileJob,
+} from './compile-update.js';
 
-if (!isMainThread && parentPort !== null && (workerData as { output?: unknown })?.output) {
+const job = workerData as { output?: unknown; reconcile?: ReconcileJob } | null;
+if (!isMainThread && parentPort !== null && (job?.output || job?.reconcile)) {
   const port = parentPort;
-  compileUpdate(workerData as CompileJob)
+  (job.reconcile ? compileReconciled(job.reconcile) : compileUpdate(workerData as CompileJob))
     .then((manifest) => port.postMessage({ ok: true, manifest } satisfies CompileReply))
     .catch((error: unknown) =>
       port.postMessage({

@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { once } from 'node:events';
 import { createGunzip } from 'node:zlib';
 import { download, streamDownload, type DownloadLimits } from '../../vpn/feeds/feed-download.js';
-import type { FetchedArtifact, Manifest } from '../compiled-set.js';
+import type { FetchedArtifact } from '../compiled-set.js';
 import type { Artifact, Release } from './sources.js';
 
 class UpdateError extends Error {
@@ -33,8 +33,11 @@ function parseChecksum(text: string, name: string): string {
 }
 
 /** The artifact as last fetched, when the current data came from the same publisher. */
-function previousOf(artifact: Artifact, previous: Manifest | null): FetchedArtifact | null {
-  return previous?.source.update?.artifacts.find((a) => a.name === artifact.name) ?? null;
+function previousOf(
+  artifact: Artifact,
+  previous: readonly FetchedArtifact[],
+): FetchedArtifact | null {
+  return previous.find((a) => a.name === artifact.name) ?? null;
 }
 
 async function fetchToFile(
@@ -108,8 +111,8 @@ async function unpack(artifact: Artifact, path: string, dir: string): Promise<st
 
 export interface FetchOptions {
   limits: DownloadLimits;
-  /** the manifest of the data answering now, for what was fetched last time */
-  previous: Manifest | null;
+  /** what was fetched last time for the data answering now (its manifest's update artifacts) */
+  previous: readonly FetchedArtifact[];
   /** an empty folder for the downloads */
   workDir: string;
   onArtifact?: (artifact: Artifact) => void;

@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FetchLike } from '../../vpn/feeds/feed-download.js';
+import type { DownloadLimits, FetchLike } from '../../vpn/feeds/feed-download.js';
 import type { CompiledSet, DataSetKind, Manifest } from '../compiled-set.js';
 import { readTableManifest } from '../../../data/table-file.js';
 import { partialName } from '../../../kit/atomic-file.js';
@@ -18,22 +18,22 @@ import { withFileUrls } from './file-fetch.js';
 import { DEFAULT_MIN_RATIO, baselineOf } from './sanity.js';
 import type { SourceSettings } from './source-settings.js';
 import { releasesFor, type Artifact, type Release } from './sources.js';
-import { recordOutcome, type UpdateOutcome } from './update-status.js';
+import { recordOutcome, type UpdatedSet, type UpdateOutcome } from './update-status.js';
 import { updateTablesPath } from './paths.js';
 
 export type GeoProgress =
-  | { kind: DataSetKind; phase: 'check'; source: string }
-  | { kind: DataSetKind; phase: 'download'; file: string; url: string }
-  | { kind: DataSetKind; phase: 'bytes'; bytes: number; total: number | null }
-  | { kind: DataSetKind; phase: 'compile' }
+  | { kind: UpdatedSet; phase: 'check'; source: string }
+  | { kind: UpdatedSet; phase: 'download'; file: string; url: string }
+  | { kind: UpdatedSet; phase: 'bytes'; bytes: number; total: number | null }
+  | { kind: UpdatedSet; phase: 'compile' }
   | {
-      kind: DataSetKind;
+      kind: UpdatedSet;
       phase: 'done';
       outcome: 'updated' | 'unchanged';
       name: string;
       seconds: number;
     }
-  | { kind: DataSetKind; phase: 'failed'; error: string; seconds: number };
+  | { kind: UpdatedSet; phase: 'failed'; error: string; seconds: number };
 
 export interface GeoUpdateOptions {
   dataDir: string;
@@ -79,14 +79,7 @@ async function updateKind(kind: DataSetKind, options: GeoUpdateOptions): Promise
     const now = (options.now ?? (() => new Date()))();
     const releases = releasesFor(kind, options.settings, now);
     progress({ kind, phase: 'check', source: options.settings.source });
-    try {
-      await mkdir(tablesDir, { recursive: true });
-      workDir = partialName(join(tablesDir, `.work-${kind}`));
-      await mkdir(workDir);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? String(error);
-      throw new Error(`${tablesDir} cannot be written (${code})`, { cause: error });
-    }
+    workDir = await workFolder(tablesDir, kind);
     const previous = readTableManifest<Manifest>(target);
     const { release, fetched } = await firstAvailable(releases, kind, workDir, previous, options);
     if (fetched.status === 'unchanged') {
@@ -132,6 +125,33 @@ async function updateKind(kind: DataSetKind, options: GeoUpdateOptions): Promise
   }
 }
 
+/** An empty folder for a download in DATA_DIR/tables (so a rename into place stays on one file system). */
+export async function workFolder(tablesDir: string, name: UpdatedSet): Promise<string> {
+  try {
+    await mkdir(tablesDir, { recursive: true });
+    const dir = partialName(join(tablesDir, `.work-${name}`));
+    await mkdir(dir);
+    return dir;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new Error(`${tablesDir} cannot be written (${code})`, { cause: error });
+  }
+}
+
+/** The download's bounds (file:// URLs read too), its bytes reported as progress. */
+export function downloadLimits(
+  kind: UpdatedSet,
+  options: Pick<GeoUpdateOptions, 'fetch' | 'timeoutMs' | 'maxBytes' | 'onProgress'>,
+): DownloadLimits {
+  return {
+    fetch: withFileUrls(options.fetch ?? ((url: string, init: RequestInit) => fetch(url, init))),
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes,
+    onBytes: (bytes: number, total: number | null) =>
+      options.onProgress?.({ kind, phase: 'bytes', bytes, total }),
+  };
+}
+
 /** The first release that exists: a 404 moves on to the next (DB-IP's previous month). */
 async function firstAvailable(
   releases: Release[],
@@ -140,18 +160,12 @@ async function firstAvailable(
   previous: Manifest | null,
   options: GeoUpdateOptions,
 ): Promise<{ release: Release; fetched: ReleaseFetch }> {
-  const limits = {
-    fetch: withFileUrls(options.fetch ?? ((url: string, init: RequestInit) => fetch(url, init))),
-    timeoutMs: options.timeoutMs,
-    maxBytes: options.maxBytes,
-    onBytes: (bytes: number, total: number | null) =>
-      options.onProgress?.({ kind, phase: 'bytes', bytes, total }),
-  };
+  const limits = downloadLimits(kind, options);
   for (const [i, release] of releases.entries()) {
     try {
       const fetched = await fetchRelease(release, {
         limits,
-        previous,
+        previous: previous?.source.update?.artifacts ?? [],
         workDir,
         onArtifact: (a: Artifact) =>
           options.onProgress?.({ kind, phase: 'download', file: a.name, url: a.url }),

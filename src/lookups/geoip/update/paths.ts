@@ -6,3 +6,11 @@ import type { DataSetKind } from '../compiled-set.js';
 export function updateTablesPath(dataDir: string, kind: DataSetKind): string {
   return join(dataDir, 'tables', `${kind}.update.tables`);
 }
+
+/**
+ * GeoLite2 City as `update-data` fetched it with the operator's MaxMind key:
+ * the second location source when GEOLITE2_CITY_DB names none.
+ */
+export function fetchedGeolite2Path(dataDir: string): string {
+  return join(dataDir, 'geolite2-city.mmdb');
+}

@@ -147,6 +147,15 @@ function maxmind(kind: DataSetKind, s: SourceSettings): Release {
   };
 }
 
+/**
+ * GeoLite2 City as the second location source beside DB-IP (MaxMind's
+ * credentials set, DATA_SOURCE not maxmind): the same download as
+ * DATA_SOURCE=maxmind's City release.
+ */
+export function geolite2CityRelease(s: SourceSettings): Release {
+  return maxmind('geoip', s);
+}
+
 /** The releases to try for `kind`, in order: the first that exists is taken. */
 export function releasesFor(kind: DataSetKind, s: SourceSettings, now: Date): Release[] {
   if (s.source === 'dbip') return dbip(kind, s, now);

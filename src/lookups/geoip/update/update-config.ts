@@ -44,6 +44,12 @@ export interface DataUpdateConfig {
   maxmindLicenseKey: Secret | null;
   /** geoip and asn unless FEEDS_DISABLED names them */
   kinds: readonly DataSetKind[];
+  /**
+   * GeoLite2 City fetched as the second location source (geolite2-update.ts):
+   * MaxMind's credentials set while DATA_SOURCE is not maxmind (GeoLite2 is
+   * the GeoIP data then), unless FEEDS_DISABLED names geolite2-city
+   */
+  geolite2City: boolean;
   timeoutMs: number;
   maxBytes: number;
   /** /readyz warns about a data set older than this */
@@ -119,6 +125,11 @@ export function dataUpdateFromEnv(
     maxmindLicenseKey:
       e.MAXMIND_LICENSE_KEY === undefined ? null : new Secret(e.MAXMIND_LICENSE_KEY),
     kinds: (['geoip', 'asn'] as const).filter((k) => !disabled.includes(k)),
+    geolite2City:
+      e.DATA_SOURCE !== 'maxmind' &&
+      e.MAXMIND_ACCOUNT_ID !== undefined &&
+      e.MAXMIND_LICENSE_KEY !== undefined &&
+      !disabled.includes('geolite2-city'),
     timeoutMs: e.DATA_TIMEOUT_MS,
     maxBytes: e.DATA_MAX_BYTES,
     maxAgeDays: e.DATA_MAX_AGE_DAYS,

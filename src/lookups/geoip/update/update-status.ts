@@ -19,7 +19,10 @@ export interface KindStatus {
   succeededAt: string | null;
 }
 
-export type UpdateStatus = Partial<Record<DataSetKind, KindStatus>>;
+/** the data sets an update records: GeoIP, ASN and the fetched GeoLite2 City */
+export type UpdatedSet = DataSetKind | 'geolite2-city';
+
+export type UpdateStatus = Partial<Record<UpdatedSet, KindStatus>>;
 
 function statusPath(dataDir: string): string {
   return join(dataDir, 'tables', 'update-status.json');
@@ -36,7 +39,7 @@ export function readStatus(dataDir: string): UpdateStatus {
 
 export async function recordOutcome(
   dataDir: string,
-  result: { kind: DataSetKind; outcome: UpdateOutcome; error: string | null },
+  result: { kind: UpdatedSet; outcome: UpdateOutcome; error: string | null },
   at: Date,
 ): Promise<void> {
   const status = readStatus(dataDir);
