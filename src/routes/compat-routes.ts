@@ -28,6 +28,7 @@ import {
 import {
   geoip2Address,
   geoip2Failure,
+  geoip2Memos,
   geoip2Writer,
   type GeoIp2Service,
 } from '../api/compat/geoip2.js';
@@ -293,11 +294,12 @@ export function compatHandlers(deps: CompatDeps) {
     }),
   };
 
-  // MaxMind GeoIP2 web service
+  // MaxMind GeoIP2 web service: City and Insights write a place and an AS alike
+  const detailedMemos = geoip2Memos('city', slices);
   const geoip2Texts = {
     country: geoip2Writer('country', slices, (ip) => whole(ip, false)),
-    city: geoip2Writer('city', slices, (ip) => whole(ip, false)),
-    insights: geoip2Writer('insights', slices, (ip) => whole(ip, true)),
+    city: geoip2Writer('city', slices, (ip) => whole(ip, false), detailedMemos),
+    insights: geoip2Writer('insights', slices, (ip) => whole(ip, true), detailedMemos),
   };
   const geoip2Body = (service: GeoIp2Service, ip: Ip): JsonBody =>
     answer(() => geoip2Texts[service](ip));

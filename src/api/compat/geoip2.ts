@@ -178,6 +178,35 @@ const LONGITUDE = ',"longitude":';
 const TRAITS = ',"traits":{"ip_address":"';
 
 /**
+ * The members of a place and of an AS record as one service writes them,
+ * made once per record: City and Insights write the same, and share them
+ * (the memory a memo holds is bounded by the data's records, per memo).
+ */
+export interface GeoIp2Memos {
+  places: IndexMemo<{ known: boolean; head: string; zone: string; tail: string }>;
+  networks: IndexMemo<string>;
+}
+
+export function geoip2Memos(service: GeoIp2Service, slices: RecordSlices): GeoIp2Memos {
+  return {
+    places: new IndexMemo((index) => {
+      const p = slices.place(index);
+      const { head, tail } = placeParts(service, p);
+      return {
+        known: p.country !== null,
+        head: commaRun(head),
+        zone: p.timezone === null ? EMPTY : fragment(`,"time_zone":${JSON.stringify(p.timezone)}`),
+        tail: commaRun(tail),
+      };
+    }),
+    networks: new IndexMemo((index) => {
+      const n = slices.network(index);
+      return commaRun(networkTraits(service, n?.asn ?? null, n?.org ?? null, n?.isp ?? null));
+    }),
+  };
+}
+
+/**
  * The answer of one service, JSON.stringify(geoip2Record(…)) byte for byte:
  * from the record's slices (a place's, an AS's and a verdict's members made
  * once; the radius read per location), or from the whole record where slices
@@ -190,21 +219,8 @@ export function geoip2Writer(
   service: GeoIp2Service,
   slices: RecordSlices,
   whole: (ip: Ip) => { geo: GeoIpRecord; flags: PrivacyFlags | null },
+  { places, networks }: GeoIp2Memos = geoip2Memos(service, slices),
 ): (ip: Ip) => Written {
-  const places = new IndexMemo((index) => {
-    const p = slices.place(index);
-    const { head, tail } = placeParts(service, p);
-    return {
-      known: p.country !== null,
-      head: commaRun(head),
-      zone: p.timezone === null ? EMPTY : fragment(`,"time_zone":${JSON.stringify(p.timezone)}`),
-      tail: commaRun(tail),
-    };
-  });
-  const networks = new IndexMemo((index) => {
-    const n = slices.network(index);
-    return commaRun(networkTraits(service, n?.asn ?? null, n?.org ?? null, n?.isp ?? null));
-  });
   const verdicts = new VerdictMemo((flags) => commaRun(flagTraits(service, flags)));
   const none = { known: false, head: EMPTY, zone: EMPTY, tail: EMPTY };
   const detailed = service !== 'country';

@@ -222,8 +222,14 @@ interface SelectionMemo {
   noNetwork: string;
 }
 
-/** at most this many selections keep memos (a client asks with one or a few) */
-const MAX_SELECTIONS = 64;
+/**
+ * At most this many selections keep memos: a client asks with one or a few,
+ * and each selection's memos grow with the places and AS records asked for
+ * (~10 MB over 50,000 places), so a client cycling through selections would
+ * multiply that. Past these, a selection is written from the whole record
+ * (the same answer, slower; nothing kept).
+ */
+const MAX_SELECTIONS = 4;
 
 function selectionMemo(slices: RecordSlices, mask: number): SelectionMemo {
   const text = (values: Values) => fragment(membersText(values, mask));

@@ -8,7 +8,6 @@
 // formats build it from the whole record instead (the same answer, slower).
 import { Buffer } from 'node:buffer';
 import { writeAscii } from '../../data/byte-writer.js';
-import { IndexMemo } from '../../data/index-memo.js';
 import { NONE } from '../../data/range-table.js';
 import { COORDINATE_SCALE, NO_COORDINATE } from '../../lookups/geoip/compiled-set.js';
 import {
@@ -77,7 +76,6 @@ export class RecordSlices {
     network: NONE,
     verdict: '',
   };
-  private readonly places = new IndexMemo<PlaceFields>((index) => this.geoip.placeFields(index));
 
   constructor(
     readonly geoip: GeoIpLookup,
@@ -114,9 +112,14 @@ export class RecordSlices {
     return s;
   }
 
-  /** The place fields of a place record (NONE: none known). */
+  /**
+   * The place fields of a place record (NONE: none known), parsed from the
+   * table's text at each call: the formats ask once per place to make their
+   * own texts, which they keep; keeping the objects too would hold a second
+   * copy of every place asked for.
+   */
   place(index: number): PlaceFields {
-    return index === NONE ? NO_PLACE_FIELDS : this.places.get(this.geoip.tables.geoip, index);
+    return index === NONE ? NO_PLACE_FIELDS : this.geoip.placeFields(index);
   }
 
   network(index: number): AsnInfo | null {
