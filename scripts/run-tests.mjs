@@ -132,6 +132,10 @@ if (full) process.env.TEST_FULL = '1';
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 3));
 const started = performance.now();
 
+// the files import dist/src/ and their children run dist/ (test/helpers/entry.ts):
+// never older than the sources. Before the checks start: a build that fails ends the run
+buildIfStale({ check: false });
+
 // the typecheck and eslint in one process over the same programs (what
 // `npm run typecheck` and eslint in `npm run lint` check, on half the CPU),
 // and the rest of `npm run lint`, prettier's check
@@ -148,16 +152,35 @@ const checks = withChecks
     )
   : [];
 
-// the files import dist/src/ and their children run dist/ (test/helpers/entry.ts):
-// never older than the sources
-buildIfStale({ check: false });
-await compileTests();
+// the whole test tree, compiled afresh by every run (about a second): a
+// file never runs an older compile. A file that does not compile fails the
+// run (esbuild's message names it) and no file runs; the checks still report
+const compiling = performance.now();
+const compileFailure = await compileTests().then(
+  ({ files: sources }) => {
+    const seconds = (performance.now() - compiling) / 1000;
+    process.stdout.write(
+      `# compiled ${sources} test sources to dist/test/ in ${seconds.toFixed(1)} s\n`,
+    );
+    return null;
+  },
+  (error) => ({
+    name: 'compile the tests (scripts/compile-tests.mjs)',
+    output: `${error instanceof Error ? error.message : String(error)}\n`,
+    ok: false,
+    code: 1,
+    seconds: (performance.now() - compiling) / 1000,
+    cpu: 0,
+  }),
+);
+if (compileFailure !== null) report(compileFailure);
+const queue = compileFailure === null ? files : [];
 
 const results = [];
 let next = 0;
 async function worker() {
-  while (next < files.length) {
-    const file = files[next++];
+  while (next < queue.length) {
+    const file = queue[next++];
     const result = await run(file, process.execPath, [
       '--enable-source-maps',
       '--test-reporter=spec',
@@ -167,14 +190,14 @@ async function worker() {
     report(result);
   }
 }
-await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
+await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
 const checked = await Promise.all(checks);
 const wall = (performance.now() - started) / 1000;
 
 const totals = Object.fromEntries(
   COUNTS.map((count) => [count, results.reduce((sum, r) => sum + r.counts[count], 0)]),
 );
-const failed = [...checked, ...results].filter((r) => !r.ok);
+const failed = [compileFailure ?? [], ...checked, ...results].flat().filter((r) => !r.ok);
 const bySlowest = [...checked, ...results].sort((a, b) => b.seconds - a.seconds);
 const busy = results.reduce((sum, r) => sum + r.seconds, 0);
 const cpu = [...checked, ...results].reduce((sum, r) => sum + r.cpu, 0);
@@ -197,7 +220,9 @@ const round = (seconds) => Number(seconds.toFixed(2));
 const times = Object.fromEntries(bySlowest.map((r) => [r.name, round(r.seconds)]));
 const cpuTimes = Object.fromEntries(bySlowest.map((r) => [r.name, round(r.cpu)]));
 const record = `${JSON.stringify({ wall: round(wall), cpu: round(cpu), times, cpuTimes }, null, 2)}\n`;
-if (whole && existsSync(dirname(TIMES_RECORD))) writeFileSync(TIMES_RECORD, record);
+if (whole && compileFailure === null && existsSync(dirname(TIMES_RECORD))) {
+  writeFileSync(TIMES_RECORD, record);
+}
 if (process.env.TEST_TIMES_FILE) {
   mkdirSync(dirname(process.env.TEST_TIMES_FILE), { recursive: true });
   writeFileSync(process.env.TEST_TIMES_FILE, record);
