@@ -25,6 +25,11 @@
 //   (they import test/helpers/scale.ts) at that size (TEST_FULL=1): the whole
 //   embedded data where `npm test` checks a slice of it, every split where it
 //   checks a few. CI runs both.
+// - `--and-full` (npm run test:ci, what .ci/run runs) runs both in one pool:
+//   every file as `npm test` runs it, and the full-size files once more with
+//   TEST_FULL=1 (named `<file> (TEST_FULL=1)`), slowest first among them all,
+//   so that the two sets share the cores instead of the second waiting for
+//   the first's last files.
 // - TEST_TIMES_FILE=<path> also writes this run's times as JSON;
 //   `TEST_TIMES_FILE=test/file-times.json npm test` refreshes the committed
 //   record a fresh clone orders its files by.
@@ -67,11 +72,12 @@ function cpuSeconds(timesOutput) {
 }
 
 /** Runs one command; resolves with its output, exit status, wall and CPU seconds and the spec reporter's counts. */
-function run(name, command, args) {
+function run(name, command, args, env = {}) {
   return new Promise((resolve) => {
     const started = performance.now();
     const child = spawn('bash', ['-c', TIMED, name, command, ...args], {
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
     });
     let output = '';
     let timesOutput = '';
@@ -114,20 +120,26 @@ function lastTimes() {
   return {};
 }
 
+const FLAGS = ['--checks', '--full', '--and-full'];
 const args = process.argv.slice(2);
 const withChecks = args.includes('--checks');
 const full = args.includes('--full');
-const named = args.filter((arg) => arg !== '--checks' && arg !== '--full');
+const andFull = args.includes('--and-full');
+const named = args.filter((arg) => !FLAGS.includes(arg));
 const whole = named.length === 0 && !full;
 const known = lastTimes();
 const SCALED = /from '(\.\.\/)+helpers\/scale\.js'|from '\.\/scale\.js'/;
-const files =
-  named.length > 0
-    ? named
-    : findTests('test')
-        .filter((file) => !full || SCALED.test(readFileSync(file, 'utf8')))
-        .sort()
-        .sort((a, b) => (known[b] ?? 0) - (known[a] ?? 0));
+const scaled = (file) => SCALED.test(readFileSync(file, 'utf8'));
+/** what runs: each file with its name in the report and the environment it adds */
+const asIs = (file) => ({ file, name: file, env: {} });
+const atFullSize = (file) => ({ file, name: `${file} (TEST_FULL=1)`, env: { TEST_FULL: '1' } });
+const found = named.length > 0 ? named : findTests('test').sort();
+const planned = full
+  ? found.filter(scaled).map(asIs)
+  : [...found.map(asIs), ...(andFull ? found.filter(scaled).map(atFullSize) : [])];
+// a full-size run with no time in the record starts first: they are the longest
+const lastSeconds = ({ name, env }) => known[name] ?? (env.TEST_FULL === undefined ? 0 : 1e6);
+const files = named.length > 0 ? planned : planned.sort((a, b) => lastSeconds(b) - lastSeconds(a));
 if (full) process.env.TEST_FULL = '1';
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 3));
 const started = performance.now();
@@ -180,12 +192,13 @@ const results = [];
 let next = 0;
 async function worker() {
   while (next < queue.length) {
-    const file = queue[next++];
-    const result = await run(file, process.execPath, [
-      '--enable-source-maps',
-      '--test-reporter=spec',
-      compiledPath(file),
-    ]);
+    const { file, name, env } = queue[next++];
+    const result = await run(
+      name,
+      process.execPath,
+      ['--enable-source-maps', '--test-reporter=spec', compiledPath(file)],
+      env,
+    );
     results.push(result);
     report(result);
   }
