@@ -150,10 +150,23 @@ buildIfStale({ check: false });
 
 // the typecheck and eslint in one process over the same programs (what
 // `npm run typecheck` and eslint in `npm run lint` check, on half the CPU),
-// and the rest of `npm run lint`, prettier's check
+// and the rest of `npm run lint`, prettier's check. Prettier keeps which
+// files it found formatted (by their content, its version and options:
+// node_modules/.cache/prettier/), so a run after a small edit reads those
+// again but formats only the changed ones: ~1 s of CPU instead of ~16 s
 const CHECKS = [
   ['typecheck and eslint', ['scripts/typecheck-and-lint.mjs']],
-  ['prettier --check', ['node_modules/prettier/bin/prettier.cjs', '--check', '.']],
+  [
+    'prettier --check',
+    [
+      'node_modules/prettier/bin/prettier.cjs',
+      '--check',
+      '--cache',
+      '--cache-strategy',
+      'content',
+      '.',
+    ],
+  ],
 ];
 const checks = withChecks
   ? CHECKS.map(([name, args]) =>
