@@ -75,7 +75,12 @@ export default tseslint.config(
     // of a tsconfig (build-native.mjs is: test/native-heap.test.ts imports it,
     // with allowJs); type-aware rules on them would need a default project of
     // their own, a second TypeScript program that cost 12 s of every lint
-    files: ['scripts/build-if-stale.mjs', 'scripts/start.mjs', 'scripts/typecheck-and-lint.mjs'],
+    files: [
+      'scripts/build-if-stale.mjs',
+      'scripts/compile-tests.mjs',
+      'scripts/start.mjs',
+      'scripts/typecheck-and-lint.mjs',
+    ],
     ...tseslint.configs.disableTypeChecked,
   },
   {

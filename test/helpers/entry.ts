@@ -1,7 +1,8 @@
 // How a test's child process runs one of the project's entry files (the
 // service, the CLI, the MCP stdio server, the data updater): its built
 // JavaScript in dist/ when dist/ was built from the sources as they are (CI
-// builds it at `npm ci`; `npm run build` here), else its TypeScript source
+// builds it at `npm ci`, scripts/run-tests.mjs before the files when it is
+// stale, `npm run build` by hand), else its TypeScript source
 // through tsx, so that a child never runs code older than the sources. Both
 // are the same code; the built one starts on ~0.4 s of CPU where tsx spends
 // ~1.5 s hooking and loading the ~200 modules of the service, in every one of
