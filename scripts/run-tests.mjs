@@ -25,7 +25,7 @@
 //   (they import test/helpers/scale.ts) at that size (TEST_FULL=1): the whole
 //   embedded data where `npm test` checks a slice of it, every split where it
 //   checks a few. CI runs both.
-// - `--and-full` (npm run test:ci, what .ci/run runs) runs both in one pool:
+// - `--and-full` (`npm test -- --and-full`, what .ci/run runs) runs both in one pool:
 //   every file as `npm test` runs it, and the full-size files once more with
 //   TEST_FULL=1 (named `<file> (TEST_FULL=1)`), slowest first among them all,
 //   so that the two sets share the cores instead of the second waiting for
