@@ -156,8 +156,19 @@ describe('EXPORT_DIR: the export kept current and served to operators', () => {
     });
     assert.equal(old.status, 200);
     await old.arrayBuffer();
-    const metrics = await (await request('/metrics', { headers: AUTH })).text();
-    assert.match(metrics, /^ipintel_export_builds\{result="ok"\} 2$/m);
-    assert.match(metrics, /^ipintel_export_builds\{result="failed"\} 0$/m);
+    // the build is counted when its child has exited, a moment after its files are
+    // served: the count is waited for, not read once
+    let builds: string[] = [];
+    await until(
+      async () => {
+        const metrics = await (await request('/metrics', { headers: AUTH })).text();
+        builds = metrics.split('\n').filter((line) => line.startsWith('ipintel_export_builds{'));
+        return !builds.includes('ipintel_export_builds{result="ok"} 1');
+      },
+      120_000,
+      50,
+    );
+    assert.ok(builds.includes('ipintel_export_builds{result="ok"} 2'), builds.join('\n'));
+    assert.ok(builds.includes('ipintel_export_builds{result="failed"} 0'), builds.join('\n'));
   });
 });
