@@ -4,7 +4,7 @@
 // labelled-addresses test (embedded data only), so both score the same way.
 // Pure: the caller reads the file and supplies the classifier.
 import type { AsnInfo } from '../../src/lookups/geoip/record-map.js';
-import { splitCsvLine } from '../../src/lookups/geoip/asn-csv.js';
+import { eachTableRow } from '../../src/lookups/geoip/asn-csv.js';
 import { parseIp, type Ip } from '../../src/net/ip.js';
 import { detect, type DetectionIndex, type VpnDetection } from '../../src/lookups/vpn/detect.js';
 
@@ -41,18 +41,7 @@ function bool(text: string | undefined, where: string, column: string): boolean 
 export function parseLabelledAddresses(text: string): LabelledAddress[] {
   const rows: LabelledAddress[] = [];
   const seen = new Set<string>();
-  let sawHeader = false;
-  text.split(/\r?\n/).forEach((raw, index) => {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) return;
-    const where = `labelled-addresses.csv line ${index + 1}`;
-    if (!sawHeader) {
-      if (line !== HEADER) throw new Error(`${where}: expected header "${HEADER}"`);
-      sawHeader = true;
-      return;
-    }
-    const fields = splitCsvLine(line);
-    if (fields.length !== 7) throw new Error(`${where}: expected 7 fields, found ${fields.length}`);
+  eachTableRow(text, 'labelled-addresses.csv', HEADER, 7, (fields, where, line) => {
     const [ipText = '', category = '', vpn, proxy, hosting, mobile, note = ''] = fields;
     const ip = parseIp(ipText);
     if (ip === null) throw new Error(`${where}: bad address ${JSON.stringify(ipText)}`);
@@ -70,10 +59,9 @@ export function parseLabelledAddresses(text: string): LabelledAddress[] {
         isMobile: bool(mobile, where, 'isMobile'),
       },
       note,
-      line: index + 1,
+      line,
     });
   });
-  if (!sawHeader) throw new Error('labelled-addresses.csv: no header row');
   return rows;
 }
 

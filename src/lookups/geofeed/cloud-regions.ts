@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../kit/project-root.js';
-import { splitCsvLine } from '../geoip/asn-csv.js';
+import { eachTableRow } from '../geoip/asn-csv.js';
 
 /** The cloud feeds whose prefixes carry a region, by feed id (default-feeds.ts). */
 export const CLOUD_REGION_FEEDS: ReadonlySet<string> = new Set(['aws', 'gcp', 'azure', 'oracle']);
@@ -57,18 +57,7 @@ export function defaultCloudRegionsPath(): string {
 /** Parses the table's text; throws naming the line on the first bad or repeated row. */
 export function parseCloudRegions(text: string): CloudRegionTable {
   const table = new Map<string, Map<string, CloudRegion>>();
-  let sawHeader = false;
-  text.split(/\r?\n/).forEach((raw, index) => {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) return;
-    const where = `cloud-regions.csv line ${index + 1}`;
-    if (!sawHeader) {
-      if (line !== HEADER) throw new Error(`${where}: expected header "${HEADER}"`);
-      sawHeader = true;
-      return;
-    }
-    const fields = splitCsvLine(line);
-    if (fields.length !== 7) throw new Error(`${where}: expected 7 fields, found ${fields.length}`);
+  eachTableRow(text, 'cloud-regions.csv', HEADER, 7, (fields, where) => {
     const [provider, region, country, subdivision, city, documented, source] = fields as [
       string,
       string,
@@ -85,7 +74,6 @@ export function parseCloudRegions(text: string): CloudRegionTable {
     regions.set(region, { provider, region, country, subdivision, city, documented, source });
     table.set(provider, regions);
   });
-  if (!sawHeader) throw new Error('cloud-regions.csv: no header row');
   return table;
 }
 

@@ -15,6 +15,39 @@ export interface AsnCsvResult {
   rejected: number;
 }
 
+/**
+ * The rows of one of our own committed tables (resources/*.csv: strict, since
+ * we write them): blank and `#` lines skipped, the header checked, each row
+ * split into exactly `columns` fields and handed to `row` with where it is
+ * ("<file> line <n>"); a wrong header, a row of another width or a file
+ * without a header throws, naming the file and line.
+ */
+export function eachTableRow(
+  text: string,
+  file: string,
+  header: string,
+  columns: number,
+  row: (fields: string[], where: string, line: number) => void,
+): void {
+  let sawHeader = false;
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const where = `${file} line ${index + 1}`;
+    if (!sawHeader) {
+      if (line !== header) throw new Error(`${where}: expected header "${header}"`);
+      sawHeader = true;
+      return;
+    }
+    const fields = splitCsvLine(line);
+    if (fields.length !== columns) {
+      throw new Error(`${where}: expected ${columns} fields, found ${fields.length}`);
+    }
+    row(fields, where, index + 1);
+  });
+  if (!sawHeader) throw new Error(`${file}: no header row`);
+}
+
 /** Splits one CSV line into fields, honouring "quoted, fields" and "" escapes. */
 export function splitCsvLine(line: string): string[] {
   const fields: string[] = [];

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../kit/project-root.js';
-import { splitCsvLine } from '../geoip/asn-csv.js';
+import { eachTableRow } from '../geoip/asn-csv.js';
 
 export type AsnClass = 'hosting' | 'vpn' | 'mobile' | 'isp';
 
@@ -27,21 +27,8 @@ function isAsnClass(value: string): value is AsnClass {
 /** Parses the CSV text; throws naming the line on the first bad row or duplicate ASN. */
 export function parseAsnClasses(text: string): Map<number, AsnClassEntry> {
   const table = new Map<number, AsnClassEntry>();
-  let sawHeader = false;
-  text.split(/\r?\n/).forEach((raw, index) => {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) return;
-    const where = `asn-classes.csv line ${index + 1}`;
-    if (!sawHeader) {
-      if (line !== HEADER) throw new Error(`${where}: expected header "${HEADER}"`);
-      sawHeader = true;
-      return;
-    }
-    const fields = splitCsvLine(line);
-    const [asnText, name, cls, source] = fields;
-    if (fields.length !== 4 || asnText === undefined || name === undefined) {
-      throw new Error(`${where}: expected 4 fields, found ${fields.length}`);
-    }
+  eachTableRow(text, 'asn-classes.csv', HEADER, 4, (fields, where) => {
+    const [asnText = '', name = '', cls, source] = fields;
     const asn = Number(asnText);
     if (!/^[1-9]\d{0,9}$/.test(asnText) || asn > 4_294_967_295) {
       throw new Error(`${where}: bad ASN ${JSON.stringify(asnText)}`);
@@ -51,7 +38,6 @@ export function parseAsnClasses(text: string): Map<number, AsnClassEntry> {
     if (table.has(asn)) throw new Error(`${where}: AS${asn} listed twice`);
     table.set(asn, { asn, name, class: cls, source });
   });
-  if (!sawHeader) throw new Error('asn-classes.csv: no header row');
   return table;
 }
 
