@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { get } from 'node:https';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,6 +17,7 @@ import { freePort } from './ports.js';
 import type { GeoIpRecord } from '../../src/lookups/geoip/geoip.js';
 import type { VpnDetection } from '../../src/lookups/vpn/detect.js';
 import { nginxHttpScratch, nginxMain } from './nginx.js';
+import { spawnService, type SpawnedService } from './spawned-service.js';
 
 /** the records of GET /ip/:ip and /ip/:ip/vpn, as the service's own types say */
 export type GeoRecord = GeoIpRecord;
@@ -210,4 +213,37 @@ function probe(port: number, ca: Buffer): Promise<number> {
     req.setTimeout(5_000, () => req.destroy());
     req.on('error', () => resolve(0));
   });
+}
+
+/**
+ * The service the clients' tests talk to: the operator's override of
+ * OVERRIDES_CSV, and two API keys — `key` with room for a whole test,
+ * `tiny` with a limit of 1 (the clients' "out of queries" errors) — in a
+ * folder of its own under `prefix`, removed by `close()`.
+ */
+export async function keyedCompatService(
+  prefix: string,
+  key: string,
+  tiny: string,
+  env: Record<string, string> = {},
+): Promise<{ service: SpawnedService; dir: string; close: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const keys = join(dir, 'keys.csv');
+  writeFileSync(join(dir, 'overrides.csv'), OVERRIDES_CSV);
+  writeFileSync(keys, `name,key,limit\nclient,${key},100000\ntiny,${tiny},1\n`);
+  const service = await spawnService({
+    API_KEYS_FILE: keys,
+    OVERRIDES_FILE: join(dir, 'overrides.csv'),
+    LOG_LEVEL: 'warn',
+    FEED_UPDATE_INTERVAL_HOURS: '0',
+    ...env,
+  });
+  return {
+    service,
+    dir,
+    close: () => {
+      service.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

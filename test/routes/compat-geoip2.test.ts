@@ -11,22 +11,20 @@
 // documented errors.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PROJECT_ROOT } from '../../src/kit/project-root.js';
 import {
   ownAnswers,
   clientAddresses,
-  OVERRIDES_CSV,
+  keyedCompatService,
   startTlsTerminator,
   unknownToData,
   type OwnAnswer,
   type TlsTerminator,
 } from '../helpers/compat.js';
 import { seededRandom, withSeed } from '../helpers/seeded-random.js';
-import { spawnService, type SpawnedService } from '../helpers/spawned-service.js';
+import type { SpawnedService } from '../helpers/spawned-service.js';
 
 const ENSURE = join(PROJECT_ROOT, 'scripts', 'ensure-mmdb-readers.sh');
 const PYTHON = '/usr/bin/python3';
@@ -35,7 +33,7 @@ const TINY = 'geoip2-tiny-key-0123456789';
 const random = seededRandom();
 const addresses = clientAddresses(random);
 
-let dir = '';
+let started: Awaited<ReturnType<typeof keyedCompatService>> | undefined;
 let service: SpawnedService;
 let tls: TlsTerminator;
 let own: Map<string, OwnAnswer>;
@@ -44,27 +42,17 @@ before(async () => {
   // nginx and python3-geoip2 (Debian's), installed when missing
   const install = spawnSync('sh', [ENSURE], { stdio: ['ignore', 'ignore', 'inherit'] });
   assert.equal(install.status, 0, 'scripts/ensure-mmdb-readers.sh failed');
-  dir = mkdtempSync(join(tmpdir(), 'ipintel-geoip2-'));
-  const keys = join(dir, 'keys.csv');
-  writeFileSync(join(dir, 'overrides.csv'), OVERRIDES_CSV);
-  writeFileSync(keys, `name,key,limit\nclient,${KEY},100000\ntiny,${TINY},1\n`);
-  service = await spawnService({
-    API_KEYS_FILE: keys,
-    OVERRIDES_FILE: join(dir, 'overrides.csv'),
-    API_KEYS_REQUIRED: 'true',
-    LOG_LEVEL: 'warn',
-    FEED_UPDATE_INTERVAL_HOURS: '0',
-  });
+  started = await keyedCompatService('ipintel-geoip2-', KEY, TINY, { API_KEYS_REQUIRED: 'true' });
+  service = started.service;
   own = await ownAnswers(`http://127.0.0.1:${service.port}`, addresses, {
     authorization: `Bearer ${KEY}`,
   });
-  tls = await startTlsTerminator(dir, service.port);
+  tls = await startTlsTerminator(started.dir, service.port);
 });
 
 after(async () => {
   await tls?.stop();
-  service?.kill('SIGTERM');
-  if (dir !== '') rmSync(dir, { recursive: true, force: true });
+  started?.close();
 });
 
 /** What a client's model holds for an address, read alike from both clients. */

@@ -4,44 +4,35 @@
 // GET /ip/:ip and GET /ip/:ip/vpn records; bogons, bad input, a wrong token
 // and the rate limit end in the client's own documented answers and errors.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ApiLimitError, IPinfoWrapper, type IPinfo } from 'node-ipinfo';
-import { clientAddresses, ownAnswers, OVERRIDES_CSV, type OwnAnswer } from '../helpers/compat.js';
+import {
+  clientAddresses,
+  keyedCompatService,
+  ownAnswers,
+  type OwnAnswer,
+} from '../helpers/compat.js';
 import { seededRandom, withSeed } from '../helpers/seeded-random.js';
-import { spawnService, type SpawnedService } from '../helpers/spawned-service.js';
+import type { SpawnedService } from '../helpers/spawned-service.js';
 
 const KEY = 'ipinfo-test-key-0123456789';
 const TINY = 'ipinfo-tiny-key-0123456789';
 const random = seededRandom();
 const addresses = clientAddresses(random);
 
-let dir = '';
+let started: Awaited<ReturnType<typeof keyedCompatService>> | undefined;
 let service: SpawnedService;
 let base = '';
 let own: Map<string, OwnAnswer>;
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ipintel-ipinfo-'));
-  const keys = join(dir, 'keys.csv');
-  writeFileSync(join(dir, 'overrides.csv'), OVERRIDES_CSV);
-  writeFileSync(keys, `name,key,limit\nclient,${KEY},100000\ntiny,${TINY},1\n`);
-  service = await spawnService({
-    API_KEYS_FILE: keys,
-    OVERRIDES_FILE: join(dir, 'overrides.csv'),
-    LOG_LEVEL: 'warn',
-    FEED_UPDATE_INTERVAL_HOURS: '0',
-  });
+  started = await keyedCompatService('ipintel-ipinfo-', KEY, TINY);
+  service = started.service;
   base = `http://127.0.0.1:${service.port}`;
   own = await ownAnswers(base, addresses, { authorization: `Bearer ${KEY}` });
 });
 
-after(() => {
-  service?.kill('SIGTERM');
-  if (dir !== '') rmSync(dir, { recursive: true, force: true });
-});
+after(() => started?.close());
 
 const client = (token = KEY) =>
   new IPinfoWrapper(token, undefined, undefined, undefined, `${base}/ipinfo`);
