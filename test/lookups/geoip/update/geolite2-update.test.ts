@@ -75,30 +75,10 @@ const geolite2Answer = new Reader<object>(standIn).get(ADDRESS) as {
   longitude: number;
 };
 
-/** a small first copy in MaxMind's own GeoIP2 layout, agreeing at ADDRESS too */
-const firstCopy = buildMmdb({
-  databaseType: 'GeoLite2-City',
-  networks: [
-    {
-      network: '81.2.69.0/24',
-      data: cityRecord({
-        country: 'GB',
-        city: geolite2Answer.city,
-        latitude: geolite2Answer.latitude,
-        longitude: geolite2Answer.longitude,
-        timeZone: 'Europe/London',
-      }),
-    },
-  ],
-});
-
-const dir = mkdtempSync(join(tmpdir(), 'ipintel-geolite2-update-'));
-const dataDir = join(dir, 'data');
-const geoipDb = join(dir, 'city.mmdb');
-writeFileSync(
-  geoipDb,
+/** A City file of one network holding ADDRESS, placed where GeoLite2 places it. */
+const agreeingCity = (databaseType: string, extra: { timeZone?: string } = {}): Buffer =>
   buildMmdb({
-    databaseType: 'GeoIP2-City',
+    databaseType,
     networks: [
       {
         network: '81.2.69.0/24',
@@ -107,11 +87,19 @@ writeFileSync(
           city: geolite2Answer.city,
           latitude: geolite2Answer.latitude,
           longitude: geolite2Answer.longitude,
+          ...extra,
         }),
       },
     ],
-  }),
-);
+  });
+
+/** a small first copy in MaxMind's own GeoIP2 layout, agreeing at ADDRESS too */
+const firstCopy = agreeingCity('GeoLite2-City', { timeZone: 'Europe/London' });
+
+const dir = mkdtempSync(join(tmpdir(), 'ipintel-geolite2-update-'));
+const dataDir = join(dir, 'data');
+const geoipDb = join(dir, 'city.mmdb');
+writeFileSync(geoipDb, agreeingCity('GeoIP2-City'));
 
 let server: FeedServer;
 let service: TestService;
