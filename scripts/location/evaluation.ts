@@ -19,6 +19,8 @@ import {
 } from '../../src/lookups/geoip/reconcile/radius.js';
 
 export const FOLDS = 5;
+/** the `stated` choice's bounds: the agreement classes' (docs/data.md, round 12) */
+export const STATED_KM = [10, 50, 200] as const;
 export const MIN_CONTINENT = 30;
 
 export interface TruthRow {
@@ -149,17 +151,23 @@ export function ruleFamily(): ReconcileRule[] {
   const family: ReconcileRule[] = [
     { country: 'first', nearKm: 0, near: 'first', far: 'first', disagreeing: 'keep' },
   ];
+  const choices = ['first', 'second', 'named', 'stated'] as const;
   for (const country of ['first', 'majority'] as const)
     for (const disagreeing of ['keep', 'country-only'] as const)
       for (const nearKm of [10, 25, 50, 100, 200])
-        for (const near of ['first', 'second', 'named'] as const)
-          for (const far of ['first', 'second', 'named'] as const)
-            family.push({ country, nearKm, near, far, disagreeing });
+        for (const near of choices)
+          for (const far of choices) {
+            const rule: ReconcileRule = { country, nearKm, near, far, disagreeing };
+            if (near !== 'stated' && far !== 'stated') family.push(rule);
+            // round 12: GeoLite2's point where it states a radius within S km
+            else for (const statedKm of STATED_KM) family.push({ ...rule, statedKm });
+          }
   return family;
 }
 
 export function ruleName(rule: ReconcileRule): string {
-  return `country=${rule.country} near(≤${rule.nearKm} km)=${rule.near} far=${rule.far} disagreeing=${rule.disagreeing}`;
+  const stated = rule.statedKm === undefined ? '' : ` stated≤${rule.statedKm} km`;
+  return `country=${rule.country} near(≤${rule.nearKm} km)=${rule.near} far=${rule.far} disagreeing=${rule.disagreeing}${stated}`;
 }
 
 /** The best rule on `rows`: lowest macro median among those whose country share is not below the baseline's. */

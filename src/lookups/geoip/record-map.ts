@@ -92,6 +92,15 @@ export function maxmindMapper(resolveTimezone: TimezoneResolver): Mapper {
   };
 }
 
+/**
+ * The radius MaxMind's layout states for a record (`location.accuracy_radius`,
+ * km); null where it states none. The reconciliation reads it (docs/data.md).
+ */
+export function maxmindStatedRadius(r: Record<string, unknown>): number | null {
+  const km = (r['location'] as { accuracy_radius?: unknown } | undefined)?.accuracy_radius;
+  return typeof km === 'number' && Number.isFinite(km) && km > 0 ? km : null;
+}
+
 /** `"country":…,"city":…,"region":…,"timezone":…,"latitude":…,"longitude":…` */
 export function locationJson(l: GeoLocation): string {
   return `${placeJson(l)},"latitude":${l.latitude},"longitude":${l.longitude}`;

@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import { PROJECT_ROOT } from '../../../kit/project-root.js';
 import { parseAsnCsv } from '../asn-csv.js';
 import { DBIP_ATTRIBUTION, embeddedFiles } from '../embedded-data.js';
-import { dbipMapper, maxmindMapper } from '../record-map.js';
+import { dbipMapper, maxmindMapper, maxmindStatedRadius } from '../record-map.js';
 import { TimezoneIndex, createTimezoneResolver } from '../timezone.js';
 import { NetworkSink, compileAsnRanges, compileMmdb, type Compiled } from './compile.js';
 import {
@@ -355,7 +355,16 @@ async function geolite2Source(path: string, data: Buffer): Promise<ExtraCitySour
   const flat = /^city\b/.test(type);
   const map = (flat ? dbipMapper : maxmindMapper)(createTimezoneResolver(installedTimezones()));
   return {
-    layer: mmdbLayer(GEOLITE2_SOURCE_ID, 'city', reader, reader, map),
+    // MaxMind's layout states each record's accuracy_radius; the flat copies drop it
+    layer: mmdbLayer(
+      GEOLITE2_SOURCE_ID,
+      'city',
+      reader,
+      reader,
+      map,
+      false,
+      flat ? null : maxmindStatedRadius,
+    ),
     info: {
       id: GEOLITE2_SOURCE_ID,
       kind: 'city',

@@ -26,24 +26,31 @@ export interface SourceLayer {
   v6: Segments | null;
   /** the distinct answers the values index */
   answers: GeoLocation[];
+  /** the radius the source states for each answer (SourceAnswer.statedKm); absent: none stated */
+  stated?: (number | null)[];
 }
+
+/** What a source states of its own record's precision (record-map.ts, maxmindStatedRadius). */
+export type StatedRadius = (record: Record<string, unknown>) => number | null;
 
 interface DecodingReader {
   resolveDataPointer(pointer: number): unknown;
 }
 
-/** Distinct answers of one source, interned by their text. */
+/** Distinct answers of one source (with the radius it states), interned by their text. */
 class AnswerSet {
   readonly answers: GeoLocation[] = [];
+  readonly stated: (number | null)[] = [];
   private readonly byKey = new Map<string, number>();
 
-  intern(location: GeoLocation | null): number {
+  intern(location: GeoLocation | null, statedKm: number | null = null): number {
     if (location === null || (location.country === null && location.latitude === null)) return NONE;
-    const key = JSON.stringify(location);
+    const key = `${JSON.stringify(location)}|${statedKm}`;
     let index = this.byKey.get(key);
     if (index === undefined) {
       index = this.answers.length;
       this.answers.push(location);
+      this.stated.push(statedKm);
       this.byKey.set(key, index);
     }
     return index;
@@ -88,6 +95,7 @@ export function mmdbLayer(
   v6: Reader<object> | null,
   map: Mapper,
   keepAliases = false,
+  statedOf: StatedRadius | null = null,
 ): SourceLayer {
   const set = new AnswerSet();
   const indexer = (reader: Reader<object>) => {
@@ -99,7 +107,7 @@ export function mmdbLayer(
       let index = byPointer.get(pointer);
       if (index === undefined) {
         const record = (decoder.resolveDataPointer(pointer) ?? {}) as Record<string, unknown>;
-        index = set.intern(keepFor(kind, map(record)));
+        index = set.intern(keepFor(kind, map(record)), statedOf?.(record) ?? null);
         byPointer.set(pointer, index);
       }
       return index;
@@ -116,6 +124,7 @@ export function mmdbLayer(
         ? null
         : mmdbSegments(v6, 6, v6Index, keepAliases),
     answers: set.answers,
+    ...(statedOf === null ? {} : { stated: set.stated }),
   };
 }
 

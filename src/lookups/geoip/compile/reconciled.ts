@@ -103,8 +103,14 @@ export function compileReconciled(
       const answers: SourceAnswer[] = [];
       layers.forEach((layer, i) => {
         const v = values[i]!;
-        if (v !== NONE)
-          answers.push({ source: layer.id, kind: layer.kind, location: layer.answers[v]! });
+        if (v === NONE) return;
+        const statedKm = layer.stated?.[v] ?? null;
+        answers.push({
+          source: layer.id,
+          kind: layer.kind,
+          location: layer.answers[v]!,
+          ...(statedKm === null ? {} : { statedKm }),
+        });
       });
       const out = answers.length === 0 ? null : reconcile(answers, choice.rule);
       // no answer at all (no source, or only country sources where the rule

@@ -1,19 +1,23 @@
 // accuracyRadiusKm: the radius around the answered point within which the
 // address lies for about two answers in three (MaxMind's meaning of
-// accuracy_radius). Each answer's bucket (reconcile.ts: agreement distance,
-// country agreement, whether it names a city, the answered country's
-// continent) has the split-conformal ⅔ quantile of the development truth's
-// errors in it (conformalQuantile: coverage of at least ⅔ for addresses
-// nobody calibrated on, however few rows a bucket holds),
-// calibrated by `npm run eval-location` (docs/data.md) and shipped in
+// accuracy_radius). Each answer's bucket (reconcile.ts: the answered
+// country's continent, agreement distance, GeoLite2's stated radius, country
+// agreement, whether it names a city) has the split-conformal ⅔ quantile of
+// the development truth's errors in it (conformalQuantile: coverage of at
+// least ⅔ for addresses nobody calibrated on, however few rows a bucket
+// holds), calibrated by `npm run eval-location` (docs/data.md) and shipped in
 // resources/location-rule.json. A bucket with too few rows takes its parent's
-// radius: `d10|unanimous|city|NA` → `d10|unanimous|city` → `d10|unanimous` →
-// `d10` → `all`.
+// radius: `NA|d10|s50|unanimous|city` → `NA|d10|s50|unanimous` → `NA|d10|s50`
+// → `NA|d10` → `NA` → `all`.
 
 /** The share of answers a radius should hold. */
 export const RADIUS_QUANTILE = 2 / 3;
-/** Fewer calibration rows than this: the bucket takes its parent's radius. */
-export const MIN_BUCKET_ROWS = 10;
+/**
+ * Fewer calibration rows than this: the bucket takes its parent's radius.
+ * Below it a bucket's coverage on the one calibration set it got is noisier
+ * than the 62–72 % band it is held to (docs/data.md, round 12).
+ */
+export const MIN_BUCKET_ROWS = 30;
 
 /**
  * A geofeed's answer with a point: its own bucket, calibrated like the

@@ -15,9 +15,18 @@ export interface SourceAnswer {
   /** a city source answers a point; a country source only a country */
   kind: 'city' | 'country';
   location: GeoLocation;
+  /**
+   * the radius the source states for its own answer (MaxMind's
+   * `location.accuracy_radius`), km; absent where it states none
+   */
+  statedKm?: number | null;
 }
 
-export type PointChoice = 'first' | 'second' | 'named';
+/**
+ * `stated`: the second city source's point where it states a radius of at
+ * most the rule's `statedKm`, else the first's.
+ */
+export type PointChoice = 'first' | 'second' | 'named' | 'stated';
 
 /** One member of the family of rules (docs/data.md, "how the rule is chosen"). */
 export interface ReconcileRule {
@@ -29,6 +38,8 @@ export interface ReconcileRule {
   far: PointChoice;
   /** no city source answers the chosen country: keep the first one's point, or answer the country only */
   disagreeing: 'keep' | 'country-only';
+  /** the bound of the `stated` choice, km (only read when a choice is `stated`) */
+  statedKm?: number | undefined;
 }
 
 /** Today's answer: DB-IP's, whole. */
@@ -71,6 +82,15 @@ export function agreementClass(km: number | null): string {
   return 'far';
 }
 
+/** A stated radius's class, with the agreement classes' bounds; null when none is stated. */
+export function statedClass(km: number | null | undefined): string | null {
+  if (km === null || km === undefined) return null;
+  if (km <= 10) return 's10';
+  if (km <= 50) return 's50';
+  if (km <= 200) return 's200';
+  return 's+';
+}
+
 function majorityCountry(answers: readonly SourceAnswer[]): string | null {
   const votes = new Map<string, number>();
   for (const a of answers) {
@@ -89,9 +109,18 @@ function majorityCountry(answers: readonly SourceAnswer[]): string | null {
   return best;
 }
 
-function pick(choice: PointChoice, first: SourceAnswer, second: SourceAnswer): SourceAnswer {
+function pick(
+  choice: PointChoice,
+  first: SourceAnswer,
+  second: SourceAnswer,
+  statedKm: number,
+): SourceAnswer {
   if (choice === 'first') return first;
   if (choice === 'second') return second;
+  if (choice === 'stated') {
+    const stated = second.statedKm;
+    return stated !== null && stated !== undefined && stated <= statedKm ? second : first;
+  }
   // a source without a city answers a country or region centroid
   if (first.location.city === null && second.location.city !== null) return second;
   return first;
@@ -123,6 +152,7 @@ export function reconcile(answers: readonly SourceAnswer[], rule: ReconcileRule)
   const agreeing = cities.filter((a) => a.location.country === country && hasPoint(a.location));
   let chosen: SourceAnswer | null = null;
   let agreementKm: number | null = null;
+  let stated: string | null = null;
   if (agreeing.length >= 2) {
     const [a, b] = [agreeing[0]!, agreeing[1]!];
     agreementKm = distanceKm(
@@ -131,7 +161,9 @@ export function reconcile(answers: readonly SourceAnswer[], rule: ReconcileRule)
       b.location.latitude!,
       b.location.longitude!,
     );
-    chosen = pick(agreementKm <= rule.nearKm ? rule.near : rule.far, a, b);
+    stated = statedClass(b.statedKm);
+    const choice = agreementKm <= rule.nearKm ? rule.near : rule.far;
+    chosen = pick(choice, a, b, rule.statedKm ?? 0);
   } else if (agreeing.length === 1) {
     chosen = agreeing[0]!;
   } else if (rule.disagreeing === 'keep' && firstCity !== undefined) {
@@ -151,15 +183,17 @@ export function reconcile(answers: readonly SourceAnswer[], rule: ReconcileRule)
       : { ...chosen.location, country, city: null, region: null };
   const decidedBy = [...new Set([chosen.source, ...voters])];
   if (!hasPoint(location)) return { location, decidedBy, bucket: null };
+  // first, so every bucket an answer can fall back to holds one continent's
+  // rows (radius.ts): a bucket pooling continents holds for the largest one
+  // only (docs/data.md, round 12). The answered country's, known at compile time.
+  const continent = continentOf(country);
   const parts = [
+    ...(continent === null ? [] : [continent]),
     agreementClass(agreementKm),
+    // what the second city source says of its own answer (docs/data.md, round 12)
+    ...(stated === null ? [] : [stated]),
     unanimous ? 'unanimous' : chosen.location.country === country ? 'split' : 'overruled',
     location.city === null ? 'nocity' : 'city',
   ];
-  // last, so a thin continent's bucket falls back to the one over every
-  // continent (radius.ts): a bucket pooling continents holds for the largest
-  // one only (docs/data.md). The answered country's, known at compile time.
-  const continent = continentOf(country);
-  if (continent !== null) parts.push(continent);
   return { location, decidedBy, bucket: parts.join('|') };
 }

@@ -14,9 +14,10 @@ const choice = z.object({
   rule: z.object({
     country: z.enum(['first', 'majority']),
     nearKm: z.number().nonnegative(),
-    near: z.enum(['first', 'second', 'named']),
-    far: z.enum(['first', 'second', 'named']),
+    near: z.enum(['first', 'second', 'named', 'stated']),
+    far: z.enum(['first', 'second', 'named', 'stated']),
     disagreeing: z.enum(['keep', 'country-only']),
+    statedKm: z.number().positive().optional(),
   }),
   radii: z.record(z.string(), z.number().int().positive()),
 });

@@ -6,6 +6,7 @@ import {
   FIRST_SOURCE_RULE,
   agreementClass,
   distanceKm,
+  statedClass,
   reconcile,
   type ReconcileRule,
   type SourceAnswer,
@@ -60,7 +61,7 @@ test("the first source's rule answers DB-IP's location whole", () => {
   const out = reconcile([registryDe, ip2lDe, paris], FIRST_SOURCE_RULE);
   assert.deepEqual(out.location, paris.location);
   assert.deepEqual(out.decidedBy, ['dbip']);
-  assert.equal(out.bucket, 'single|split|city|EU');
+  assert.equal(out.bucket, 'EU|single|split|city');
 });
 
 test('the country is the majority; a city source of another country gives no point', () => {
@@ -73,31 +74,66 @@ test('the country is the majority; a city source of another country gives no poi
   assert.equal(kept.location.country, 'DE');
   assert.equal(kept.location.city, null, 'Paris is not a German city: the place names go');
   assert.equal(kept.location.latitude, 48.8566);
-  assert.equal(kept.bucket, 'single|overruled|nocity|EU');
+  assert.equal(kept.bucket, 'EU|single|overruled|nocity');
 });
 
 test('a tie goes to the city sources; unanimous answers say so', () => {
   const tie = reconcile([paris, registryDe], majority());
   assert.equal(tie.location.country, 'FR');
-  assert.equal(tie.bucket, 'single|split|city|EU');
+  assert.equal(tie.bucket, 'EU|single|split|city');
   const all = reconcile([paris, registryFr], majority());
   assert.deepEqual(all.decidedBy, ['dbip', 'registry']);
-  assert.equal(all.bucket, 'single|unanimous|city|EU');
+  assert.equal(all.bucket, 'EU|single|unanimous|city');
 });
 
 test('two city sources: near and far choices, centroids lose to a named city', () => {
   const near = reconcile([paris, parisNear, registryFr], majority({ near: 'second' }));
   assert.equal(near.location.latitude, 48.86);
-  assert.equal(near.bucket, 'd10|unanimous|city|EU');
+  assert.equal(near.bucket, 'EU|d10|unanimous|city');
   const far = reconcile([paris, lyon, registryFr], majority({ far: 'second' }));
   assert.equal(far.location.city, 'Lyon');
-  assert.equal(far.bucket, 'far|unanimous|city|EU');
+  assert.equal(far.bucket, 'EU|far|unanimous|city');
   const centroid = reconcile([franceCentroid, paris], majority({ far: 'named' }));
   assert.equal(centroid.location.city, 'Paris');
   assert.deepEqual(centroid.decidedBy, ['dbip', 'geolite2']);
 });
 
-test('radii: the split-conformal ⅔ quantile per bucket, rounded up; a small bucket takes its parent', () => {
+test('GeoLite2 states its own radius: `stated` takes its point within the bound, and the bucket says it', () => {
+  const stated = (answer: SourceAnswer, statedKm: number): SourceAnswer => ({
+    ...answer,
+    statedKm,
+  });
+  const rule = majority({ near: 'first', far: 'stated', statedKm: 50 });
+  const sure = reconcile([paris, stated(lyon, 20), registryFr], rule);
+  assert.equal(sure.location.city, 'Lyon', 'Lyon states 20 km: within the 50 km bound');
+  assert.equal(sure.bucket, 'EU|far|s50|unanimous|city');
+  const unsure = reconcile([paris, stated(lyon, 200), registryFr], rule);
+  assert.equal(unsure.location.city, 'Paris', 'Lyon states 200 km: the first source stands');
+  assert.equal(unsure.bucket, 'EU|far|s200|unanimous|city');
+  const silent = reconcile([paris, lyon, registryFr], rule);
+  assert.equal(silent.location.city, 'Paris', 'a source stating nothing never takes `stated`');
+  assert.equal(silent.bucket, 'EU|far|unanimous|city', 'and its bucket has no stated part');
+  // near points follow `near`, whatever the stated radius
+  const near = reconcile(
+    [paris, stated(parisNear, 5), registryFr],
+    majority({ far: 'stated', statedKm: 50 }),
+  );
+  assert.equal(near.location.latitude, 48.8566);
+  assert.equal(near.bucket, 'EU|d10|s10|unanimous|city');
+  assert.deepEqual([null, 1, 10, 11, 50, 51, 200, 201, 1000].map(statedClass), [
+    null,
+    's10',
+    's10',
+    's50',
+    's50',
+    's200',
+    's200',
+    's+',
+    's+',
+  ]);
+});
+
+test('radii: the split-conformal ⅔ quantile per bucket, rounded up; a bucket under 30 rows takes its parent', () => {
   assert.equal(quantile([1, 2, 3], 2 / 3), 2);
   // rank ⌈(n + 1) · q⌉: one rank up where n · q falls short, never past the last
   assert.equal(conformalQuantile([1, 2, 3], 2 / 3), 3);
@@ -111,51 +147,55 @@ test('radii: the split-conformal ⅔ quantile per bucket, rounded up; a small bu
     'all',
   ]);
   const rows = [
-    ...Array.from({ length: 12 }, (_, i) => ({ bucket: 'd10|unanimous|city', errorKm: i + 0.5 })),
-    ...Array.from({ length: 3 }, () => ({ bucket: 'd10|split|city', errorKm: 500 })),
+    ...Array.from({ length: 32 }, (_, i) => ({ bucket: 'd10|unanimous|city', errorKm: i + 0.5 })),
+    ...Array.from({ length: 29 }, () => ({ bucket: 'd10|split|city', errorKm: 500 })),
   ];
   const radii = calibrateRadii(rows);
-  assert.equal(radii['d10|unanimous|city'], 9); // 9th of 12 errors (8.5: rank ⌈13 · ⅔⌉), rounded up
-  assert.equal(radii['d10|split|city'], undefined, 'three rows are too few');
+  assert.equal(radii['d10|unanimous|city'], 22); // 22nd of 32 errors (21.5: rank ⌈33 · ⅔⌉), rounded up
+  assert.equal(radii['d10|split|city'], undefined, '29 rows are too few');
   assert.equal(radiusOf('d10|split|city', radii), radii['d10']);
   assert.equal(radiusOf(null, radii), null);
   assert.equal(radiusOf('far|split|city', radii), radii['all']);
 });
 
-test("the bucket ends with the answered country's continent; a thin continent takes the pooled bucket", () => {
+test("the bucket starts with the answered country's continent; a thin continent's buckets never pool with others", () => {
   const chicago = place('dbip', 'US', 'Chicago', 41.88, -87.63);
   const nairobi = place('dbip', 'KE', 'Nairobi', -1.29, 36.82);
   // the answered country decides the continent, not a source that disagrees with it
   const us = reconcile([chicago, registryFr], FIRST_SOURCE_RULE);
   assert.equal(us.location.country, 'US');
-  assert.equal(us.bucket, 'single|split|city|NA');
+  assert.equal(us.bucket, 'NA|single|split|city');
   const ke = reconcile([nairobi, place('registry', 'KE', null, null, null)], FIRST_SOURCE_RULE);
-  assert.equal(ke.bucket, 'single|unanimous|city|AF');
+  assert.equal(ke.bucket, 'AF|single|unanimous|city');
   const unknownCountry = reconcile([place('dbip', 'ZZ', 'Nowhere', 1, 1)], FIRST_SOURCE_RULE);
   assert.equal(unknownCountry.bucket, 'single|unanimous|city', 'no continent: the pooled bucket');
   assert.deepEqual(bucketChain(ke.bucket), [
-    'single|unanimous|city|AF',
-    'single|unanimous|city',
-    'single|unanimous',
-    'single',
+    'AF|single|unanimous|city',
+    'AF|single|unanimous',
+    'AF|single',
+    'AF',
     'all',
   ]);
 
   const rows = [
-    ...Array.from({ length: 12 }, (_, i) => ({ bucket: 'single|split|city|NA', errorKm: 300 + i })),
-    ...Array.from({ length: 12 }, (_, i) => ({ bucket: 'single|split|city|EU', errorKm: 10 + i })),
-    ...Array.from({ length: 12 }, (_, i) => ({
-      bucket: 'single|unanimous|city|EU',
+    ...Array.from({ length: 30 }, (_, i) => ({ bucket: 'NA|single|split|city', errorKm: 300 + i })),
+    ...Array.from({ length: 30 }, (_, i) => ({ bucket: 'EU|single|split|city', errorKm: 10 + i })),
+    ...Array.from({ length: 30 }, (_, i) => ({
+      bucket: 'EU|single|unanimous|city',
       errorKm: 20 + i,
     })),
-    // two African rows: too few for a bucket of their own
-    ...Array.from({ length: 2 }, () => ({ bucket: 'single|unanimous|city|AF', errorKm: 900 })),
+    // twenty African rows: too few for any bucket of their own, Africa's included
+    ...Array.from({ length: 20 }, () => ({ bucket: 'AF|single|unanimous|city', errorKm: 900 })),
   ];
   const radii = calibrateRadii(rows);
-  assert.equal(radiusOf(us.bucket, radii), 308, "North America's own quantile (9th of 12)");
-  assert.equal(radiusOf('single|split|city|EU', radii), 18, "Europe's own");
-  assert.ok(radii['single|split|city']! > 18 && radii['single|split|city']! < 308, 'pooled');
-  assert.equal(radii['single|unanimous|city|AF'], undefined, 'two rows are too few');
-  assert.equal(radiusOf(ke.bucket, radii), radii['single|unanimous|city']);
-  assert.equal(radiusOf(unknownCountry.bucket, radii), radii['single|unanimous|city']);
+  assert.equal(radiusOf(us.bucket, radii), 320, "North America's own quantile (21st of 30)");
+  assert.equal(radiusOf('EU|single|split|city', radii), 30, "Europe's own");
+  assert.equal(radii['single|split|city'], undefined, 'no bucket pools continents');
+  assert.equal(radii['AF'], undefined, 'twenty rows are too few');
+  assert.equal(
+    radiusOf(ke.bucket, radii),
+    radii['all'],
+    'a thin continent takes the overall radius',
+  );
+  assert.equal(radiusOf(unknownCountry.bucket, radii), radii['all']);
 });

@@ -68,7 +68,7 @@ const ip2location = countryRangesLayer(
 
 const choice: LocationChoice = {
   rule: { country: 'majority', nearKm: 25, near: 'first', far: 'first', disagreeing: 'keep' },
-  radii: { 'single|unanimous|city': 5, 'single|split|city': 50, single: 70, all: 100 },
+  radii: { 'EU|single|unanimous|city': 5, 'EU|single|split|city': 50, 'EU|single': 70, all: 100 },
 };
 
 const { compiled, decidedBy } = compileReconciled(
