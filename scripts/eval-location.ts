@@ -143,6 +143,11 @@ async function main(): Promise<void> {
       label: 'with GeoLite2 (+ GeoLite2 City)',
       use: only('dbip', 'geolite2', 'registry', 'ip2location'),
     },
+    {
+      id: 'geolite2Flat',
+      label: 'with a flat GeoLite2 copy (no accuracy_radius)',
+      use: only('dbip', 'geolite2-flat', 'registry', 'ip2location'),
+    },
   ];
   const results = configurations.map((c) => ({ ...c, cv: crossValidate(truth, family, c.use) }));
   for (const r of results) out(row(`${r.label}, reconciled, held-out (5-fold CV)`, r.cv.heldOut));

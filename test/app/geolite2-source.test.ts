@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { radiusOf } from '../../src/lookups/geoip/reconcile/radius.js';
 import { loadLocationRules } from '../../src/lookups/geoip/reconcile/rule-file.js';
-import { buildMmdb, cityRecord } from '../helpers/mmdb-writer.js';
+import { MmdbDouble, buildMmdb, cityRecord } from '../helpers/mmdb-writer.js';
 import { dataOf, get, startService, type TestService } from '../helpers/service.js';
 
 interface Geo {
@@ -75,10 +75,32 @@ writeFileSync(
   }),
 );
 
-const { rule, radii } = loadLocationRules().geolite2;
+// ip-location-db's flat layout (no accuracy_radius): the Brighton network as that copy has it
+const flatGeolite2 = join(dir, 'geolite2-flat.mmdb');
+writeFileSync(
+  flatGeolite2,
+  buildMmdb({
+    databaseType: 'city',
+    networks: [
+      {
+        network: '81.2.71.0/24',
+        data: {
+          city: 'Brighton',
+          country_code: 'GB',
+          latitude: new MmdbDouble(50.8225),
+          longitude: new MmdbDouble(-0.1372),
+          state1: 'England',
+        },
+      },
+    ],
+  }),
+);
+
+const rules = loadLocationRules();
+const { rule, radii } = rules.geolite2;
 /** the radius of a British answer in this bucket, the country sources agreeing or not */
-const britishRadii = (middle: string): (number | null)[] =>
-  ['unanimous', 'split'].map((agree) => radiusOf(`EU|${middle}|${agree}|city`, radii));
+const britishRadii = (middle: string, table = radii): (number | null)[] =>
+  ['unanimous', 'split'].map((agree) => radiusOf(`EU|${middle}|${agree}|city`, table));
 
 let service: TestService;
 before(async () => {
@@ -149,5 +171,29 @@ describe('GEOLITE2_CITY_DB', () => {
       }),
       /GEOLITE2_CITY_DB: cannot open .* as an MMDB file/,
     );
+  });
+});
+
+describe('GEOLITE2_CITY_DB naming a copy that states no accuracy_radius', () => {
+  it('answers by the geolite2Flat rule and radii (docs/data.md, round 12)', async () => {
+    const flat = await startService({
+      env: { GEOIP_DB: geoipDb, GEOLITE2_CITY_DB: flatGeolite2, DATA_DIR: join(dir, 'flat') },
+    });
+    try {
+      const res = await get(flat.baseUrl, '/ip/81.2.71.1');
+      const geo = dataOf<Geo>(res.body);
+      const { rule: flatRule, radii: flatRadii } = rules.geolite2Flat;
+      assert.notEqual(flatRule.far, 'stated', 'a copy stating nothing has no use for `stated`');
+      // 335 km apart: the far choice of the flat rule, nothing stated in the bucket
+      assert.equal(geo.city, flatRule.far === 'second' ? 'Brighton' : 'Leeds');
+      const want = britishRadii('far', flatRadii);
+      assert.ok(
+        want.includes(geo.accuracyRadiusKm),
+        `${geo.accuracyRadiusKm} in ${want.join(', ')}`,
+      );
+      assert.match(res.headers.get('x-location-source') ?? '', /\bgeolite2\b/);
+    } finally {
+      await flat.close();
+    }
   });
 });

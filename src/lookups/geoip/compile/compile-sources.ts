@@ -165,7 +165,13 @@ export async function compileLocationTable(
     ...countryLayers((data) => new Reader<object>(data)),
   ];
   const rules = loadLocationRules();
-  const choice = extra === null ? rules.default : rules.geolite2;
+  // a copy stating no accuracy_radius has its own calibration (docs/data.md, round 12)
+  const choice =
+    extra === null
+      ? rules.default
+      : extra.layer.stated === undefined
+        ? rules.geolite2Flat
+        : rules.geolite2;
   const { compiled, decidedBy } = compileReconciled(layers, choice);
   const sources: LocationSourceInfo[] = [
     { id: primary.id ?? DBIP_SOURCE_ID, kind: 'city', ...primary.info },

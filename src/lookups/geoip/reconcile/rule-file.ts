@@ -1,6 +1,7 @@
 // The rule and radii chosen by `npm run eval-location -- --write` (docs/data.md),
-// shipped in resources/: one per configuration, `default` (no key) and
-// `geolite2` (the operator's GeoLite2 City configured).
+// shipped in resources/: one per configuration, `default` (no key),
+// `geolite2` (the operator's GeoLite2 City configured, in MaxMind's layout)
+// and `geolite2Flat` (a GeoLite2 copy stating no accuracy_radius).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -22,14 +23,14 @@ const choice = z.object({
   radii: z.record(z.string(), z.number().int().positive()),
 });
 
-const ruleFile = z.object({ default: choice, geolite2: choice });
+const ruleFile = z.object({ default: choice, geolite2: choice, geolite2Flat: choice });
 
 export interface LocationChoice {
   rule: ReconcileRule;
   radii: RadiusTable;
 }
 
-export type LocationRules = Record<'default' | 'geolite2', LocationChoice>;
+export type LocationRules = Record<'default' | 'geolite2' | 'geolite2Flat', LocationChoice>;
 
 export function loadLocationRules(path = join(PROJECT_ROOT, LOCATION_RULE_FILE)): LocationRules {
   return ruleFile.parse(JSON.parse(readFileSync(path, 'utf8')));
