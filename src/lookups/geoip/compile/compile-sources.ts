@@ -373,7 +373,7 @@ async function geolite2Source(path: string, data: Buffer): Promise<ExtraCitySour
 }
 
 /** Tables named by the hash of their inputs, kept in `cacheDir` (else the temporary folder). */
-function cachedTables(
+export function cachedTables(
   cacheDir: string,
   prefix: string,
   inputs: readonly SourceFile[],
@@ -396,7 +396,12 @@ function cachedTables(
   return { name, dirs, cached: null };
 }
 
-function keepTables(dirs: readonly string[], name: string, set: CompiledSet, log: Logger): void {
+export function keepTables(
+  dirs: readonly string[],
+  name: string,
+  set: CompiledSet,
+  log: Logger,
+): void {
   for (const dir of dirs) {
     try {
       mkdirSync(dir, { recursive: true });
@@ -569,6 +574,6 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
   return set;
 }
 
-function seconds(started: number): number {
+export function seconds(started: number): number {
   return Math.round((performance.now() - started) / 100) / 10;
 }

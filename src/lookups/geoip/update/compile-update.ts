@@ -28,6 +28,7 @@ import {
   type Manifest,
   type UpdateProvenance,
 } from '../compiled-set.js';
+import { loadDbipWithGeolite2, type DbipRelease } from '../compile/newest-dbip.js';
 import { sanityProblem, type Baseline } from './sanity.js';
 import { DBIP_SOURCE_ID, GEOLITE2_SOURCE_ID } from '../location-sources.js';
 
@@ -137,17 +138,21 @@ export async function compileUpdate(job: CompileJob): Promise<Manifest> {
  * compiled from its work folder before it is renamed into place.
  */
 export interface ReconcileJob {
-  /** GEOIP_DB, or null for the embedded DB-IP */
+  /** GEOIP_DB, or null for DB-IP: `dbip`'s release, else the embedded data */
   geoipDb: string | null;
   geolite2: string;
   cacheDir: string;
+  /** the DB-IP release an update fetched (newest-dbip.ts); null or absent: the embedded one */
+  dbip?: DbipRelease | null;
 }
 
 export async function compileReconciled(job: ReconcileJob): Promise<Manifest> {
   const log = pino({ level: 'silent' });
   const set =
     job.geoipDb === null
-      ? await loadEmbeddedWithGeolite2(job.geolite2, job.cacheDir, log)
+      ? job.dbip
+        ? await loadDbipWithGeolite2(job.dbip, job.geolite2, job.cacheDir, log)
+        : await loadEmbeddedWithGeolite2(job.geolite2, job.cacheDir, log)
       : await loadUserFile(
           {
             kind: 'geoip',
