@@ -12,6 +12,7 @@ import type { Metrics } from '../observe/metrics.js';
 import { overrideWarnings, type OverridesStatus } from '../lookups/overrides/overrides-holder.js';
 import type { GeofeedInfo } from '../lookups/geofeed/geofeed-index.js';
 import { CLOUD_PROVIDER_NAMES } from '../lookups/geofeed/cloud-regions.js';
+import { locationSourceAgeLimit } from '../lookups/geoip/source-age.js';
 
 /** Days since the publisher's date when it is one, else since the fetch. */
 function feedAgeDays(f: GeofeedInfo, now: number): number {
@@ -113,7 +114,8 @@ export function opsHandlers(options: OpsOptions) {
       fetchedAt: d.fetchedAt,
       ageDays: ageDays(d),
     }));
-  const warnings = () => [
+  // data older than its limit: a warning in GET / and /readyz, never "not ready"
+  const ageWarnings = () => [
     ...options
       .dataSets()
       .filter((d) => ageDays(d) > options.maxAgeDays)
@@ -121,6 +123,17 @@ export function opsHandlers(options: OpsOptions) {
         (d) =>
           `${d.kind} data "${d.name}" is ${ageDays(d)} days old (more than ${options.maxAgeDays}): run \`npm run update-data\` or set FEED_UPDATE_INTERVAL_HOURS`,
       ),
+    ...locationSources().flatMap((s) => {
+      const limit = locationSourceAgeLimit(s.id, options.maxAgeDays);
+      return limit === null || s.ageDays <= limit.maxAgeDays
+        ? []
+        : [
+            `location source "${s.name}" is ${s.ageDays} days old (more than ${limit.maxAgeDays}): ${limit.advice}`,
+          ];
+    }),
+  ];
+  const warnings = () => [
+    ...ageWarnings(),
     ...(options.overrides === undefined ? [] : overrideWarnings(options.overrides())),
   ];
   const overrides = () => {
@@ -149,6 +162,7 @@ export function opsHandlers(options: OpsOptions) {
         endpoints: options.endpoints(),
         dataSources: dataSources(),
         locationSources: locationSources(),
+        warnings: ageWarnings(),
         feeds: (options.feeds?.() ?? []).map((f) => ({
           id: f.feed,
           kind: f.kind,
