@@ -161,7 +161,7 @@ export const serviceInfoSchema = z.object({
     }),
   warnings: z.array(z.string()).meta({
     description:
-      'Data older than its age limit, as /readyz warns of it: a data set older than DATA_MAX_AGE_DAYS, an opt-in location source older than its own (GeoLite2 City: 35 days at most).',
+      'Data older than its age limit, as /readyz warns of it: a data set older than DATA_MAX_AGE_DAYS, an opt-in location source older than its own (GeoLite2 City: 35 days at most), geofeeds and cloud range files fetched more than DATA_MAX_AGE_DAYS ago.',
   }),
   feeds: z
     .array(
