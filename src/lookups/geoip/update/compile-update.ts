@@ -13,7 +13,6 @@ import {
   builtAt,
   compileLocationTable,
   installedTimezones,
-  loadEmbeddedWithGeolite2,
   loadUserFile,
   manifest,
   mmdbReader,
@@ -28,7 +27,11 @@ import {
   type Manifest,
   type UpdateProvenance,
 } from '../compiled-set.js';
-import { loadDbipWithGeolite2, type DbipRelease } from '../compile/newest-dbip.js';
+import {
+  loadDbipWithGeolite2,
+  loadNewestDbipWithGeolite2,
+  type DbipRelease,
+} from '../compile/newest-dbip.js';
 import { sanityProblem, type Baseline } from './sanity.js';
 import { DBIP_SOURCE_ID, GEOLITE2_SOURCE_ID } from '../location-sources.js';
 
@@ -138,12 +141,17 @@ export async function compileUpdate(job: CompileJob): Promise<Manifest> {
  * compiled from its work folder before it is renamed into place.
  */
 export interface ReconcileJob {
-  /** GEOIP_DB, or null for DB-IP: `dbip`'s release, else the embedded data */
+  /** GEOIP_DB, or null for DB-IP: `dbip`'s release, else the newest in `dataDir` */
   geoipDb: string | null;
   geolite2: string;
+  dataDir: string;
   cacheDir: string;
-  /** the DB-IP release an update fetched (newest-dbip.ts); null or absent: the embedded one */
-  dbip?: DbipRelease | null;
+  /**
+   * a new DB-IP release, its files kept (the DB-IP update): compiled as it
+   * is, a failure failing the job; absent: the DB-IP a load would reconcile
+   * (newest-dbip.ts: the release kept in `dataDir`, else the embedded one)
+   */
+  dbip?: DbipRelease;
 }
 
 export async function compileReconciled(job: ReconcileJob): Promise<Manifest> {
@@ -152,7 +160,7 @@ export async function compileReconciled(job: ReconcileJob): Promise<Manifest> {
     job.geoipDb === null
       ? job.dbip
         ? await loadDbipWithGeolite2(job.dbip, job.geolite2, job.cacheDir, log)
-        : await loadEmbeddedWithGeolite2(job.geolite2, job.cacheDir, log)
+        : await loadNewestDbipWithGeolite2(job.dataDir, job.geolite2, job.cacheDir, log)
       : await loadUserFile(
           {
             kind: 'geoip',

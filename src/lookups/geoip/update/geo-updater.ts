@@ -161,6 +161,7 @@ async function withGeolite2(options: GeoUpdateOptions, release: DbipRelease): Pr
     reconcile: {
       geoipDb: null,
       geolite2: options.geolite2,
+      dataDir: options.dataDir,
       cacheDir: join(options.dataDir, 'tables'),
       dbip: release,
     },

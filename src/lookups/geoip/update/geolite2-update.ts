@@ -20,7 +20,6 @@ import type { FetchedArtifact } from '../compiled-set.js';
 import { DataError, mmdbReader } from '../compile/compile-sources.js';
 import { writeFileAtomic } from '../../../kit/atomic-file.js';
 import { compileInWorker } from './compile-in-worker.js';
-import { keptDbipRelease } from '../compile/newest-dbip.js';
 import { dropTablesOf } from './dbip-sources.js';
 import { fetchRelease } from './fetch-release.js';
 import { downloadLimits, workFolder, type GeoUpdateOptions } from './geo-updater.js';
@@ -156,9 +155,9 @@ export async function updateGeolite2City(
         reconcile: {
           geoipDb: options.geoipDb,
           geolite2: fetched.files[0]!,
+          // with the DB-IP a load reconciles: the release an update fetched, else the embedded one
+          dataDir: options.dataDir,
           cacheDir: tablesDir,
-          // the newest DB-IP: the release an update fetched, else the embedded one
-          dbip: options.geoipDb === null ? keptDbipRelease(options.dataDir) : null,
         },
       });
       // the work folder is in DATA_DIR/tables: the rename stays on one file system
