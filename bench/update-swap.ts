@@ -12,17 +12,21 @@
 // standing in for the operator's download, served as MaxMind's tar.gz; the
 // swap shows as geolite2 among GET /'s locationSources.
 // BENCH_UPDATE_DBIP_GEOLITE2=1: the DB-IP update of the default mode while
-// that stand-in is GEOLITE2_CITY_DB (issue 42): the release is compiled
-// twice in the worker (alone, and reconciled with GeoLite2), the swap shows
-// as "Lundon"; then a start's data load on the updated DATA_DIR is timed
-// (it opens the reconciled table; the service's own start compiled the
-// embedded DB-IP with GeoLite2 first, on its thread, before any timing).
+// that stand-in is the GeoLite2 copy in use (issue 42: DATA_DIR/geolite2-city.mmdb,
+// as update-data fetches it): the release is compiled twice in the worker
+// (alone, and reconciled with GeoLite2), the swap shows as "Lundon" (the
+// service's own start compiled the embedded DB-IP with GeoLite2 first, on
+// its thread, before any timing). Every mode then times a start's data load
+// on the updated DATA_DIR; BENCH_UPDATE_KEEP=1 keeps that DATA_DIR (its path
+// printed) for bench/start-ready.sh.
 import { createHash } from 'node:crypto';
 import {
+  copyFileSync,
   createReadStream,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -40,12 +44,14 @@ import { updateGeolite2City } from '../src/lookups/geoip/update/geolite2-update.
 import { sourceSettings } from '../src/lookups/geoip/update/update-config.js';
 import { buildService, loadServiceData, reloadGeoData } from '../src/composition.js';
 import { geolite2InUse } from '../src/lookups/geoip/load.js';
+import { fetchedGeolite2Path } from '../src/lookups/geoip/update/paths.js';
 import { embeddedFiles } from '../src/lookups/geoip/embedded-data.js';
 import { mulberry32 } from './paths.js';
 
 const CLIENTS = 4;
 const GEOLITE2 = process.env['BENCH_UPDATE_GEOLITE2'] === '1';
 const DBIP_GEOLITE2 = process.env['BENCH_UPDATE_DBIP_GEOLITE2'] === '1';
+const KEEP = process.env['BENCH_UPDATE_KEEP'] === '1';
 const GEOLITE2_DOWNLOAD = '/maxmind/GeoLite2-City/download?suffix=tar.gz';
 const log = pino({ level: 'warn' });
 const work = mkdtempSync(join(tmpdir(), 'ipintel-bench-update-'));
@@ -168,8 +174,11 @@ async function main(): Promise<number> {
           MAXMIND_BASE_URL: `${pub.base}/maxmind`,
         }
       : {}),
-    ...(DBIP_GEOLITE2 ? { GEOLITE2_CITY_DB: geolite2StandIn() } : {}),
   });
+  if (DBIP_GEOLITE2) {
+    mkdirSync(config.dataDir, { recursive: true });
+    copyFileSync(geolite2StandIn(), fetchedGeolite2Path(config.dataDir));
+  }
   const data = await loadServiceData(config, log);
   const app = buildService(config, data, log);
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
@@ -249,13 +258,12 @@ async function main(): Promise<number> {
     .map((s) => `${s.ms.toFixed(0)} ms at +${((s.at - t1) / 1000).toFixed(1)} s`);
   line(`phases: ${phases.join(', ')}`);
   line(`slowest during the update: ${slowest.join(', ')}`);
-  if (DBIP_GEOLITE2) {
-    const started = performance.now();
-    const opened = await loadServiceData(config, log);
-    line(
-      `a start's data load on the updated DATA_DIR: ${((performance.now() - started) / 1000).toFixed(2)} s (${opened.geo.dataSets[0]!.name})`,
-    );
-  }
+  const started = performance.now();
+  const opened = await loadServiceData(config, log);
+  line(
+    `a start's data load on the updated DATA_DIR: ${((performance.now() - started) / 1000).toFixed(2)} s (${opened.geo.dataSets[0]!.name})`,
+  );
+  if (KEEP) line(`DATA_DIR kept: ${config.dataDir}`);
   const cityOf = (body: string) =>
     (JSON.parse(body) as { data: { city: string | null } }).data.city;
   line(`${londonIp}: ${cityOf(before)} → ${cityOf(after)}`);
@@ -271,7 +279,12 @@ async function main(): Promise<number> {
 
 main()
   .then((code) => {
-    rmSync(work, { recursive: true, force: true });
+    if (KEEP) {
+      // the DATA_DIR alone: the release files beside it go
+      for (const name of readdirSync(work)) {
+        if (name !== 'data') rmSync(join(work, name), { recursive: true, force: true });
+      }
+    } else rmSync(work, { recursive: true, force: true });
     process.exit(code);
   })
   .catch((error: unknown) => {

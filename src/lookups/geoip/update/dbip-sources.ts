@@ -4,12 +4,14 @@
 // compiled again from them whenever GeoLite2 changes (newest-dbip.ts). Named
 // by content, the new release's files are in place before its tables are
 // renamed in, and the old ones go after: the manifest in place always finds
-// its files. The location tables compiled from replaced files go too.
+// its files. The location tables compiled from replaced files go too, and
+// the embedded DB-IP's once a fetched release answers.
 import { readdir, rename, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { readTableManifest } from '../../../data/table-file.js';
 import type { Manifest } from '../compiled-set.js';
 import { keptSourcePath, updateTablesPath } from './paths.js';
+import { keptDbipRelease } from '../compile/newest-dbip.js';
 
 const KEPT_SOURCE = /^geoip\.update-source-[0-9a-f]{16}\.mmdb$/;
 
@@ -52,6 +54,18 @@ export async function dropReplacedSources(
   const current = new Set(inPlace?.source.files.map((f) => f.sha256));
   for (const file of replaced?.source.files ?? []) {
     if (!current.has(file.sha256)) await dropTablesOf(tablesDir, file.sha256);
+  }
+  // the embedded DB-IP's table with GeoLite2 is replaced too once a fetched release answers
+  if (inPlace !== null && keptDbipRelease(dataDir) !== null) {
+    for (const name of await readdir(tablesDir)) {
+      const path = join(tablesDir, name);
+      if (
+        name.startsWith('geoip-geolite2-') &&
+        readTableManifest<Manifest>(path)?.source.origin === 'embedded'
+      ) {
+        await rm(path, { force: true });
+      }
+    }
   }
 }
 

@@ -6,12 +6,16 @@
 // check, in a process of its own on SIGHUP — and a start opens that table
 // without compiling. A shrunk or unreadable release keeps the old answer.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readTableManifest } from '../../../../src/data/table-file.js';
-import type { Manifest } from '../../../../src/lookups/geoip/compiled-set.js';
+import {
+  loadCompiledSet,
+  saveCompiledSet,
+  type Manifest,
+} from '../../../../src/lookups/geoip/compiled-set.js';
 import { readStatus } from '../../../../src/lookups/geoip/update/update-status.js';
 import { runUpdateData } from '../../../../src/update/update-data.js';
 import { startFeedServer, type FeedServer } from '../../../helpers/feed-server.js';
@@ -142,6 +146,16 @@ describe('a DB-IP update while GeoLite2 City is in use', () => {
   });
 
   it('a new release changes the answer to its own, reconciled; the old release and its table go', async () => {
+    // a table of the embedded DB-IP with GeoLite2 (as a start before any update compiles one),
+    // made of the first one relabelled: replaced too once a fetched release answers
+    const tables = join(dataDir, 'tables');
+    const first = readdirSync(tables).find((n) => n.startsWith('geoip-geolite2-'))!;
+    const set = loadCompiledSet(join(tables, first));
+    const embeddedTable = join(tables, 'geoip-geolite2-0123456789abcdef.tables');
+    saveCompiledSet(embeddedTable, {
+      ...set,
+      manifest: { ...set.manifest, source: { ...set.manifest.source, origin: 'embedded' } },
+    });
     releaseOf(nextRelease);
     const { status, text } = await updateData();
     assert.equal(status, 0, text);
@@ -151,6 +165,7 @@ describe('a DB-IP update while GeoLite2 City is in use', () => {
     assert.equal(reconciledFrom(firstRelease), 0);
     const kept = readdirSync(join(dataDir, 'tables')).filter((n) => n.endsWith('.mmdb'));
     assert.deepEqual(kept, [`geoip.update-source-${sha256(nextRelease).slice(0, 16)}.mmdb`]);
+    assert.equal(existsSync(embeddedTable), false);
 
     await rig.reloader.reload({ reason: 'update', ifChanged: true });
     const now = await located();
