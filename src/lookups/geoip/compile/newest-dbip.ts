@@ -117,7 +117,7 @@ export async function loadDbipWithGeolite2(
   options: LoadOptions = {},
 ): Promise<CompiledSet> {
   const m = release.manifest;
-  const geolite2 = await geolite2Input(geolite2Path);
+  const geolite2 = await geolite2Input(geolite2Path, cacheDir);
   const inputs = [...m.source.files, geolite2.file, ...reconcileInputs()];
   const { name, dirs, cached } = cachedTables(cacheDir, 'geoip-geolite2', inputs, options);
   if (cached !== null) return cached;
