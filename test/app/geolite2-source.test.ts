@@ -162,6 +162,54 @@ describe('GEOLITE2_CITY_DB', () => {
     assert.match(credits ?? '', /GeoLite2 data created by MaxMind/);
   });
 
+  it('a copy older than its age limit: GET / and /readyz warn, and the service stays ready', async () => {
+    // the copy above was built in November 2023
+    const stale =
+      /^location source "GeoLite2 City \(GeoLite2-City\)" is \d+ days old \(more than 35\): MaxMind's GeoLite2 EULA asks for current data/;
+    const ready = await get(service.baseUrl, '/readyz');
+    assert.equal(ready.status, 200);
+    const readiness = dataOf<{ status: string; warnings: string[] }>(ready.body);
+    assert.equal(readiness.status, 'ready');
+    assert.equal(
+      readiness.warnings.filter((w) => stale.test(w)).length,
+      1,
+      readiness.warnings.join('\n'),
+    );
+    const info = dataOf<{ warnings: string[] }>((await get(service.baseUrl, '/')).body);
+    assert.equal(info.warnings.filter((w) => stale.test(w)).length, 1, info.warnings.join('\n'));
+  });
+
+  it('a current copy is no warning; the limit follows DATA_MAX_AGE_DAYS below 35 days', async () => {
+    const recent = join(dir, 'recent-GeoLite2-City.mmdb');
+    writeFileSync(
+      recent,
+      buildMmdb({
+        databaseType: 'GeoLite2-City',
+        buildEpoch: Math.floor(Date.now() / 1000) - 20 * 86_400,
+        networks: [
+          { network: '81.2.69.0/24', data: cityRecord({ country: 'GB', city: 'London' }) },
+        ],
+      }),
+    );
+    const geolite2Warnings = async (env: Record<string, string>): Promise<string[]> => {
+      const other = await startService({
+        env: { GEOIP_DB: geoipDb, GEOLITE2_CITY_DB: recent, ...env },
+      });
+      try {
+        const ready = await get(other.baseUrl, '/readyz');
+        assert.equal(ready.status, 200);
+        const warnings = dataOf<{ warnings: string[] }>(ready.body).warnings;
+        return warnings.filter((w) => w.includes('GeoLite2'));
+      } finally {
+        await other.close();
+      }
+    };
+    assert.deepEqual(await geolite2Warnings({ DATA_DIR: join(dir, 'd3') }), []);
+    const tight = await geolite2Warnings({ DATA_DIR: join(dir, 'd4'), DATA_MAX_AGE_DAYS: '10' });
+    assert.equal(tight.length, 1, tight.join('\n'));
+    assert.match(tight[0]!, /is 2\d days old \(more than 10\)/);
+  });
+
   it('a file that is not a City MMDB is refused, naming the variable', async () => {
     const bad = join(dir, 'bad.mmdb');
     writeFileSync(bad, 'not an mmdb file'.repeat(100));

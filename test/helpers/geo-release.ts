@@ -31,14 +31,15 @@ function filler(count: number, data: MmdbNetwork['data']): MmdbNetwork[] {
 export function flatCity(
   city: string,
   country: string,
-  options: { others?: number; builtAt?: string } = {},
+  options: { others?: number; builtAt?: string; point?: [number, number] } = {},
 ): Buffer {
+  const [latitude, longitude] = options.point ?? [51.5, -0.1];
   const record = (name: string) => ({
     city: name,
     country_code: country,
     state1: 'Somewhere',
-    latitude: '51.5',
-    longitude: '-0.1',
+    latitude: String(latitude),
+    longitude: String(longitude),
   });
   return buildMmdb({
     databaseType: 'DBIP-City-Lite',

@@ -13,9 +13,9 @@ import {
   DataError,
   INSTALLED_TABLES_DIR,
   loadEmbedded,
-  loadEmbeddedWithGeolite2,
   loadUserFile,
 } from './compile/compile-sources.js';
+import { loadNewestDbipWithGeolite2 } from './compile/newest-dbip.js';
 import {
   COMPILER_VERSION,
   loadCompiledSetAsync,
@@ -176,6 +176,20 @@ function fetchedGeolite2(dataDir: string): string | null {
   }
 }
 
+/**
+ * The GeoLite2 City file DB-IP is reconciled with (GEOLITE2_CITY_DB, else
+ * the copy `update-data` fetched), or null: none, or GEOIP_DB answers.
+ */
+export function geolite2InUse(config: {
+  geoipDb: string | null;
+  geolite2CityDb: string | null;
+  dataDir: string;
+}): string | null {
+  return config.geoipDb !== null
+    ? null
+    : (config.geolite2CityDb ?? fetchedGeolite2(config.dataDir));
+}
+
 /** The update tables' and fetched GeoLite2's file signatures: a change means new data to load. */
 export function updateSignature(dataDir: string): string {
   const paths = [
@@ -202,7 +216,7 @@ export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise
   const geolite2 = options.geolite2CityDb ?? fetchedGeolite2(options.dataDir);
   const updated = {
     geoip:
-      // an update's tables hold DB-IP alone: with GeoLite2 the embedded data is reconciled instead
+      // an update's tables hold DB-IP alone: with GeoLite2 its release is reconciled with it instead
       options.geoipDb === null && geolite2 === null
         ? await loadUpdate('geoip', options.dataDir, log, current?.geoip, loadOptions)
         : null,
@@ -242,7 +256,7 @@ export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise
           log,
         )
       : geolite2 !== null
-        ? await loadEmbeddedWithGeolite2(geolite2, cacheDir, log, loadOptions)
+        ? await loadNewestDbipWithGeolite2(options.dataDir, geolite2, cacheDir, log, loadOptions)
         : (updated.geoip ?? kept.geoip ?? embedded!.geoip);
   const asn =
     options.asnDb !== null

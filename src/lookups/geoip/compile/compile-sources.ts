@@ -35,6 +35,8 @@ import {
   type SourceFile,
 } from '../compiled-set.js';
 import { TABLE_FORMAT, readTableManifest } from '../../../data/table-file.js';
+import { Sources, type SourceFile as DerivedSourceFile } from '../../../data/derived-tables.js';
+import { writeFileAtomicSync } from '../../../kit/atomic-file.js';
 import {
   DBIP_SOURCE_ID,
   GEOLITE2_SOURCE_ID,
@@ -333,14 +335,60 @@ export interface Geolite2Input {
   source(): Promise<ExtraCitySource>;
 }
 
-export async function geolite2Input(path: string): Promise<Geolite2Input> {
-  let data: Buffer;
+/** Where the GeoLite2 file's hash is remembered with its change stamp, in the tables' folder. */
+const GEOLITE2_HASH_MEMO = 'geolite2-city.hash.json';
+
+/**
+ * With `cacheDir`, the file's SHA-256 is remembered there with its change
+ * stamp (data/derived-tables.ts Sources): a start or reload stats the
+ * file (~60 MB, ~0.2 s to hash) and reads it only to compile.
+ */
+export async function geolite2Input(
+  path: string,
+  cacheDir: string | null = null,
+): Promise<Geolite2Input> {
+  if (cacheDir === null) {
+    let data: Buffer;
+    try {
+      data = await readFile(path);
+    } catch (cause) {
+      throw new DataError(`GEOLITE2_CITY_DB: cannot open ${path}`, { cause });
+    }
+    return { file: sourceFile(path, data), source: () => geolite2Source(path, data) };
+  }
+  const memo = join(cacheDir, GEOLITE2_HASH_MEMO);
+  const recorded = readHashMemo(memo);
+  let hashed: Sources;
   try {
-    data = await readFile(path);
+    hashed = await Sources.of([path], recorded);
   } catch (cause) {
     throw new DataError(`GEOLITE2_CITY_DB: cannot open ${path}`, { cause });
   }
-  return { file: sourceFile(path, data), source: () => geolite2Source(path, data) };
+  const [known] = hashed.files;
+  if (known === undefined) throw new DataError(`GEOLITE2_CITY_DB: cannot open ${path}`);
+  if (!recorded.some((f) => f.signature === known.signature && f.name === known.name)) {
+    // a few names: the fetched copy, an update's download, the operator's file
+    const kept = [known, ...recorded.filter((f) => f.name !== known.name)].slice(0, 4);
+    try {
+      writeFileAtomicSync(memo, `${JSON.stringify(kept)}\n`);
+    } catch {
+      // not kept: the next load hashes the file again
+    }
+  }
+  const { name, bytes, sha256 } = known;
+  return {
+    file: { name, bytes, sha256 },
+    source: async () => geolite2Source(path, await readFile(path)),
+  };
+}
+
+function readHashMemo(path: string): DerivedSourceFile[] {
+  try {
+    const doc = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    return Array.isArray(doc) ? (doc as DerivedSourceFile[]) : [];
+  } catch {
+    return [];
+  }
 }
 
 /**
@@ -388,7 +436,7 @@ async function geolite2Source(path: string, data: Buffer): Promise<ExtraCitySour
 }
 
 /** Tables named by the hash of their inputs, kept in `cacheDir` (else the temporary folder). */
-function cachedTables(
+export function cachedTables(
   cacheDir: string,
   prefix: string,
   inputs: readonly SourceFile[],
@@ -411,7 +459,12 @@ function cachedTables(
   return { name, dirs, cached: null };
 }
 
-function keepTables(dirs: readonly string[], name: string, set: CompiledSet, log: Logger): void {
+export function keepTables(
+  dirs: readonly string[],
+  name: string,
+  set: CompiledSet,
+  log: Logger,
+): void {
   for (const dir of dirs) {
     try {
       mkdirSync(dir, { recursive: true });
@@ -452,7 +505,7 @@ export async function loadEmbeddedWithGeolite2(
   options: LoadOptions = {},
 ): Promise<CompiledSet> {
   const files = embeddedFiles();
-  const geolite2 = await geolite2Input(geolite2Path);
+  const geolite2 = await geolite2Input(geolite2Path, cacheDir);
   const inputs = [...embeddedCityFiles(), geolite2.file, ...reconcileInputs()];
   const { name, dirs, cached } = cachedTables(cacheDir, 'geoip-geolite2', inputs, options);
   if (cached !== null) return cached;
@@ -515,7 +568,9 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
   }
   const source = sourceFile(path, data);
   const geolite2 =
-    kind === 'geoip' && options.geolite2 != null ? await geolite2Input(options.geolite2) : null;
+    kind === 'geoip' && options.geolite2 != null
+      ? await geolite2Input(options.geolite2, options.cacheDir)
+      : null;
   const inputs =
     kind === 'geoip'
       ? [source, ...(geolite2 === null ? [] : [geolite2.file]), ...reconcileInputs()]
@@ -584,6 +639,6 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
   return set;
 }
 
-function seconds(started: number): number {
+export function seconds(started: number): number {
   return Math.round((performance.now() - started) / 100) / 10;
 }

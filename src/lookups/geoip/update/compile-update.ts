@@ -13,7 +13,6 @@ import {
   builtAt,
   compileLocationTable,
   installedTimezones,
-  loadEmbeddedWithGeolite2,
   loadUserFile,
   manifest,
   mmdbReader,
@@ -28,6 +27,11 @@ import {
   type Manifest,
   type UpdateProvenance,
 } from '../compiled-set.js';
+import {
+  loadDbipWithGeolite2,
+  loadNewestDbipWithGeolite2,
+  type DbipRelease,
+} from '../compile/newest-dbip.js';
 import { sanityProblem, type Baseline } from './sanity.js';
 import { DBIP_SOURCE_ID, GEOLITE2_SOURCE_ID } from '../location-sources.js';
 
@@ -137,17 +141,26 @@ export async function compileUpdate(job: CompileJob): Promise<Manifest> {
  * compiled from its work folder before it is renamed into place.
  */
 export interface ReconcileJob {
-  /** GEOIP_DB, or null for the embedded DB-IP */
+  /** GEOIP_DB, or null for DB-IP: `dbip`'s release, else the newest in `dataDir` */
   geoipDb: string | null;
   geolite2: string;
+  dataDir: string;
   cacheDir: string;
+  /**
+   * a new DB-IP release, its files kept (the DB-IP update): compiled as it
+   * is, a failure failing the job; absent: the DB-IP a load would reconcile
+   * (newest-dbip.ts: the release kept in `dataDir`, else the embedded one)
+   */
+  dbip?: DbipRelease;
 }
 
 export async function compileReconciled(job: ReconcileJob): Promise<Manifest> {
   const log = pino({ level: 'silent' });
   const set =
     job.geoipDb === null
-      ? await loadEmbeddedWithGeolite2(job.geolite2, job.cacheDir, log)
+      ? job.dbip
+        ? await loadDbipWithGeolite2(job.dbip, job.geolite2, job.cacheDir, log)
+        : await loadNewestDbipWithGeolite2(job.dataDir, job.geolite2, job.cacheDir, log)
       : await loadUserFile(
           {
             kind: 'geoip',

@@ -20,6 +20,8 @@ import type { SourceSettings } from './source-settings.js';
 import { releasesFor, type Artifact, type Release } from './sources.js';
 import { recordOutcome, type UpdatedSet, type UpdateOutcome } from './update-status.js';
 import { updateTablesPath } from './paths.js';
+import { dropReplacedSources, keepSources } from './dbip-sources.js';
+import { isDbipRelease, keptDbipRelease, type DbipRelease } from '../compile/newest-dbip.js';
 
 export type GeoProgress =
   | { kind: UpdatedSet; phase: 'check'; source: string }
@@ -48,6 +50,12 @@ export interface GeoUpdateOptions {
   /** the new data must have at least this share of the current data's ranges (default 0.5) */
   minRatio?: number;
   onProgress?: (event: GeoProgress) => void;
+  /**
+   * The GeoLite2 City the service reconciles DB-IP with (GEOLITE2_CITY_DB or
+   * the fetched copy; load.ts geolite2InUse): a new DB-IP release is
+   * compiled with it too, before it is renamed into place
+   */
+  geolite2?: string | null;
 }
 
 export interface GeoUpdateResult {
@@ -75,13 +83,20 @@ async function updateKind(kind: DataSetKind, options: GeoUpdateOptions): Promise
   const tablesDir = join(options.dataDir, 'tables');
   const target = updateTablesPath(options.dataDir, kind);
   let workDir: string | null = null;
+  let output: string | null = null;
+  let previous: Manifest | null = null;
   try {
     const now = (options.now ?? (() => new Date()))();
     const releases = releasesFor(kind, options.settings, now);
     progress({ kind, phase: 'check', source: options.settings.source });
     workDir = await workFolder(tablesDir, kind);
-    const previous = readTableManifest<Manifest>(target);
-    const { release, fetched } = await firstAvailable(releases, kind, workDir, previous, options);
+    previous = readTableManifest<Manifest>(target);
+    // a DB-IP release whose files were not kept (an earlier version fetched it) is fetched again
+    const comparable =
+      previous !== null && isDbipRelease(previous) && keptDbipRelease(options.dataDir) === null
+        ? null
+        : previous;
+    const { release, fetched } = await firstAvailable(releases, kind, workDir, comparable, options);
     if (fetched.status === 'unchanged') {
       progress({
         kind,
@@ -94,7 +109,7 @@ async function updateKind(kind: DataSetKind, options: GeoUpdateOptions): Promise
     }
     progress({ kind, phase: 'compile' });
     const current = options.current(kind);
-    const output = partialName(join(tablesDir, `.${kind}.tables`));
+    output = partialName(join(tablesDir, `.${kind}.tables`));
     const manifest = await compileInWorker({
       kind,
       layout: release.layout,
@@ -112,6 +127,12 @@ async function updateKind(kind: DataSetKind, options: GeoUpdateOptions): Promise
       baseline: current === null ? null : baselineOf(current),
       minRatio: options.minRatio ?? DEFAULT_MIN_RATIO,
     });
+    if (isDbipRelease(manifest)) {
+      await withGeolite2(options, {
+        files: await keepSources(options.dataDir, fetched.files, manifest),
+        manifest,
+      });
+    }
     await rename(output, target);
     progress({ kind, phase: 'done', outcome: 'updated', name: release.name, seconds: seconds() });
     return { kind, outcome: 'updated', error: null, manifest };
@@ -122,7 +143,29 @@ async function updateKind(kind: DataSetKind, options: GeoUpdateOptions): Promise
   } finally {
     if (workDir !== null)
       await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+    if (output !== null) await rm(output, { force: true }).catch(() => undefined);
+    if (kind === 'geoip')
+      await dropReplacedSources(options.dataDir, previous).catch(() => undefined);
   }
+}
+
+/**
+ * A new DB-IP release reconciled with the GeoLite2 City in use, compiled in
+ * a worker into DATA_DIR/tables before the release is renamed into place: a
+ * serving process swaps the table in without compiling, and a failure keeps
+ * the old release.
+ */
+async function withGeolite2(options: GeoUpdateOptions, release: DbipRelease): Promise<void> {
+  if (options.geolite2 == null) return;
+  await compileInWorker({
+    reconcile: {
+      geoipDb: null,
+      geolite2: options.geolite2,
+      dataDir: options.dataDir,
+      cacheDir: join(options.dataDir, 'tables'),
+      dbip: release,
+    },
+  });
 }
 
 /** An empty folder for a download in DATA_DIR/tables (so a rename into place stays on one file system). */

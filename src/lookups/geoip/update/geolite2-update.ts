@@ -14,13 +14,13 @@
 import { performance } from 'node:perf_hooks';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FetchedArtifact, Manifest } from '../compiled-set.js';
-import { readTableManifest } from '../../../data/table-file.js';
+import type { FetchedArtifact } from '../compiled-set.js';
 import { DataError, mmdbReader } from '../compile/compile-sources.js';
 import { writeFileAtomic } from '../../../kit/atomic-file.js';
 import { compileInWorker } from './compile-in-worker.js';
+import { dropTablesOf } from './dbip-sources.js';
 import { fetchRelease } from './fetch-release.js';
 import { downloadLimits, workFolder, type GeoUpdateOptions } from './geo-updater.js';
 import { fetchedGeolite2Path } from './paths.js';
@@ -71,23 +71,6 @@ async function currentCopy(path: string): Promise<{ nodes: number; sha256: strin
     return { nodes, sha256: sha256Of(data) };
   } catch {
     return null;
-  }
-}
-
-/**
- * Deletes the location tables compiled from a replaced copy (named
- * geoip-… by the hash of their inputs, compile-sources.ts): each is as large
- * as the GeoIP data, and MaxMind publishes twice a week. A serving process
- * still paging one keeps reading its open file until it swaps.
- */
-async function dropTablesOf(tablesDir: string, sha256: string): Promise<void> {
-  for (const name of await readdir(tablesDir)) {
-    if (!/^geoip-.*\.tables$/.test(name)) continue;
-    const path = join(tablesDir, name);
-    const manifest = readTableManifest<Manifest>(path);
-    if (manifest?.source.files.some((f) => f.sha256 === sha256)) {
-      await rm(path, { force: true });
-    }
   }
 }
 
@@ -169,7 +152,13 @@ export async function updateGeolite2City(
       // load that swaps it in (a serving process) finds it compiled
       progress({ kind, phase: 'compile' });
       await compileInWorker({
-        reconcile: { geoipDb: options.geoipDb, geolite2: fetched.files[0]!, cacheDir: tablesDir },
+        reconcile: {
+          geoipDb: options.geoipDb,
+          geolite2: fetched.files[0]!,
+          // with the DB-IP a load reconciles: the release an update fetched, else the embedded one
+          dataDir: options.dataDir,
+          cacheDir: tablesDir,
+        },
       });
       // the work folder is in DATA_DIR/tables: the rename stays on one file system
       await rename(fetched.files[0]!, target);

@@ -31,19 +31,12 @@ import { readStatus } from '../../../../src/lookups/geoip/update/update-status.j
 import { UsageError, runUpdateData } from '../../../../src/update/update-data.js';
 import { startFeedServer, type FeedServer } from '../../../helpers/feed-server.js';
 import { getOnce } from '../../../helpers/http-get.js';
-import { spawnService, type SpawnedService } from '../../../helpers/spawned-service.js';
-import { until } from '../../../helpers/wait.js';
+import { startReloadRig, type ReloadRig } from '../../../helpers/reload-rig.js';
+import type { SpawnedService } from '../../../helpers/spawned-service.js';
 import { maxmindTarGz, sha256 } from '../../../helpers/geo-release.js';
 import { buildMmdb, cityRecord } from '../../../helpers/mmdb-writer.js';
 import { sized } from '../../../helpers/scale.js';
-import {
-  dataOf,
-  get,
-  serviceData,
-  silentLog,
-  startService,
-  type TestService,
-} from '../../../helpers/service.js';
+import { dataOf, get, serviceData, silentLog, type TestService } from '../../../helpers/service.js';
 
 const ADDRESS = '81.2.69.142';
 const KEY = 'SECRET-geolite2-licence-key';
@@ -102,8 +95,9 @@ const geoipDb = join(dir, 'city.mmdb');
 writeFileSync(geoipDb, agreeingCity('GeoIP2-City'));
 
 let server: FeedServer;
+/** the real service in this process and in a process of its own, on the same DATA_DIR */
+let rig: ReloadRig;
 let service: TestService;
-/** the real service in a process of its own, on the same DATA_DIR */
 let spawned: SpawnedService;
 let reloader: DataReloader;
 let config: Readonly<Config>;
@@ -170,15 +164,11 @@ const fileHash = (path: string) => createHash('sha256').update(readFileSync(path
 
 before(async () => {
   server = await startFeedServer({});
-  service = await startService({ env: env() });
-  config = service.config;
-  spawned = await spawnService(env());
-  reloader = new DataReloader(config, await serviceData(config), silentLog);
+  rig = await startReloadRig(env());
+  ({ service, config, spawned, reloader } = rig);
 });
 after(async () => {
-  spawned.kill();
-  await spawned.exited;
-  await service.close();
+  await rig.close();
   await server.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -214,12 +204,7 @@ describe('GeoLite2 City fetched with the MaxMind key, beside the GeoIP data', ()
     assert.match(now.credits, /GeoLite2 data created by MaxMind/);
 
     // the service in its own process, told by SIGHUP: the same sources, no restart
-    spawned.kill('SIGHUP');
-    await until(() =>
-      spawned
-        .logLines<{ msg: string; reason?: string }>()
-        .some((l) => l.msg === 'GeoIP/ASN data reloaded' && l.reason === 'SIGHUP'),
-    );
+    await rig.sighup();
     const info = dataOf<{ locationSources: { id: string }[] }>(
       JSON.parse((await getOnce(spawned.port, '/')).body),
     );
