@@ -314,7 +314,7 @@ export function buildService(
   const updateStatus = statusReader(config.dataDir);
   metrics.dataUpdates(() => {
     const status = updateStatus();
-    return (['geoip', 'asn', 'geolite2-city'] as const).flatMap((kind) => {
+    return (['geoip', 'asn', 'geolite2-city', 'ipinfo-lite'] as const).flatMap((kind) => {
       const s = status[kind];
       return s === undefined
         ? []

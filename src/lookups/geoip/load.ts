@@ -12,8 +12,9 @@ import type { Logger } from 'pino';
 import {
   DataError,
   INSTALLED_TABLES_DIR,
+  hasOptIn,
   loadEmbedded,
-  loadEmbeddedWithGeolite2,
+  loadEmbeddedWithExtras,
   loadUserFile,
 } from './compile/compile-sources.js';
 import {
@@ -27,7 +28,12 @@ import {
 } from './compiled-set.js';
 import { fileSignature } from '../../data/file-signature.js';
 import { readTableManifest } from '../../data/table-file.js';
-import { fetchedGeolite2Path, updateTablesPath } from './update/paths.js';
+import {
+  fetchedGeolite2Path,
+  fetchedIpinfoLitePath,
+  optInFiles,
+  updateTablesPath,
+} from './update/paths.js';
 import type { GeoTables } from './geoip.js';
 
 export { DataError };
@@ -166,22 +172,13 @@ export async function readRest(tables: GeoTables): Promise<void> {
   await tables.asn.pager.readRest();
 }
 
-/** The GeoLite2 City an update fetched into `dataDir`, or null when there is none. */
-function fetchedGeolite2(dataDir: string): string | null {
-  const path = fetchedGeolite2Path(dataDir);
-  try {
-    return statSync(path).isFile() ? path : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The update tables' and fetched GeoLite2's file signatures: a change means new data to load. */
 export function updateSignature(dataDir: string): string {
   const paths = [
     updateTablesPath(dataDir, 'geoip'),
     updateTablesPath(dataDir, 'asn'),
     fetchedGeolite2Path(dataDir),
+    fetchedIpinfoLitePath(dataDir),
   ];
   return paths
     .map((path) => {
@@ -198,12 +195,12 @@ export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise
   const cacheDir = join(options.dataDir, 'tables');
   const { current } = options;
   const loadOptions: LoadOptions = { paged: options.paged === true };
-  // named on purpose, GEOLITE2_CITY_DB wins over the fetched copy
-  const geolite2 = options.geolite2CityDb ?? fetchedGeolite2(options.dataDir);
+  const optIn = optInFiles(options.dataDir, options.geolite2CityDb ?? null);
+  const withOptIn = hasOptIn(optIn);
   const updated = {
     geoip:
-      // an update's tables hold DB-IP alone: with GeoLite2 the embedded data is reconciled instead
-      options.geoipDb === null && geolite2 === null
+      // an update's tables hold DB-IP alone: with an opt-in source the embedded data is reconciled instead
+      options.geoipDb === null && !withOptIn
         ? await loadUpdate('geoip', options.dataDir, log, current?.geoip, loadOptions)
         : null,
     asn:
@@ -216,16 +213,11 @@ export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise
     unchanged(join(INSTALLED_TABLES_DIR, `${kind}.tables`), current?.[kind]);
   const kept = {
     geoip:
-      options.geoipDb === null && updated.geoip === null && geolite2 === null
-        ? installed('geoip')
-        : null,
+      options.geoipDb === null && updated.geoip === null && !withOptIn ? installed('geoip') : null,
     asn: options.asnDb === null && updated.asn === null ? installed('asn') : null,
   };
   const needsEmbedded =
-    (options.geoipDb === null &&
-      geolite2 === null &&
-      updated.geoip === null &&
-      kept.geoip === null) ||
+    (options.geoipDb === null && !withOptIn && updated.geoip === null && kept.geoip === null) ||
     (options.asnDb === null && updated.asn === null && kept.asn === null);
   const embedded = needsEmbedded ? await loadEmbedded(log, undefined, loadOptions) : null;
   const geoip =
@@ -236,13 +228,14 @@ export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise
             path: options.geoipDb,
             variable: 'GEOIP_DB',
             cacheDir,
-            geolite2,
+            geolite2: optIn.geolite2,
+            ipinfoLite: optIn.ipinfoLite,
             ...loadOptions,
           },
           log,
         )
-      : geolite2 !== null
-        ? await loadEmbeddedWithGeolite2(geolite2, cacheDir, log, loadOptions)
+      : withOptIn
+        ? await loadEmbeddedWithExtras(optIn, cacheDir, log, loadOptions)
         : (updated.geoip ?? kept.geoip ?? embedded!.geoip);
   const asn =
     options.asnDb !== null

@@ -42,12 +42,15 @@ import {
   countryLayers,
   countrySourceFiles,
   countrySourceInfo,
+  ipinfoLiteInfo,
+  ipinfoLiteLayer,
 } from '../location-sources.js';
 import { LOCATION_RULE_FILE, loadLocationRules } from '../reconcile/rule-file.js';
 import type { Mapper } from '../record-map.js';
 import { mmdbLayer, type SourceLayer } from './layers.js';
 import { GEOFEED_BUCKET, radiusOf } from '../reconcile/radius.js';
 import { compileReconciled } from './reconciled.js';
+import type { OptInFiles } from '../update/paths.js';
 
 /** The installation's compiled tables (built by `npm install`), beside the code. */
 export const INSTALLED_TABLES_DIR = join(PROJECT_ROOT, 'tables');
@@ -151,26 +154,32 @@ export interface PrimarySource {
 
 /**
  * The location table of a GeoIP source reconciled with the embedded country
- * sources (and GeoLite2 City when the operator has it: `extra`), with the
- * rule and radii resources/location-rule.json holds (docs/data.md).
+ * sources and the operator's opt-in sources (`extras`: GeoLite2 City,
+ * IPinfo Lite), with the rule and radii resources/location-rule.json holds
+ * (docs/data.md). The rule is the GeoLite2 one when a calibrated extra (GeoLite2) is
+ * among them; an uncalibrated one (IPinfo Lite) changes no rule.
  */
 export async function compileLocationTable(
   primary: PrimarySource,
-  extra: Pick<ExtraCitySource, 'layer' | 'info'> | null = null,
+  extras: readonly Pick<ExtraSource, 'layer' | 'info'>[] = [],
 ): Promise<{ compiled: Compiled; location: LocationProvenance }> {
   const { Reader } = await import('../../../later/maxmind.js');
+  const calibrated = extras.filter((e) => e.layer.calibrated !== false);
+  const uncalibrated = extras.filter((e) => e.layer.calibrated === false);
   const layers = [
     mmdbLayer(primary.id ?? DBIP_SOURCE_ID, 'city', primary.v4, primary.v6, primary.map, true),
-    ...(extra === null ? [] : [extra.layer]),
+    ...calibrated.map((e) => e.layer),
     ...countryLayers((data) => new Reader<object>(data)),
+    ...uncalibrated.map((e) => e.layer),
   ];
   const rules = loadLocationRules();
-  const choice = extra === null ? rules.default : rules.geolite2;
+  const choice = calibrated.length === 0 ? rules.default : rules.geolite2;
   const { compiled, decidedBy } = compileReconciled(layers, choice);
   const sources: LocationSourceInfo[] = [
     { id: primary.id ?? DBIP_SOURCE_ID, kind: 'city', ...primary.info },
-    ...(extra === null ? [] : [extra.info]),
+    ...calibrated.map((e) => e.info),
     ...countrySourceInfo(),
+    ...uncalibrated.map((e) => e.info),
   ];
   const geofeedRadiusKm = radiusOf(GEOFEED_BUCKET, choice.radii);
   const [primaryLayer] = layers;
@@ -308,41 +317,78 @@ export async function loadEmbedded(
   return compileEmbedded(dir, timezones, log);
 }
 
-// ---- GeoLite2 City, the operator's opt-in second city source (GEOLITE2_CITY_DB) ----
+// ---- the operator's opt-in sources: GeoLite2 City (GEOLITE2_CITY_DB or
+// fetched with the MaxMind key) and IPinfo Lite (fetched with IPINFO_TOKEN) ----
 
-export interface ExtraCitySource {
+export interface ExtraSource {
   layer: SourceLayer;
   info: LocationSourceInfo;
   file: SourceFile;
 }
 
 /**
- * The GeoLite2 City file read and hashed; its source (reader, mapping, time
- * zones: ~2 s for a full file) built only to compile — a table compiled
- * from it already needs only the hash, and a reload swapping it in
+ * An opt-in source's file read and hashed; its source (reader, mapping, time
+ * zones: ~2 s for a full GeoLite2 file) built only to compile — a table
+ * compiled from it already needs only the hash, and a reload swapping it in
  * (src/life/reloader.ts) runs on the thread that answers requests.
  */
-export interface Geolite2Input {
+export interface ExtraInput {
   file: SourceFile;
-  source(): Promise<ExtraCitySource>;
+  source(): Promise<ExtraSource>;
 }
 
-export async function geolite2Input(path: string): Promise<Geolite2Input> {
-  let data: Buffer;
+async function readInput(path: string, variable: string): Promise<Buffer> {
   try {
-    data = await readFile(path);
+    return await readFile(path);
   } catch (cause) {
-    throw new DataError(`GEOLITE2_CITY_DB: cannot open ${path}`, { cause });
+    throw new DataError(`${variable}: cannot open ${path}`, { cause });
   }
+}
+
+export async function geolite2Input(path: string): Promise<ExtraInput> {
+  const data = await readInput(path, 'GEOLITE2_CITY_DB');
   return { file: sourceFile(path, data), source: () => geolite2Source(path, data) };
 }
+
+/** IPinfo Lite as `update-data` fetched it (DATA_DIR/ipinfo-lite.mmdb). */
+export async function ipinfoLiteInput(path: string): Promise<ExtraInput> {
+  const data = await readInput(path, 'IPINFO_TOKEN');
+  const file = sourceFile(path, data);
+  return {
+    file,
+    source: async () => {
+      let reader: Reader<object>;
+      try {
+        reader = await mmdbReader(data);
+      } catch (cause) {
+        throw new DataError(`IPINFO_TOKEN: cannot open ${path} as an MMDB file`, { cause });
+      }
+      const info = ipinfoLiteInfo(reader.metadata.databaseType, builtAt(reader));
+      return { layer: ipinfoLiteLayer(reader), info, file };
+    },
+  };
+}
+
+/** The inputs of the opt-in files in use, GeoLite2 first. */
+export async function optInInputs(files: OptInFiles): Promise<ExtraInput[]> {
+  return [
+    ...(files.geolite2 === null ? [] : [await geolite2Input(files.geolite2)]),
+    ...(files.ipinfoLite === null ? [] : [await ipinfoLiteInput(files.ipinfoLite)]),
+  ];
+}
+
+export const hasOptIn = (files: OptInFiles): boolean =>
+  files.geolite2 !== null || files.ipinfoLite !== null;
+
+const sourcesOf = (inputs: readonly ExtraInput[]): Promise<ExtraSource[]> =>
+  Promise.all(inputs.map((i) => i.source()));
 
 /**
  * The operator's GeoLite2 City file (MaxMind's layout as downloaded with
  * their licence key, or ip-location-db's flat copy) as the second city
  * source; a file that is not a City MMDB is refused, naming the variable.
  */
-async function geolite2Source(path: string, data: Buffer): Promise<ExtraCitySource> {
+async function geolite2Source(path: string, data: Buffer): Promise<ExtraSource> {
   const variable = 'GEOLITE2_CITY_DB';
   let reader: Reader<object>;
   try {
@@ -426,30 +472,37 @@ function embeddedCityFiles(): SourceFile[] {
 }
 
 /**
- * The embedded DB-IP Lite City reconciled with the operator's GeoLite2 City
- * (and the country sources), compiled the first time this pair is seen and
+ * The embedded DB-IP Lite City reconciled with the operator's opt-in sources
+ * (and the country sources), compiled the first time this set is seen and
  * kept in `cacheDir` under the hash of every input.
  */
-export async function loadEmbeddedWithGeolite2(
-  geolite2Path: string,
+export async function loadEmbeddedWithExtras(
+  optIn: OptInFiles,
   cacheDir: string,
   log: Logger,
   options: LoadOptions = {},
 ): Promise<CompiledSet> {
   const files = embeddedFiles();
-  const geolite2 = await geolite2Input(geolite2Path);
-  const inputs = [...embeddedCityFiles(), geolite2.file, ...reconcileInputs()];
-  const { name, dirs, cached } = cachedTables(cacheDir, 'geoip-geolite2', inputs, options);
+  const extras = await optInInputs(optIn);
+  const inputs = [...embeddedCityFiles(), ...extras.map((e) => e.file), ...reconcileInputs()];
+  // `geoip-geolite2-…` with GeoLite2 alone, as before IPinfo Lite came
+  const prefix = ['geoip', ...(optIn.geolite2 === null ? [] : ['geolite2'])];
+  if (optIn.ipinfoLite !== null) prefix.push('ipinfo');
+  const { name, dirs, cached } = cachedTables(cacheDir, prefix.join('-'), inputs, options);
   if (cached !== null) return cached;
   const started = performance.now();
   const primary = await embeddedDbip(installedTimezones());
   const { v4 } = primary;
-  const { compiled, location } = await compileLocationTable(primary, await geolite2.source());
+  const { compiled, location } = await compileLocationTable(primary, await sourcesOf(extras));
+  const added = [
+    ...(optIn.geolite2 === null ? [] : [' + GeoLite2 City']),
+    ...(optIn.ipinfoLite === null ? [] : [' + IPinfo Lite']),
+  ];
   const set: CompiledSet = {
     ...compiled,
     manifest: manifest('geoip', compiled, {
       location,
-      name: `DB-IP Lite City ${files.cityVersion} + GeoLite2 City`,
+      name: `DB-IP Lite City ${files.cityVersion}${added.join('')}`,
       source: {
         origin: 'embedded',
         layout: 'dbip-flat',
@@ -463,7 +516,7 @@ export async function loadEmbeddedWithGeolite2(
   };
   log.info(
     { ...set.manifest.counts, seconds: seconds(started) },
-    'GeoIP tables with GeoLite2 compiled',
+    'GeoIP tables with the opt-in sources compiled',
   );
   keepTables(dirs, name, set, log);
   return set;
@@ -480,6 +533,8 @@ export interface UserFileOptions extends LoadOptions {
   cacheDir: string;
   /** GEOLITE2_CITY_DB: a second city source the GeoIP file is reconciled with */
   geolite2?: string | null;
+  /** IPinfo Lite fetched with IPINFO_TOKEN: an uncalibrated country source it is reconciled with */
+  ipinfoLite?: string | null;
 }
 
 function requireType(reader: Reader<object>, variable: string, accepted: RegExp): string {
@@ -499,14 +554,17 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
     throw new DataError(`${variable}: cannot open ${path}`, { cause });
   }
   const source = sourceFile(path, data);
-  const geolite2 =
-    kind === 'geoip' && options.geolite2 != null ? await geolite2Input(options.geolite2) : null;
-  const inputs =
+  const extras =
     kind === 'geoip'
-      ? [source, ...(geolite2 === null ? [] : [geolite2.file]), ...reconcileInputs()]
-      : [source];
-  // named by the file's SHA-256 (and GeoLite2's); the country sources and rule are in the manifest
-  const named = geolite2 === null ? [source] : [source, geolite2.file];
+      ? await optInInputs({
+          geolite2: options.geolite2 ?? null,
+          ipinfoLite: options.ipinfoLite ?? null,
+        })
+      : [];
+  const extraFiles = extras.map((e) => e.file);
+  const inputs = kind === 'geoip' ? [source, ...extraFiles, ...reconcileInputs()] : [source];
+  // named by the file's SHA-256 (and the opt-in sources'); the country sources and rule are in the manifest
+  const named = [source, ...extraFiles];
   const { name, dirs, cached } = cachedTables(options.cacheDir, kind, inputs, options, named);
   if (cached !== null) return cached;
   const started = performance.now();
@@ -541,7 +599,7 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
           attribution: null,
         },
       },
-      geolite2 === null ? null : await geolite2.source(),
+      await sourcesOf(extras),
     ));
   } else {
     type = requireType(reader, variable, /ASN|ISP/i);

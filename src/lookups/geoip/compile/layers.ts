@@ -26,6 +26,13 @@ export interface SourceLayer {
   v6: Segments | null;
   /** the distinct answers the values index */
   answers: GeoLocation[];
+  /**
+   * false for an opt-in source no calibration has seen (IPinfo Lite): it
+   * never votes, never moves the point or the radius, only fills in where
+   * no calibrated source answers and is named where it agrees
+   * (reconciled.ts, withUncalibrated); true unless said
+   */
+  calibrated?: boolean;
 }
 
 interface DecodingReader {

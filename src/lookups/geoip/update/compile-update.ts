@@ -13,12 +13,13 @@ import {
   builtAt,
   compileLocationTable,
   installedTimezones,
-  loadEmbeddedWithGeolite2,
+  loadEmbeddedWithExtras,
   loadUserFile,
   manifest,
   mmdbReader,
   sha256File,
 } from '../compile/compile-sources.js';
+import type { OptInFiles } from './paths.js';
 import {
   countsOf,
   saveCompiledSet,
@@ -129,7 +130,8 @@ export async function compileUpdate(job: CompileJob): Promise<Manifest> {
 }
 
 /**
- * The GeoIP location table reconciled with a fresh GeoLite2 City, compiled
+ * The GeoIP location table reconciled with a fresh opt-in source (GeoLite2
+ * City, IPinfo Lite) and the others in use, compiled
  * ahead of the load that will want it: the tables are kept in `cacheDir`
  * under the hash of their inputs (compile-sources.ts), where that load then
  * finds them — a serving process swaps them in without compiling on its
@@ -139,7 +141,8 @@ export async function compileUpdate(job: CompileJob): Promise<Manifest> {
 export interface ReconcileJob {
   /** GEOIP_DB, or null for the embedded DB-IP */
   geoipDb: string | null;
-  geolite2: string;
+  /** the opt-in files, the fresh one from its work folder */
+  optIn: OptInFiles;
   cacheDir: string;
 }
 
@@ -147,14 +150,15 @@ export async function compileReconciled(job: ReconcileJob): Promise<Manifest> {
   const log = pino({ level: 'silent' });
   const set =
     job.geoipDb === null
-      ? await loadEmbeddedWithGeolite2(job.geolite2, job.cacheDir, log)
+      ? await loadEmbeddedWithExtras(job.optIn, job.cacheDir, log)
       : await loadUserFile(
           {
             kind: 'geoip',
             path: job.geoipDb,
             variable: 'GEOIP_DB',
             cacheDir: job.cacheDir,
-            geolite2: job.geolite2,
+            geolite2: job.optIn.geolite2,
+            ipinfoLite: job.optIn.ipinfoLite,
           },
           log,
         );

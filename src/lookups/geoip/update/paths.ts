@@ -1,5 +1,6 @@
 // Where an update puts its compiled tables: read at every start, so apart
 // from the updater (which loads the download, compile and check machinery).
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DataSetKind } from '../compiled-set.js';
 
@@ -13,4 +14,36 @@ export function updateTablesPath(dataDir: string, kind: DataSetKind): string {
  */
 export function fetchedGeolite2Path(dataDir: string): string {
   return join(dataDir, 'geolite2-city.mmdb');
+}
+
+/** IPinfo Lite as `update-data` fetched it with the operator's IPINFO_TOKEN. */
+export function fetchedIpinfoLitePath(dataDir: string): string {
+  return join(dataDir, 'ipinfo-lite.mmdb');
+}
+
+/** The opt-in source files in use (null: that source is not). */
+export interface OptInFiles {
+  geolite2: string | null;
+  ipinfoLite: string | null;
+}
+
+/** `path` when a file is there (an update fetched it), else null. */
+function fetchedFile(path: string): string | null {
+  try {
+    return statSync(path).isFile() ? path : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The operator's opt-in sources in use: GEOLITE2_CITY_DB (named on purpose,
+ * it wins over the fetched copy) or the GeoLite2 City fetched with the
+ * MaxMind key, and the IPinfo Lite fetched with IPINFO_TOKEN.
+ */
+export function optInFiles(dataDir: string, geolite2CityDb: string | null): OptInFiles {
+  return {
+    geolite2: geolite2CityDb ?? fetchedFile(fetchedGeolite2Path(dataDir)),
+    ipinfoLite: fetchedFile(fetchedIpinfoLitePath(dataDir)),
+  };
 }
