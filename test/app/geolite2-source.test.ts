@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { radiusOf } from '../../src/lookups/geoip/reconcile/radius.js';
 import { loadLocationRules } from '../../src/lookups/geoip/reconcile/rule-file.js';
-import { buildMmdb, cityRecord } from '../helpers/mmdb-writer.js';
+import { cityFile, londonAndLeeds } from '../helpers/mmdb-writer.js';
 import { dataOf, get, startService, type TestService } from '../helpers/service.js';
 
 interface Geo {
@@ -25,38 +25,14 @@ interface Geo {
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-geolite2-'));
 const geoipDb = join(dir, 'city.mmdb');
 const geolite2 = join(dir, 'GeoLite2-City.mmdb');
-writeFileSync(
-  geoipDb,
-  buildMmdb({
-    databaseType: 'GeoIP2-City',
-    networks: [
-      {
-        network: '81.2.69.0/24',
-        data: cityRecord({ country: 'GB', city: 'London', latitude: 51.5142, longitude: -0.0931 }),
-      },
-      {
-        network: '81.2.70.0/24',
-        data: cityRecord({ country: 'GB', city: 'Leeds', latitude: 53.8008, longitude: -1.5491 }),
-      },
-    ],
-  }),
-);
+writeFileSync(geoipDb, londonAndLeeds());
 writeFileSync(
   geolite2,
-  buildMmdb({
-    databaseType: 'GeoLite2-City',
-    networks: [
-      // 3 km from the GeoIP data's point
-      {
-        network: '81.2.69.0/24',
-        data: cityRecord({ country: 'GB', city: 'London', latitude: 51.5, longitude: -0.12 }),
-      },
-      // 270 km from it
-      {
-        network: '81.2.70.0/24',
-        data: cityRecord({ country: 'GB', city: 'London', latitude: 51.5, longitude: -0.12 }),
-      },
-    ],
+  cityFile('GeoLite2-City', {
+    // 3 km from the GeoIP data's point
+    '81.2.69.0/24': { country: 'GB', city: 'London', latitude: 51.5, longitude: -0.12 },
+    // 270 km from it
+    '81.2.70.0/24': { country: 'GB', city: 'London', latitude: 51.5, longitude: -0.12 },
   }),
 );
 

@@ -18,7 +18,7 @@ import type {
 } from '../../../../src/lookups/geoip/reconcile/reconcile.js';
 import type { LocationChoice } from '../../../../src/lookups/geoip/reconcile/rule-file.js';
 import { withUncalibrated } from '../../../../src/lookups/geoip/reconcile/uncalibrated.js';
-import { MmdbDouble, buildMmdb } from '../../../helpers/mmdb-writer.js';
+import { MmdbDouble, buildMmdb, ipinfoLiteRecord } from '../../../helpers/mmdb-writer.js';
 import { reconciledAnswer } from '../../../helpers/reconciled-answer.js';
 
 const countryOnly = (source: string, country: string): SourceAnswer => ({
@@ -125,17 +125,7 @@ const dbip = new Reader<object>(
   }),
 );
 
-/** IPinfo Lite's record: flat strings, country level, the AS beside it */
-const ipinfoRecord = (code: string) => ({
-  network: 'x',
-  country: `Country ${code}`,
-  country_code: code,
-  continent: 'Europe',
-  continent_code: 'EU',
-  asn: 'AS20712',
-  as_name: 'Andrews & Arnold Ltd',
-  as_domain: 'aa.net.uk',
-});
+const ipinfoRecord = (code: string) => ipinfoLiteRecord('x', code);
 
 const ipinfo = new Reader<object>(
   buildMmdb({

@@ -12,20 +12,24 @@
 // GEOIP_DB stands in for the GeoIP data.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig, type Config } from '../../../../src/config.js';
 import type { ServiceData } from '../../../../src/composition.js';
-import { readTableManifest } from '../../../../src/data/table-file.js';
-import type { Manifest } from '../../../../src/lookups/geoip/compiled-set.js';
 import { fetchedIpinfoLitePath } from '../../../../src/lookups/geoip/update/paths.js';
 import { readStatus } from '../../../../src/lookups/geoip/update/update-status.js';
 import { runUpdateData } from '../../../../src/update/update-data.js';
 import { startFeedServer, type FeedServer } from '../../../helpers/feed-server.js';
 import { getOnce } from '../../../helpers/http-get.js';
-import { buildMmdb, cityRecord } from '../../../helpers/mmdb-writer.js';
+import {
+  buildMmdb,
+  cityRecord,
+  ipinfoLiteRecord,
+  londonAndLeeds,
+} from '../../../helpers/mmdb-writer.js';
+import { tablesFrom as tablesIn } from '../../../helpers/geo-release.js';
 import { dataOf, serviceData, silentLog } from '../../../helpers/service.js';
 import { spawnService, type SpawnedService } from '../../../helpers/spawned-service.js';
 import { until } from '../../../helpers/wait.js';
@@ -39,19 +43,9 @@ const UNPLACED = '2e00:1::1';
 const TOKEN = 'SECRET-ipinfo-token-4711';
 const FILE = '/ipinfo/ipinfo_lite.mmdb';
 
-/** IPinfo Lite's record for a network */
 const lite = (network: string, code: string) => ({
   network,
-  data: {
-    network,
-    country: `Country ${code}`,
-    country_code: code,
-    continent: 'Europe',
-    continent_code: 'EU',
-    asn: 'AS20712',
-    as_name: 'Andrews & Arnold Ltd',
-    as_domain: 'aa.net.uk',
-  },
+  data: ipinfoLiteRecord(network, code),
 });
 
 /** an IPinfo Lite file: the three networks above and `others` /24s elsewhere */
@@ -74,22 +68,7 @@ const nextCopy = ipinfoLite(600);
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-ipinfo-update-'));
 const dataDir = join(dir, 'data');
 const geoipDb = join(dir, 'city.mmdb');
-writeFileSync(
-  geoipDb,
-  buildMmdb({
-    databaseType: 'GeoIP2-City',
-    networks: [
-      {
-        network: '81.2.69.0/24',
-        data: cityRecord({ country: 'GB', city: 'London', latitude: 51.5, longitude: -0.1 }),
-      },
-      {
-        network: '81.2.70.0/24',
-        data: cityRecord({ country: 'GB', city: 'Leeds', latitude: 53.8, longitude: -1.55 }),
-      },
-    ],
-  }),
-);
+writeFileSync(geoipDb, londonAndLeeds());
 
 let server: FeedServer;
 let spawned: SpawnedService;
@@ -157,14 +136,7 @@ async function answerOf(ip: string): Promise<Answer> {
   };
 }
 
-/** how many compiled tables in DATA_DIR/tables were made from `copy` */
-function tablesFrom(copy: Buffer): number {
-  const tables = join(dataDir, 'tables');
-  return readdirSync(tables)
-    .filter((name) => name.endsWith('.tables'))
-    .map((name) => readTableManifest<Manifest>(join(tables, name)))
-    .filter((m) => m?.source.files.some((f) => f.sha256 === sha256(copy))).length;
-}
+const tablesFrom = (copy: Buffer) => tablesIn(dataDir, copy);
 
 const fileHash = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
