@@ -230,6 +230,7 @@ export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise
             cacheDir,
             geolite2: optIn.geolite2,
             ipinfoLite: optIn.ipinfoLite,
+            db11: optIn.db11,
             ...loadOptions,
           },
           log,

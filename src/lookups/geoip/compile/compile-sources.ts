@@ -42,12 +42,16 @@ import {
   countryLayers,
   countrySourceFiles,
   countrySourceInfo,
+  DB11_SOURCE_ID,
+  db11Info,
   ipinfoLiteInfo,
   ipinfoLiteLayer,
 } from '../location-sources.js';
+import { DB11_ENTRIES, SegmentsBuilder, db11Layer, readDb11 } from './db11.js';
+import { zipEntryInfo, zipEntryLines } from './zip-file.js';
 import { LOCATION_RULE_FILE, loadLocationRules } from '../reconcile/rule-file.js';
 import type { Mapper } from '../record-map.js';
-import { mmdbLayer, type SourceLayer } from './layers.js';
+import { AnswerSet, mmdbLayer, type SourceLayer } from './layers.js';
 import { GEOFEED_BUCKET, radiusOf } from '../reconcile/radius.js';
 import { compileReconciled } from './reconciled.js';
 import type { OptInFiles } from '../update/paths.js';
@@ -318,12 +322,12 @@ export async function loadEmbedded(
 }
 
 // ---- the operator's opt-in sources: GeoLite2 City (GEOLITE2_CITY_DB or
-// fetched with the MaxMind key) and IPinfo Lite (fetched with IPINFO_TOKEN) ----
+// fetched with the MaxMind key), IPinfo Lite (fetched with IPINFO_TOKEN) and
+// IP2Location LITE DB11 (fetched with IP2LOCATION_TOKEN) ----
 
 export interface ExtraSource {
   layer: SourceLayer;
   info: LocationSourceInfo;
-  file: SourceFile;
 }
 
 /**
@@ -333,7 +337,7 @@ export interface ExtraSource {
  * (src/life/reloader.ts) runs on the thread that answers requests.
  */
 export interface ExtraInput {
-  file: SourceFile;
+  files: SourceFile[];
   source(): Promise<ExtraSource>;
 }
 
@@ -347,15 +351,14 @@ async function readInput(path: string, variable: string): Promise<Buffer> {
 
 export async function geolite2Input(path: string): Promise<ExtraInput> {
   const data = await readInput(path, 'GEOLITE2_CITY_DB');
-  return { file: sourceFile(path, data), source: () => geolite2Source(path, data) };
+  return { files: [sourceFile(path, data)], source: () => geolite2Source(path, data) };
 }
 
 /** IPinfo Lite as `update-data` fetched it (DATA_DIR/ipinfo-lite.mmdb). */
 export async function ipinfoLiteInput(path: string): Promise<ExtraInput> {
   const data = await readInput(path, 'IPINFO_TOKEN');
-  const file = sourceFile(path, data);
   return {
-    file,
+    files: [sourceFile(path, data)],
     source: async () => {
       let reader: Reader<object>;
       try {
@@ -364,7 +367,7 @@ export async function ipinfoLiteInput(path: string): Promise<ExtraInput> {
         throw new DataError(`IPINFO_TOKEN: cannot open ${path} as an MMDB file`, { cause });
       }
       const info = ipinfoLiteInfo(reader.metadata.databaseType, builtAt(reader));
-      return { layer: ipinfoLiteLayer(reader), info, file };
+      return { layer: ipinfoLiteLayer(reader), info };
     },
   };
 }
@@ -374,11 +377,42 @@ export async function optInInputs(files: OptInFiles): Promise<ExtraInput[]> {
   return [
     ...(files.geolite2 === null ? [] : [await geolite2Input(files.geolite2)]),
     ...(files.ipinfoLite === null ? [] : [await ipinfoLiteInput(files.ipinfoLite)]),
+    ...(files.db11 === null ? [] : [await db11Input(files.db11)]),
   ];
 }
 
 export const hasOptIn = (files: OptInFiles): boolean =>
-  files.geolite2 !== null || files.ipinfoLite !== null;
+  files.geolite2 !== null || files.ipinfoLite !== null || files.db11 !== null;
+
+/** IP2Location LITE DB11 as `update-data` fetched it: its IPv4 and IPv6 ZIP. */
+export async function db11Input(paths: { v4: string; v6: string }): Promise<ExtraInput> {
+  const files = [
+    sourceFile(paths.v4, await readInput(paths.v4, 'IP2LOCATION_TOKEN')),
+    sourceFile(paths.v6, await readInput(paths.v6, 'IP2LOCATION_TOKEN')),
+  ];
+  return { files, source: () => db11Source(paths) };
+}
+
+/** The two CSVs read from their ZIPs, line by line, into one uncalibrated city layer. */
+async function db11Source(paths: { v4: string; v6: string }): Promise<ExtraSource> {
+  const resolve = createTimezoneResolver(installedTimezones());
+  const set = new AnswerSet();
+  const v4 = new SegmentsBuilder(1);
+  const v6 = new SegmentsBuilder(4);
+  try {
+    const read4 = await readDb11(zipEntryLines(paths.v4, DB11_ENTRIES.v4), 4, v4, set, resolve);
+    await readDb11(zipEntryLines(paths.v6, DB11_ENTRIES.v6), 6, v6, set, resolve);
+    if (read4.rows === 0) throw new Error(`no row in ${DB11_ENTRIES.v4} (${read4.firstProblem})`);
+  } catch (cause) {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    throw new DataError(`IP2Location LITE DB11: ${message}`, { cause });
+  }
+  const dated = await zipEntryInfo(paths.v4, DB11_ENTRIES.v4);
+  return {
+    layer: db11Layer(DB11_SOURCE_ID, v4.finish(), v6.finish(), set),
+    info: db11Info(dated?.modifiedAt ?? null),
+  };
+}
 
 const sourcesOf = (inputs: readonly ExtraInput[]): Promise<ExtraSource[]> =>
   Promise.all(inputs.map((i) => i.source()));
@@ -414,7 +448,6 @@ async function geolite2Source(path: string, data: Buffer): Promise<ExtraSource> 
         url: 'https://www.maxmind.com',
       },
     },
-    file: sourceFile(path, data),
   };
 }
 
@@ -484,10 +517,11 @@ export async function loadEmbeddedWithExtras(
 ): Promise<CompiledSet> {
   const files = embeddedFiles();
   const extras = await optInInputs(optIn);
-  const inputs = [...embeddedCityFiles(), ...extras.map((e) => e.file), ...reconcileInputs()];
+  const inputs = [...embeddedCityFiles(), ...extras.flatMap((e) => e.files), ...reconcileInputs()];
   // `geoip-geolite2-…` with GeoLite2 alone, as before IPinfo Lite came
   const prefix = ['geoip', ...(optIn.geolite2 === null ? [] : ['geolite2'])];
   if (optIn.ipinfoLite !== null) prefix.push('ipinfo');
+  if (optIn.db11 !== null) prefix.push('db11');
   const { name, dirs, cached } = cachedTables(cacheDir, prefix.join('-'), inputs, options);
   if (cached !== null) return cached;
   const started = performance.now();
@@ -497,6 +531,7 @@ export async function loadEmbeddedWithExtras(
   const added = [
     ...(optIn.geolite2 === null ? [] : [' + GeoLite2 City']),
     ...(optIn.ipinfoLite === null ? [] : [' + IPinfo Lite']),
+    ...(optIn.db11 === null ? [] : [' + IP2Location LITE DB11']),
   ];
   const set: CompiledSet = {
     ...compiled,
@@ -535,6 +570,8 @@ export interface UserFileOptions extends LoadOptions {
   geolite2?: string | null;
   /** IPinfo Lite fetched with IPINFO_TOKEN: an uncalibrated country source it is reconciled with */
   ipinfoLite?: string | null;
+  /** IP2Location LITE DB11 fetched with IP2LOCATION_TOKEN: an uncalibrated city source */
+  db11?: OptInFiles['db11'];
 }
 
 function requireType(reader: Reader<object>, variable: string, accepted: RegExp): string {
@@ -559,9 +596,10 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
       ? await optInInputs({
           geolite2: options.geolite2 ?? null,
           ipinfoLite: options.ipinfoLite ?? null,
+          db11: options.db11 ?? null,
         })
       : [];
-  const extraFiles = extras.map((e) => e.file);
+  const extraFiles = extras.flatMap((e) => e.files);
   const inputs = kind === 'geoip' ? [source, ...extraFiles, ...reconcileInputs()] : [source];
   // named by the file's SHA-256 (and the opt-in sources'); the country sources and rule are in the manifest
   const named = [source, ...extraFiles];

@@ -40,7 +40,7 @@ interface DecodingReader {
 }
 
 /** Distinct answers of one source, interned by their text. */
-class AnswerSet {
+export class AnswerSet {
   readonly answers: GeoLocation[] = [];
   private readonly byKey = new Map<string, number>();
 

@@ -159,6 +159,7 @@ export async function compileReconciled(job: ReconcileJob): Promise<Manifest> {
             cacheDir: job.cacheDir,
             geolite2: job.optIn.geolite2,
             ipinfoLite: job.optIn.ipinfoLite,
+            db11: job.optIn.db11,
           },
           log,
         );

@@ -7,7 +7,12 @@
 // (opt-in-update.ts) put it in DATA_DIR/geolite2-city.mmdb, where the GeoIP
 // load finds it (load.ts) and the reloader sees it change.
 import type { SourceSettings } from './source-settings.js';
-import { updateOptIn, type OptInUpdateOptions, type OptInUpdateResult } from './opt-in-update.js';
+import {
+  mmdbCheck,
+  updateOptIn,
+  type OptInUpdateOptions,
+  type OptInUpdateResult,
+} from './opt-in-update.js';
 import { fetchedGeolite2Path } from './paths.js';
 import { geolite2CityRelease } from './sources.js';
 
@@ -23,14 +28,14 @@ export function updateGeolite2City(options: Geolite2UpdateOptions): Promise<Geol
       kind: GEOLITE2_UPDATE_ID,
       label: 'maxmind (second location source)',
       release: geolite2CityRelease(options.settings),
-      target: fetchedGeolite2Path(options.dataDir),
-      problemOf: (reader) => {
+      targets: [fetchedGeolite2Path(options.dataDir)],
+      problemOf: mmdbCheck((reader) => {
         const type = reader.metadata.databaseType;
         return !/City/i.test(type) || /ASN|ISP/i.test(type)
           ? `database type "${type}" is not a City database`
           : null;
-      },
-      withFresh: (inUse, fresh) => ({ ...inUse, geolite2: fresh }),
+      }),
+      withFresh: (inUse, [fresh]) => ({ ...inUse, geolite2: fresh! }),
       refused: 'MAXMIND_ACCOUNT_ID / MAXMIND_LICENSE_KEY refused',
     },
     options,

@@ -12,7 +12,12 @@
 import type { Reader } from 'maxmind';
 import { walkMmdb } from '../compile/mmdb-walk.js';
 import type { Secret } from './update-config.js';
-import { updateOptIn, type OptInUpdateOptions, type OptInUpdateResult } from './opt-in-update.js';
+import {
+  mmdbCheck,
+  updateOptIn,
+  type OptInUpdateOptions,
+  type OptInUpdateResult,
+} from './opt-in-update.js';
 import { fetchedIpinfoLitePath } from './paths.js';
 import type { Artifact } from './sources.js';
 
@@ -89,9 +94,9 @@ export function updateIpinfoLite(options: IpinfoLiteUpdateOptions): Promise<OptI
       kind: IPINFO_LITE_UPDATE_ID,
       label: 'ipinfo (uncalibrated location source)',
       release: { name: 'IPinfo Lite', artifacts: [ipinfoLiteArtifact(baseUrl, token.reveal())] },
-      target: fetchedIpinfoLitePath(options.dataDir),
-      problemOf: ipinfoLiteProblem,
-      withFresh: (inUse, fresh) => ({ ...inUse, ipinfoLite: fresh }),
+      targets: [fetchedIpinfoLitePath(options.dataDir)],
+      problemOf: mmdbCheck(ipinfoLiteProblem),
+      withFresh: (inUse, [fresh]) => ({ ...inUse, ipinfoLite: fresh! }),
       refused: 'IPINFO_TOKEN refused',
     },
     options,

@@ -49,14 +49,17 @@ export interface OptInSource {
   kind: UpdatedSet;
   /** what the progress line's "check" names */
   label: string;
-  /** the name the progress line's "done" gives, and the files to fetch (one MMDB) */
+  /** the name the progress line's "done" gives, and the files to fetch */
   release: Pick<Release, 'name' | 'artifacts'>;
-  /** where the copy in use lives (DATA_DIR/<name>.mmdb) */
-  target: string;
-  /** why a readable MMDB file is not this source's (null: it is) */
-  problemOf(reader: Reader<object>): string | null;
+  /** where the copy in use lives, one file per artifact (DATA_DIR/<name>) */
+  targets: string[];
+  /**
+   * Why the fetched files (one per artifact) may not replace the copies in
+   * use (`before`: null when there are none); null when they may
+   */
+  problemOf(fresh: string[], before: string[] | null, minRatio: number): Promise<string | null>;
   /** the opt-in files with the fresh copy in place of this source's */
-  withFresh(inUse: OptInFiles, fresh: string): OptInFiles;
+  withFresh(inUse: OptInFiles, fresh: string[]): OptInFiles;
   /** a refused credential's hint, after an HTTP 401/403 */
   refused: string;
 }
@@ -80,17 +83,16 @@ function readRecord(dataDir: string, kind: UpdatedSet): FetchRecord | null {
   }
 }
 
-const sha256Of = (data: Buffer) => createHash('sha256').update(data).digest('hex');
-
-/** The copy in place: its search-tree size and its SHA-256, or null when there is none that opens. */
-async function currentCopy(path: string): Promise<{ nodes: number; sha256: string } | null> {
-  try {
-    const data = await readFile(path);
-    const nodes = (await mmdbReader(data)).metadata.nodeCount;
-    return { nodes, sha256: sha256Of(data) };
-  } catch {
-    return null;
-  }
+/** The SHA-256 of each file, null for one that is missing. */
+async function hashes(paths: readonly string[]): Promise<(string | null)[]> {
+  return Promise.all(
+    paths.map((path) =>
+      readFile(path).then(
+        (data) => createHash('sha256').update(data).digest('hex'),
+        () => null,
+      ),
+    ),
+  );
 }
 
 /**
@@ -111,41 +113,40 @@ async function dropTablesOf(tablesDir: string, sha256: string): Promise<void> {
 }
 
 /**
- * Null when the unpacked file may replace the current copy; else why not.
- * The search tree's node count stands for the number of networks: a file
- * cut short in publishing has far fewer, and it is read from the metadata
+ * The check of a single-MMDB source (GeoLite2, IPinfo Lite): it opens, it
+ * is the source's own (`own`), and its search tree is not far smaller than
+ * the copy's — the node count stands for the number of networks: a file cut
+ * short in publishing still opens with far fewer, read from the metadata
  * without walking the tree.
  */
-async function problemOf(
-  source: OptInSource,
-  data: Buffer,
-  before: number | null,
-  minRatio: number,
-): Promise<string | null> {
-  let reader;
-  try {
-    reader = await mmdbReader(data);
-  } catch {
-    return 'the downloaded file is not a readable MMDB file';
-  }
-  const own = source.problemOf(reader);
-  if (own !== null) return own;
-  const { nodeCount } = reader.metadata;
-  if (before !== null && nodeCount < before * minRatio) {
-    return `the new file has ${nodeCount} search-tree nodes, far fewer than the ${before} of the current copy (at least ${Math.ceil(before * minRatio)} expected)`;
-  }
-  return null;
+export function mmdbCheck(
+  own: (reader: Reader<object>) => string | null,
+): OptInSource['problemOf'] {
+  return async ([fresh], before, minRatio) => {
+    let reader: Reader<object>;
+    try {
+      reader = await mmdbReader(await readFile(fresh!));
+    } catch {
+      return 'the downloaded file is not a readable MMDB file';
+    }
+    const problem = own(reader);
+    if (problem !== null) return problem;
+    const nodes = before === null ? null : await nodeCount(before[0]!);
+    const { nodeCount: now } = reader.metadata;
+    if (nodes !== null && now < nodes * minRatio) {
+      return `the new file has ${now} search-tree nodes, far fewer than the ${nodes} of the current copy (at least ${Math.ceil(nodes * minRatio)} expected)`;
+    }
+    return null;
+  };
 }
 
-/** The download's problem (null: none) and its SHA-256: read once, not kept through the compile. */
-async function inspect(
-  source: OptInSource,
-  file: string,
-  before: number | null,
-  minRatio: number,
-): Promise<{ problem: string | null; sha256: string }> {
-  const data = await readFile(file);
-  return { problem: await problemOf(source, data, before, minRatio), sha256: sha256Of(data) };
+/** The search-tree size of the copy in place, null when it does not open. */
+async function nodeCount(path: string): Promise<number | null> {
+  try {
+    return (await mmdbReader(await readFile(path))).metadata.nodeCount;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -154,10 +155,16 @@ async function inspect(
  * fetched again (its name never changes), then compared with the copy.
  */
 async function previousArtifacts(source: OptInSource, dataDir: string): Promise<FetchedArtifact[]> {
-  const inPlace = await stat(source.target).then(
-    (st) => st.isFile(),
-    () => false,
-  );
+  const inPlace = (
+    await Promise.all(
+      source.targets.map((target) =>
+        stat(target).then(
+          (st) => st.isFile(),
+          () => false,
+        ),
+      ),
+    )
+  ).every(Boolean);
   const record = inPlace ? readRecord(dataDir, source.kind) : null;
   const withChecksum = source.release.artifacts.every((a) => a.checksumUrl !== null);
   return (record?.artifacts ?? []).filter(
@@ -169,7 +176,7 @@ export async function updateOptIn(
   source: OptInSource,
   options: OptInUpdateOptions,
 ): Promise<OptInUpdateResult> {
-  const { kind, release, target } = source;
+  const { kind, release, targets } = source;
   const started = performance.now();
   const seconds = () => Math.round((performance.now() - started) / 100) / 10;
   const progress = options.onProgress ?? (() => undefined);
@@ -192,12 +199,14 @@ export async function updateOptIn(
     });
     let outcome: 'updated' | 'unchanged' = 'unchanged';
     if (fetched.status === 'fetched') {
-      const fresh = fetched.files[0]!;
-      const before = await currentCopy(target);
+      const fresh = fetched.files;
+      const before = await hashes(targets);
+      const inPlace = before.every((h) => h !== null) ? targets : null;
       const minRatio = options.minRatio ?? DEFAULT_MIN_RATIO;
-      const { problem, sha256 } = await inspect(source, fresh, before?.nodes ?? null, minRatio);
+      const problem = await source.problemOf(fresh, inPlace, minRatio);
       if (problem !== null) throw new DataError(problem);
-      if (sha256 !== before?.sha256) {
+      const after = await hashes(fresh);
+      if (after.some((h, i) => h !== before[i])) {
         // the reconciled table compiled into the cache now, in a worker, from
         // the work folder's copy: a failure keeps the copy in place, and the
         // load that swaps it in (a serving process) finds it compiled
@@ -210,10 +219,12 @@ export async function updateOptIn(
             cacheDir: tablesDir,
           },
         });
-        // the work folder is in DATA_DIR/tables: the rename stays on one file system
-        await rename(fresh, target);
+        // the work folder is in DATA_DIR/tables: the renames stay on one file system
+        for (const [i, file] of fresh.entries()) await rename(file, targets[i]!);
         outcome = 'updated';
-        if (before !== null) await dropTablesOf(tablesDir, before.sha256);
+        for (const [i, replaced] of before.entries()) {
+          if (replaced !== null && replaced !== after[i]) await dropTablesOf(tablesDir, replaced);
+        }
       }
       const kept: FetchRecord = { fetchedAt: now.toISOString(), artifacts: fetched.artifacts };
       await writeFileAtomic(
