@@ -30,6 +30,7 @@ import { fileSignature } from '../../data/file-signature.js';
 import { readTableManifest } from '../../data/table-file.js';
 import {
   fetchedGeolite2Path,
+  fetchedDb11Paths,
   fetchedIpinfoLitePath,
   optInFiles,
   updateTablesPath,
@@ -179,6 +180,8 @@ export function updateSignature(dataDir: string): string {
     updateTablesPath(dataDir, 'asn'),
     fetchedGeolite2Path(dataDir),
     fetchedIpinfoLitePath(dataDir),
+    fetchedDb11Paths(dataDir).v4,
+    fetchedDb11Paths(dataDir).v6,
   ];
   return paths
     .map((path) => {

@@ -20,7 +20,7 @@ export interface KindStatus {
 }
 
 /** the data sets an update records: GeoIP, ASN and the fetched opt-in sources */
-export type UpdatedSet = DataSetKind | 'geolite2-city' | 'ipinfo-lite';
+export type UpdatedSet = DataSetKind | 'geolite2-city' | 'ipinfo-lite' | 'ip2location-db11';
 
 export type UpdateStatus = Partial<Record<UpdatedSet, KindStatus>>;
 
