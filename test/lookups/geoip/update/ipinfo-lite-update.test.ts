@@ -12,15 +12,13 @@
 // GEOIP_DB stands in for the GeoIP data.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadConfig, type Config } from '../../../../src/config.js';
-import type { ServiceData } from '../../../../src/composition.js';
+import { loadConfig } from '../../../../src/config.js';
 import { fetchedIpinfoLitePath } from '../../../../src/lookups/geoip/update/paths.js';
 import { readStatus } from '../../../../src/lookups/geoip/update/update-status.js';
-import { runUpdateData } from '../../../../src/update/update-data.js';
 import { startFeedServer, type FeedServer } from '../../../helpers/feed-server.js';
 import { getOnce } from '../../../helpers/http-get.js';
 import {
@@ -30,9 +28,7 @@ import {
   londonAndLeeds,
 } from '../../../helpers/mmdb-writer.js';
 import { tablesFrom as tablesIn } from '../../../helpers/geo-release.js';
-import { dataOf, serviceData, silentLog } from '../../../helpers/service.js';
-import { spawnService, type SpawnedService } from '../../../helpers/spawned-service.js';
-import { until } from '../../../helpers/wait.js';
+import { OptInService, fileHash, type OptInAnswer } from '../../../helpers/opt-in-service.js';
 
 /** where the GeoIP data (GEOIP_DB) and IPinfo Lite agree */
 const AGREED = '81.2.69.142';
@@ -71,10 +67,7 @@ const geoipDb = join(dir, 'city.mmdb');
 writeFileSync(geoipDb, londonAndLeeds());
 
 let server: FeedServer;
-let spawned: SpawnedService;
-let config: Readonly<Config>;
-let current: ServiceData;
-let reloads = 0;
+let service: OptInService;
 
 function env(over: Record<string, string> = {}): Record<string, string> {
   return {
@@ -93,73 +86,25 @@ function publish(body: Buffer | string, status = 200): void {
   server.route(FILE, { status: 403, body: 'Unknown token' });
 }
 
-/** `update-data --only ipinfo-lite` as the service's schedule runs it; its lines and status */
-async function updateData(
-  over: Readonly<Config> = config,
-): Promise<{ status: number; text: string }> {
-  const lines: string[] = [];
-  const status = await runUpdateData({
-    config: over,
-    dataDir,
-    only: new Set(['ipinfo-lite']),
-    out: { write: (text: string) => lines.push(text) },
-    log: silentLog,
-    current: current.geo,
-  });
-  return { status, text: lines.join('') };
-}
-
-/** SIGHUP to the spawned service, and its reload done */
-async function reload(): Promise<void> {
-  reloads++;
-  spawned.kill('SIGHUP');
-  await until(
-    () =>
-      spawned
-        .logLines<{ msg: string; reason?: string }>()
-        .filter((l) => l.msg === 'GeoIP/ASN data reloaded' && l.reason === 'SIGHUP').length >=
-      reloads,
-  );
-}
-
-interface Answer {
-  record: { country: string | null; city: string | null; accuracyRadiusKm?: number | null };
-  source: string;
-}
-
-async function answerOf(ip: string): Promise<Answer> {
-  const res = await getOnce(spawned.port, `/ip/${ip}`);
-  assert.equal(res.status, 200, res.body);
-  return {
-    record: dataOf<Answer['record']>(JSON.parse(res.body)),
-    source: String(res.headers['x-location-source'] ?? ''),
-  };
-}
-
 const tablesFrom = (copy: Buffer) => tablesIn(dataDir, copy);
-
-const fileHash = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
 before(async () => {
   server = await startFeedServer({});
   publish(firstCopy);
-  config = loadConfig(env());
-  current = await serviceData(config);
-  spawned = await spawnService(env());
+  service = await OptInService.start('ipinfo-lite', env());
 });
 after(async () => {
-  spawned.kill();
-  await spawned.exited;
+  await service.stop();
   await server.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 describe('IPinfo Lite fetched with IPINFO_TOKEN, uncalibrated', () => {
-  const before: Record<string, Answer> = {};
+  const before: Record<string, OptInAnswer> = {};
 
   it('before any update the calibrated sources answer alone; nothing at the unplaced address', async () => {
-    for (const ip of [AGREED, DISAGREED, UNPLACED]) before[ip] = await answerOf(ip);
+    for (const ip of [AGREED, DISAGREED, UNPLACED]) before[ip] = await service.answerOf(ip);
     assert.equal(before[AGREED]!.record.country, 'GB');
     assert.equal(before[DISAGREED]!.record.country, 'GB');
     assert.equal(before[UNPLACED]!.record.country, null);
@@ -167,7 +112,7 @@ describe('IPinfo Lite fetched with IPINFO_TOKEN, uncalibrated', () => {
   });
 
   it('update-data fetches it with the token; after SIGHUP it joins without changing the answer', async () => {
-    const { status, text } = await updateData();
+    const { status, text } = await service.updateData();
     assert.equal(status, 0, text);
     assert.match(text, /ipinfo-lite\s+ok\s+updated\s+IPinfo Lite/);
     assert.match(text, /ipinfo_lite\.mmdb\?token=\[redacted\]/);
@@ -176,30 +121,26 @@ describe('IPinfo Lite fetched with IPINFO_TOKEN, uncalibrated', () => {
     assert.equal(readStatus(dataDir)['ipinfo-lite']?.outcome, 'updated');
     // compiled in the update's worker, for the reload to open
     assert.equal(tablesFrom(firstCopy), 1);
-    await reload();
+    await service.reload();
 
-    const agreed = await answerOf(AGREED);
+    const agreed = await service.answerOf(AGREED);
     assert.deepEqual(agreed.record, before[AGREED]!.record, 'the calibrated answer is unchanged');
     assert.equal(agreed.source, `${before[AGREED]!.source}, ipinfo-lite`);
 
-    const disagreed = await answerOf(DISAGREED);
+    const disagreed = await service.answerOf(DISAGREED);
     assert.deepEqual(disagreed, before[DISAGREED], 'a disagreeing IPinfo Lite changes nothing');
 
-    const unplaced = await answerOf(UNPLACED);
+    const unplaced = await service.answerOf(UNPLACED);
     assert.equal(unplaced.record.country, 'NL');
     assert.equal(unplaced.record.city, null);
     assert.equal(unplaced.record.accuracyRadiusKm, null);
     assert.equal(unplaced.source, 'ipinfo-lite');
 
-    const res = await getOnce(spawned.port, '/');
-    const info = dataOf<{
-      locationSources: { id: string; licence: string; ageDays: number; version: string | null }[];
-    }>(JSON.parse(res.body));
-    const listed = info.locationSources.find((s) => s.id === 'ipinfo-lite');
+    const listed = await service.listed('ipinfo-lite');
     assert.equal(listed?.licence, 'CC BY-SA 4.0');
     assert.equal(listed?.version, '2023-11-14', 'the build date of the file written here');
     const credits = String(
-      (await getOnce(spawned.port, `/ip/${AGREED}`)).headers['x-data-attribution'],
+      (await getOnce(service.port, `/ip/${AGREED}`)).headers['x-data-attribution'],
     );
     assert.match(
       credits,
@@ -208,9 +149,9 @@ describe('IPinfo Lite fetched with IPINFO_TOKEN, uncalibrated', () => {
   });
 
   it('the same file again changes nothing; a new one replaces it and its old table goes', async () => {
-    assert.match((await updateData()).text, /ipinfo-lite\s+ok\s+unchanged/);
+    assert.match((await service.updateData()).text, /ipinfo-lite\s+ok\s+unchanged/);
     publish(nextCopy);
-    const { status, text } = await updateData();
+    const { status, text } = await service.updateData();
     assert.equal(status, 0, text);
     assert.match(text, /ipinfo-lite\s+ok\s+updated/);
     assert.equal(fileHash(fetchedIpinfoLitePath(dataDir)), sha256(nextCopy));
@@ -219,13 +160,9 @@ describe('IPinfo Lite fetched with IPINFO_TOKEN, uncalibrated', () => {
   });
 
   it('a refused token, garbage, a truncated, a wrong or a far smaller file keep the copy and say why', async () => {
-    const cases: [string, () => void, RegExp, Readonly<Config>?][] = [
-      [
-        'refused token',
-        () => publish(nextCopy),
-        /HTTP 403 \(IPINFO_TOKEN refused\)/,
-        loadConfig(env({ IPINFO_TOKEN: 'another-token' })),
-      ],
+    const wrongToken = service.configWith({ IPINFO_TOKEN: 'another-token' });
+    const cases: [string, () => void, RegExp, typeof wrongToken?][] = [
+      ['refused token', () => publish(nextCopy), /HTTP 403 \(IPINFO_TOKEN refused\)/, wrongToken],
       ['garbage', () => publish('<html>maintenance</html>'), /not a readable MMDB file/],
       [
         'truncated',
@@ -254,29 +191,18 @@ describe('IPinfo Lite fetched with IPINFO_TOKEN, uncalibrated', () => {
       ['far smaller', () => publish(ipinfoLite(4)), /search-tree nodes, far fewer than/],
       ['an error status', () => publish('try later', 503), /HTTP 503/],
     ];
-    const kept = fileHash(fetchedIpinfoLitePath(dataDir));
-    for (const [name, serve, reason, over] of cases) {
+    const path = fetchedIpinfoLitePath(dataDir);
+    const kept = { [path]: fileHash(path) };
+    for (const [name, serve, reason, config] of cases) {
       serve();
-      const { status, text } = await updateData(over);
-      assert.equal(status, 1, `${name}: ${text}`);
-      assert.match(text, /ipinfo-lite\s+FAILED/, name);
-      assert.match(text, reason, name);
-      const recorded = readStatus(dataDir)['ipinfo-lite'];
-      assert.equal(recorded?.outcome, 'failed', name);
-      assert.match(recorded?.error ?? '', reason, name);
-      assert.equal(fileHash(fetchedIpinfoLitePath(dataDir)), kept, `${name}: the copy is kept`);
-      const record = readFileSync(join(dataDir, 'tables', 'ipinfo-lite.fetch.json'), 'utf8');
-      const said = `${text}\n${JSON.stringify(readStatus(dataDir))}\n${record}`;
-      assert.equal(said.includes(TOKEN), false, `${name}: the token appears nowhere`);
-      assert.match(record, /token=\[redacted\]/);
+      await service.assertRefused(name, reason, kept, TOKEN, config);
     }
-    const metrics = (await getOnce(spawned.port, '/metrics')).body;
     assert.match(
-      metrics,
+      await service.metrics(),
       /ipintel_data_update_last_outcome\{kind="ipinfo-lite",outcome="failed"\} 1/,
     );
-    await reload();
-    assert.equal((await answerOf(UNPLACED)).source, 'ipinfo-lite', 'the old copy still answers');
+    await service.reload();
+    assert.equal((await service.answerOf(UNPLACED)).source, 'ipinfo-lite', 'the old copy answers');
   });
 
   it('the switch: IPINFO_TOKEN on, unset or FEEDS_DISABLED=ipinfo-lite off; the token never printed', () => {
