@@ -173,7 +173,7 @@ export async function readRest(tables: GeoTables): Promise<void> {
   await tables.asn.pager.readRest();
 }
 
-/** The update tables' and fetched GeoLite2's file signatures: a change means new data to load. */
+/** The update tables' and the fetched opt-in sources' file signatures: a change means new data to load. */
 export function updateSignature(dataDir: string): string {
   const paths = [
     updateTablesPath(dataDir, 'geoip'),
