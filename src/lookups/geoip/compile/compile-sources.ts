@@ -49,6 +49,7 @@ import {
 } from '../location-sources.js';
 import { DB11_ENTRIES, SegmentsBuilder, db11Layer, readDb11 } from './db11.js';
 import { zipEntryInfo, zipEntryLines } from './zip-file.js';
+import { hashedFile } from './file-hashes.js';
 import { LOCATION_RULE_FILE, loadLocationRules } from '../reconcile/rule-file.js';
 import type { Mapper } from '../record-map.js';
 import { AnswerSet, mmdbLayer, type SourceLayer } from './layers.js';
@@ -349,17 +350,30 @@ async function readInput(path: string, variable: string): Promise<Buffer> {
   }
 }
 
-export async function geolite2Input(path: string): Promise<ExtraInput> {
-  const data = await readInput(path, 'GEOLITE2_CITY_DB');
-  return { files: [sourceFile(path, data)], source: () => geolite2Source(path, data) };
+/** `path` hashed (remembered in `memoDir` when given: file-hashes.ts), the variable named on failure. */
+async function hashedInput(path: string, variable: string, memoDir?: string): Promise<SourceFile> {
+  if (memoDir === undefined) return sourceFile(path, await readInput(path, variable));
+  try {
+    return await hashedFile(path, memoDir);
+  } catch (cause) {
+    throw new DataError(`${variable}: cannot open ${path}`, { cause });
+  }
+}
+
+export async function geolite2Input(path: string, memoDir?: string): Promise<ExtraInput> {
+  const variable = 'GEOLITE2_CITY_DB';
+  return {
+    files: [await hashedInput(path, variable, memoDir)],
+    source: async () => geolite2Source(path, await readInput(path, variable)),
+  };
 }
 
 /** IPinfo Lite as `update-data` fetched it (DATA_DIR/ipinfo-lite.mmdb). */
-export async function ipinfoLiteInput(path: string): Promise<ExtraInput> {
-  const data = await readInput(path, 'IPINFO_TOKEN');
+export async function ipinfoLiteInput(path: string, memoDir?: string): Promise<ExtraInput> {
   return {
-    files: [sourceFile(path, data)],
+    files: [await hashedInput(path, 'IPINFO_TOKEN', memoDir)],
     source: async () => {
+      const data = await readInput(path, 'IPINFO_TOKEN');
       let reader: Reader<object>;
       try {
         reader = await mmdbReader(data);
@@ -372,12 +386,12 @@ export async function ipinfoLiteInput(path: string): Promise<ExtraInput> {
   };
 }
 
-/** The inputs of the opt-in files in use, GeoLite2 first. */
-export async function optInInputs(files: OptInFiles): Promise<ExtraInput[]> {
+/** The inputs of the opt-in files in use, GeoLite2 first; their hashes remembered in `memoDir`. */
+export async function optInInputs(files: OptInFiles, memoDir: string): Promise<ExtraInput[]> {
   return [
-    ...(files.geolite2 === null ? [] : [await geolite2Input(files.geolite2)]),
-    ...(files.ipinfoLite === null ? [] : [await ipinfoLiteInput(files.ipinfoLite)]),
-    ...(files.db11 === null ? [] : [await db11Input(files.db11)]),
+    ...(files.geolite2 === null ? [] : [await geolite2Input(files.geolite2, memoDir)]),
+    ...(files.ipinfoLite === null ? [] : [await ipinfoLiteInput(files.ipinfoLite, memoDir)]),
+    ...(files.db11 === null ? [] : [await db11Input(files.db11, memoDir)]),
   ];
 }
 
@@ -385,10 +399,13 @@ export const hasOptIn = (files: OptInFiles): boolean =>
   files.geolite2 !== null || files.ipinfoLite !== null || files.db11 !== null;
 
 /** IP2Location LITE DB11 as `update-data` fetched it: its IPv4 and IPv6 ZIP. */
-export async function db11Input(paths: { v4: string; v6: string }): Promise<ExtraInput> {
+export async function db11Input(
+  paths: { v4: string; v6: string },
+  memoDir?: string,
+): Promise<ExtraInput> {
   const files = [
-    sourceFile(paths.v4, await readInput(paths.v4, 'IP2LOCATION_TOKEN')),
-    sourceFile(paths.v6, await readInput(paths.v6, 'IP2LOCATION_TOKEN')),
+    await hashedInput(paths.v4, 'IP2LOCATION_TOKEN', memoDir),
+    await hashedInput(paths.v6, 'IP2LOCATION_TOKEN', memoDir),
   ];
   return { files, source: () => db11Source(paths) };
 }
@@ -516,7 +533,7 @@ export async function loadEmbeddedWithExtras(
   options: LoadOptions = {},
 ): Promise<CompiledSet> {
   const files = embeddedFiles();
-  const extras = await optInInputs(optIn);
+  const extras = await optInInputs(optIn, cacheDir);
   const inputs = [...embeddedCityFiles(), ...extras.flatMap((e) => e.files), ...reconcileInputs()];
   // `geoip-geolite2-…` with GeoLite2 alone, as before IPinfo Lite came
   const prefix = ['geoip', ...(optIn.geolite2 === null ? [] : ['geolite2'])];
@@ -593,11 +610,14 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
   const source = sourceFile(path, data);
   const extras =
     kind === 'geoip'
-      ? await optInInputs({
-          geolite2: options.geolite2 ?? null,
-          ipinfoLite: options.ipinfoLite ?? null,
-          db11: options.db11 ?? null,
-        })
+      ? await optInInputs(
+          {
+            geolite2: options.geolite2 ?? null,
+            ipinfoLite: options.ipinfoLite ?? null,
+            db11: options.db11 ?? null,
+          },
+          options.cacheDir,
+        )
       : [];
   const extraFiles = extras.flatMap((e) => e.files);
   const inputs = kind === 'geoip' ? [source, ...extraFiles, ...reconcileInputs()] : [source];
