@@ -116,9 +116,15 @@ export function compileReconciled(
       // empty location there would split the table at every boundary of a
       // country source (a GEOIP_DB with few networks got 237,096 IPv6 ranges
       // from the registry's alone)
-      const calibrated =
-        ruled === null || (ruled.decidedBy.length === 0 && isEmpty(ruled.location)) ? null : ruled;
-      const out = withUncalibrated(calibrated, uncalibrated);
+      const empty = ruled !== null && ruled.decidedBy.length === 0 && isEmpty(ruled.location);
+      // the uncalibrated sources fill in only where no calibrated one answers
+      // anything: where one does and the rule answers nothing, nothing it stays
+      const out =
+        ruled === null
+          ? withUncalibrated(null, uncalibrated)
+          : empty
+            ? null
+            : withUncalibrated(ruled, uncalibrated);
       index =
         out === null
           ? NONE

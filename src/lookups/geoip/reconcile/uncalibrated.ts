@@ -23,8 +23,10 @@ function namedWith(named: readonly string[], extra: readonly SourceAnswer[], cou
 
 /**
  * The answer with the uncalibrated sources' part: `calibrated` is what the
- * calibrated sources answered (null: nothing), `extra` the uncalibrated
- * sources' answers in priority order. Null when neither answers anything.
+ * rule answered from the calibrated sources (null: no calibrated source
+ * answers anything there; where one does and the rule answers nothing, the
+ * caller does not ask), `extra` the uncalibrated sources' answers in
+ * priority order. Null when nothing is answered.
  */
 export function withUncalibrated(
   calibrated: Reconciled | null,

@@ -136,6 +136,8 @@ const ipinfo = new Reader<object>(
       { network: '81.2.69.128/25', data: ipinfoRecord('IE') },
       // where no calibrated source answers
       { network: '5.6.7.0/24', data: ipinfoRecord('NL') },
+      // where a calibrated country source answers and the rule answers nothing
+      { network: '5.6.8.0/24', data: ipinfoRecord('NL') },
       { network: '2001:db8::/32', data: ipinfoRecord('SE') },
     ],
   }),
@@ -146,9 +148,18 @@ const choice: LocationChoice = {
   radii: { 'single|unanimous|city': 5, all: 100 },
 };
 
+/** a registry-style country source, answering where DB-IP does not */
+const registry = new Reader<object>(
+  buildMmdb({
+    databaseType: 'country',
+    networks: [{ network: '5.6.8.0/24', data: { country_code: 'DE' } }],
+  }),
+);
+
 const dbipLayer = mmdbLayer('dbip', 'city', dbip, dbip, flat, true);
-const withIpinfo = compileReconciled([dbipLayer, ipinfoLiteLayer(ipinfo)], choice);
-const alone = compileReconciled([dbipLayer], choice);
+const registryLayer = mmdbLayer('registry', 'country', registry, registry, flat);
+const withIpinfo = compileReconciled([dbipLayer, registryLayer, ipinfoLiteLayer(ipinfo)], choice);
+const alone = compileReconciled([dbipLayer, registryLayer], choice);
 
 const answer = reconciledAnswer;
 
@@ -184,6 +195,12 @@ describe('an uncalibrated layer through the reconciling compiler', () => {
       decidedBy: 'ipinfo-lite',
     });
     assert.equal(answer(withIpinfo, '2001:db8::1')?.country, 'SE');
+  });
+
+  it('a calibrated source answers and the rule answers nothing: nothing is filled in', () => {
+    // the 'first' rule takes no country from a country source alone
+    assert.equal(answer(alone, '5.6.8.1'), null);
+    assert.equal(answer(withIpinfo, '5.6.8.1'), null);
   });
 
   it('nobody: nothing', () => {
