@@ -5,8 +5,10 @@
 // `?token=[redacted]`). IPinfo publishes no checksum beside it: the server's
 // ETag/Last-Modified make the next request conditional when it sends them,
 // and a download identical to the copy in place changes nothing. The file
-// must be IPinfo's (its database type says "ipinfo", e.g. "ipinfo
-// ipinfo_lite.mmdb") with country-level records (`country_code` on each);
+// must be IPinfo's (its database type says "ipinfo", in any case: IPinfo
+// names its files' types "ipinfo <file>.mmdb", and which file name the Lite
+// download carries is not documented) with country-level records
+// (`country_code` on each);
 // then the steps every opt-in source takes (opt-in-update.ts) put it in
 // DATA_DIR/ipinfo-lite.mmdb.
 import type { Reader } from 'maxmind';
