@@ -25,27 +25,42 @@ describe('hashedFile', () => {
       bytes: 10,
       sha256: sha256('first copy'),
     });
-    const memo = JSON.parse(readFileSync(memoPath, 'utf8')) as Record<string, { sha256: string }>;
-    assert.equal(memo[file]?.sha256, sha256('first copy'));
+    const memo = JSON.parse(readFileSync(memoPath, 'utf8')) as Record<string, string>;
+    assert.deepEqual(Object.values(memo), [sha256('first copy')]);
   });
 
   it('the same file (size, time, inode) is answered from the memo, not read', async () => {
     // a remembered hash no reading could give: it is what comes back
-    const memo = JSON.parse(readFileSync(memoPath, 'utf8')) as Record<string, { sha256: string }>;
-    memo[file]!.sha256 = 'f'.repeat(64);
-    writeFileSync(memoPath, JSON.stringify(memo));
+    const memo = JSON.parse(readFileSync(memoPath, 'utf8')) as Record<string, string>;
+    writeFileSync(
+      memoPath,
+      JSON.stringify(Object.fromEntries(Object.keys(memo).map((k) => [k, 'f'.repeat(64)]))),
+    );
     assert.equal((await hashedFile(file, dir)).sha256, 'f'.repeat(64));
   });
 
-  it('a new copy renamed in (as the updater does) is hashed again', async () => {
-    writeFileSync(join(dir, 'next.partial'), 'next copy!');
-    renameSync(join(dir, 'next.partial'), file);
-    assert.equal((await hashedFile(file, dir)).sha256, sha256('next copy!'));
+  it('a new copy is hashed again; renamed into place (as the updater does) it is known there', async () => {
+    const work = join(dir, 'next.partial');
+    writeFileSync(work, 'next copy!');
+    assert.equal((await hashedFile(work, dir)).sha256, sha256('next copy!'));
+    renameSync(work, file);
+    const memo = JSON.parse(readFileSync(memoPath, 'utf8')) as Record<string, string>;
+    // the identity the work copy was remembered by now answers for the file in place
+    writeFileSync(
+      memoPath,
+      JSON.stringify({ ...memo, [Object.keys(memo).at(-1)!]: 'e'.repeat(64) }),
+    );
+    assert.equal((await hashedFile(file, dir)).sha256, 'e'.repeat(64));
+  });
+
+  it('a file rewritten in place (another time or size) is hashed again', async () => {
+    writeFileSync(file, 'rewritten copy');
+    assert.equal((await hashedFile(file, dir)).sha256, sha256('rewritten copy'));
   });
 
   it('a memo that cannot be written costs a hash, not an answer', async () => {
     const nowhere = join(dir, 'missing', 'folder');
-    assert.equal((await hashedFile(file, nowhere)).sha256, sha256('next copy!'));
+    assert.equal((await hashedFile(file, nowhere)).sha256, sha256('rewritten copy'));
     assert.equal(existsSync(join(nowhere, 'opt-in-hashes.json')), false);
   });
 
