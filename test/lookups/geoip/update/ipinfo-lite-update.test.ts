@@ -12,7 +12,7 @@
 // GEOIP_DB stands in for the GeoIP data.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -121,6 +121,9 @@ describe('IPinfo Lite fetched with IPINFO_TOKEN, uncalibrated', () => {
     assert.equal(readStatus(dataDir)['ipinfo-lite']?.outcome, 'updated');
     // compiled in the update's worker, for the reload to open
     assert.equal(tablesFrom(firstCopy), 1);
+    // its hash remembered there by the file's identity: the reload does not read it whole
+    const hashes = readFileSync(join(dataDir, 'tables', 'opt-in-hashes.json'), 'utf8');
+    assert.ok(hashes.includes(sha256(firstCopy)));
     await service.reload();
 
     const agreed = await service.answerOf(AGREED);
