@@ -43,7 +43,7 @@ import { updateGeoData, type GeoProgress } from '../src/lookups/geoip/update/geo
 import { updateGeolite2City } from '../src/lookups/geoip/update/geolite2-update.js';
 import { sourceSettings } from '../src/lookups/geoip/update/update-config.js';
 import { buildService, loadServiceData, reloadGeoData } from '../src/composition.js';
-import { geolite2InUse } from '../src/lookups/geoip/load.js';
+import { optInInUse } from '../src/lookups/geoip/load.js';
 import { fetchedGeolite2Path } from '../src/lookups/geoip/update/paths.js';
 import { embeddedFiles } from '../src/lookups/geoip/embedded-data.js';
 import { mulberry32 } from './paths.js';
@@ -226,7 +226,7 @@ async function main(): Promise<number> {
         ...common,
         kinds: config.dataUpdate.kinds,
         current: (kind) => data.geo.tables[kind],
-        geolite2: geolite2InUse(config),
+        optIn: optInInUse(config),
       });
   const t2 = performance.now();
   await reloadGeoData(config, data, log);

@@ -314,19 +314,21 @@ export function buildService(
   const updateStatus = statusReader(config.dataDir);
   metrics.dataUpdates(() => {
     const status = updateStatus();
-    return (['geoip', 'asn', 'geolite2-city'] as const).flatMap((kind) => {
-      const s = status[kind];
-      return s === undefined
-        ? []
-        : [
-            {
-              kind,
-              outcome: s.outcome,
-              checkedAt: Date.parse(s.checkedAt),
-              succeededAt: s.succeededAt === null ? null : Date.parse(s.succeededAt),
-            },
-          ];
-    });
+    return (['geoip', 'asn', 'geolite2-city', 'ipinfo-lite', 'ip2location-db11'] as const).flatMap(
+      (kind) => {
+        const s = status[kind];
+        return s === undefined
+          ? []
+          : [
+              {
+                kind,
+                outcome: s.outcome,
+                checkedAt: Date.parse(s.checkedAt),
+                succeededAt: s.succeededAt === null ? null : Date.parse(s.succeededAt),
+              },
+            ];
+      },
+    );
   });
   const routes: AnyRoute[] = [];
   // the MCP tools run the other routes through App.call, which exists only

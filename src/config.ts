@@ -103,7 +103,14 @@ export interface Config {
 const IANA_RDAP_BOOTSTRAP = 'https://data.iana.org/rdap/';
 const BOOTSTRAP_FEED_ID = 'rdap-bootstrap';
 /** FEEDS_DISABLED also names these data sets, which are not VPN feeds */
-const NOT_FEEDS = [BOOTSTRAP_FEED_ID, 'geoip', 'asn', 'geolite2-city'];
+const NOT_FEEDS = [
+  BOOTSTRAP_FEED_ID,
+  'geoip',
+  'asn',
+  'geolite2-city',
+  'ipinfo-lite',
+  'ip2location-db11',
+];
 
 /** Live, free lists only (docs/configuration.md, "Default DNSBL zones", gives each list's policy). */
 export const DEFAULT_DNSBL_ZONES = [

@@ -153,9 +153,13 @@ Downloads the VPN, hosting and Tor feeds into DATA_DIR/feeds, refreshes the
 IANA RDAP bootstrap, and updates the GeoIP and ASN data sets in
 DATA_DIR/tables (DATA_SOURCE says from where), as npm run update-data does;
 with MAXMIND_ACCOUNT_ID and MAXMIND_LICENSE_KEY set, also GeoLite2 City as
-the second location source (geolite2-city, into DATA_DIR/geolite2-city.mmdb).
-A running service picks the new data up on its minute check or SIGHUP.
---only takes ids such as aws,tor-exits,rdap-bootstrap,geoip,asn,geolite2-city.
+the second location source (geolite2-city, into DATA_DIR/geolite2-city.mmdb);
+with IPINFO_TOKEN set, also IPinfo Lite (ipinfo-lite, into
+DATA_DIR/ipinfo-lite.mmdb); with IP2LOCATION_TOKEN set, IP2Location LITE DB11
+(ip2location-db11, into DATA_DIR/ip2location-db11*.zip). A running service
+picks the new data up on its minute check or SIGHUP.
+--only takes ids such as aws,tor-exits,rdap-bootstrap,geoip,asn,geolite2-city,ipinfo-lite,
+ip2location-db11.
 Exit status 0 when at least one data set is current, 1 when every one failed
 (the previous data is kept either way), 2 on bad arguments.`;
 

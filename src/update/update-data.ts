@@ -16,10 +16,15 @@ import type { DataSetKind } from '../lookups/geoip/compiled-set.js';
 import { updateGeoData } from '../lookups/geoip/update/geo-updater.js';
 import { sourceSettings } from '../lookups/geoip/update/update-config.js';
 import { GEOLITE2_UPDATE_ID, updateGeolite2City } from '../lookups/geoip/update/geolite2-update.js';
+import { DB11_UPDATE_ID, updateDb11 } from '../lookups/geoip/update/db11-update.js';
 import {
-  geolite2InUse,
+  IPINFO_LITE_UPDATE_ID,
+  updateIpinfoLite,
+} from '../lookups/geoip/update/ipinfo-lite-update.js';
+import {
   loadConfiguredGeoData,
   loadGeoData,
+  optInInUse,
   type GeoData,
 } from '../lookups/geoip/load.js';
 import { BOOTSTRAP_FILE, refreshBootstrap, writeBootstrapFile } from '../lookups/rdap/index.js';
@@ -38,7 +43,7 @@ import { DEFAULT_RESOLVE_LIMITS, resolveHostNames } from '../lookups/vpn/feeds/r
 export interface UpdateDataOptions {
   config: Readonly<Config>;
   dataDir: string;
-  /** ids to update (feed ids, rdap-bootstrap, geoip, asn, geolite2-city); all enabled when absent */
+  /** ids to update (feed ids, rdap-bootstrap, geoip, asn, geolite2-city, ipinfo-lite, ip2location-db11); all enabled when absent */
   only: ReadonlySet<string> | null;
   out: Output;
   /** for the data load the sanity checks compare with (warnings only) */
@@ -94,11 +99,17 @@ function selection(options: UpdateDataOptions) {
   // GeoLite2 City with the operator's key, unless GEOLITE2_CITY_DB names the file to use
   const geolite2 =
     config.dataUpdate.geolite2City && config.geolite2CityDb === null ? [GEOLITE2_UPDATE_ID] : [];
+  // IPinfo Lite with the operator's token
+  const ipinfo = config.dataUpdate.ipinfoLite === null ? [] : [IPINFO_LITE_UPDATE_ID];
+  // IP2Location LITE DB11 with the operator's token
+  const db11 = config.dataUpdate.ip2location === null ? [] : [DB11_UPDATE_ID];
   const known = [
     ...config.feeds.map((f) => f.id),
     ...bootstrap,
     ...config.dataUpdate.kinds,
     ...geolite2,
+    ...ipinfo,
+    ...db11,
   ];
   if (only !== null) {
     const unknown = [...only].filter((id) => !known.includes(id));
@@ -111,15 +122,19 @@ function selection(options: UpdateDataOptions) {
   const kinds: DataSetKind[] = config.dataUpdate.kinds.filter(wanted);
   const withBootstrap = bootstrap.length > 0 && wanted('rdap-bootstrap');
   const withGeolite2 = geolite2.length > 0 && wanted(GEOLITE2_UPDATE_ID);
-  if (feeds.length === 0 && kinds.length === 0 && !withBootstrap && !withGeolite2) {
+  const withIpinfo = ipinfo.length > 0 && wanted(IPINFO_LITE_UPDATE_ID);
+  const withDb11 = db11.length > 0 && wanted(DB11_UPDATE_ID);
+  const optIns = withGeolite2 || withIpinfo || withDb11;
+  if (feeds.length === 0 && kinds.length === 0 && !withBootstrap && !optIns) {
     throw new UsageError('nothing to update (all disabled?)');
   }
-  return { feeds, kinds, withBootstrap, withGeolite2 };
+  return { feeds, kinds, withBootstrap, withGeolite2, withIpinfo, withDb11, optIns };
 }
 
 export async function runUpdateData(options: UpdateDataOptions): Promise<number> {
   const { config, dataDir, out } = options;
-  const { feeds, kinds, withBootstrap, withGeolite2 } = selection(options);
+  const { feeds, kinds, withBootstrap, withGeolite2, withIpinfo, withDb11, optIns } =
+    selection(options);
   const width = Math.max('rdap-bootstrap'.length, ...feeds.map((f) => f.id.length));
   let current = 0;
   let attempted = 0;
@@ -169,25 +184,36 @@ export async function runUpdateData(options: UpdateDataOptions): Promise<number>
       timeoutMs: update.timeoutMs,
       maxBytes: update.maxBytes,
       onProgress: geoReporter(out, width),
-      // a new DB-IP release is reconciled with the GeoLite2 City in use
-      geolite2: geolite2InUse({ ...config, dataDir }),
+      // a new DB-IP release is reconciled with the opt-in sources in use
+      optIn: optInInUse({ ...config, dataDir }),
     });
     current += results.filter((r) => r.outcome !== 'failed').length;
     attempted += results.length;
     geoUpdated = results.some((r) => r.outcome === 'updated');
   }
-  // after the GeoIP update, whose sanity checks then compare with the table
-  // that answers now rather than compile one from the new GeoLite2 first
-  if (withGeolite2) {
-    const update = config.dataUpdate;
-    const result = await updateGeolite2City({
-      dataDir,
-      geoipDb: config.geoipDb,
-      settings: sourceSettings(update),
-      timeoutMs: update.timeoutMs,
-      maxBytes: update.maxBytes,
-      onProgress: geoReporter(out, width),
-    });
+  // the opt-in sources after the GeoIP update, whose sanity checks then
+  // compare with the table that answers now rather than compile one from a
+  // new GeoLite2 first; IPinfo Lite after GeoLite2, so that the table
+  // compiled with it holds the fresh GeoLite2 too; DB11 last, likewise
+  const update = config.dataUpdate;
+  const optIn = {
+    dataDir,
+    geoipDb: config.geoipDb,
+    geolite2CityDb: config.geolite2CityDb,
+    timeoutMs: update.timeoutMs,
+    maxBytes: update.maxBytes,
+    onProgress: geoReporter(out, width),
+  };
+  const { ipinfoLite: ipinfo, ip2location } = update;
+  const optInRuns = [
+    ...(withGeolite2
+      ? [() => updateGeolite2City({ ...optIn, settings: sourceSettings(update) })]
+      : []),
+    ...(withIpinfo && ipinfo !== null ? [() => updateIpinfoLite({ ...optIn, ipinfo })] : []),
+    ...(withDb11 && ip2location !== null ? [() => updateDb11({ ...optIn, ip2location })] : []),
+  ];
+  for (const run of optInRuns) {
+    const result = await run();
     attempted++;
     if (result.outcome !== 'failed') current++;
     if (result.outcome === 'updated') geoUpdated = true;
@@ -201,7 +227,7 @@ export async function runUpdateData(options: UpdateDataOptions): Promise<number>
   if (
     options.current === undefined &&
     current > 0 &&
-    (feeds.length > 0 || kinds.length > 0 || withGeolite2)
+    (feeds.length > 0 || kinds.length > 0 || optIns)
   ) {
     await compileDerived({ ...config, dataDir }, out, options.log);
   }

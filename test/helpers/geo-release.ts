@@ -3,11 +3,13 @@
 // DB-IP's GeoIP2-layout Lite MMDB, MaxMind's tar.gz, each with the
 // publisher's checksum file, served by the loopback feed server.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { create } from 'tar';
 import type { SourceSettings } from '../../src/lookups/geoip/update/source-settings.js';
+import { readTableManifest } from '../../src/data/table-file.js';
+import type { Manifest } from '../../src/lookups/geoip/compiled-set.js';
 import {
   updateGeoData,
   type GeoUpdateOptions,
@@ -140,4 +142,13 @@ export function updateFromLoopback(
     maxBytes: 1 << 24,
     ...over,
   });
+}
+
+/** How many compiled tables in DATA_DIR/tables were made from `copy` (an opt-in source's file). */
+export function tablesFrom(dataDir: string, copy: Buffer): number {
+  const tables = join(dataDir, 'tables');
+  return readdirSync(tables)
+    .filter((name) => name.endsWith('.tables'))
+    .map((name) => readTableManifest<Manifest>(join(tables, name)))
+    .filter((m) => m?.source.files.some((f) => f.sha256 === sha256(copy))).length;
 }

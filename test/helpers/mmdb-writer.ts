@@ -169,3 +169,42 @@ export function cityRecord(fields: {
   record['location'] = location;
   return record;
 }
+
+/** A City file of GeoLite2-style records, one per network. */
+export function cityFile(
+  databaseType: string,
+  places: Record<string, Parameters<typeof cityRecord>[0]>,
+): Buffer {
+  return buildMmdb({
+    databaseType,
+    networks: Object.entries(places).map(([network, fields]) => ({
+      network,
+      data: cityRecord(fields),
+    })),
+  });
+}
+
+/** A GeoIP2-City file placing 81.2.69.0/24 in London and 81.2.70.0/24 in Leeds. */
+export function londonAndLeeds(): Buffer {
+  return cityFile('GeoIP2-City', {
+    '81.2.69.0/24': { country: 'GB', city: 'London', latitude: 51.5142, longitude: -0.0931 },
+    '81.2.70.0/24': { country: 'GB', city: 'Leeds', latitude: 53.8008, longitude: -1.5491 },
+  });
+}
+
+/**
+ * An IPinfo Lite record (ipinfo_lite.mmdb): flat strings, the country and
+ * continent beside the AS that holds the network.
+ */
+export function ipinfoLiteRecord(network: string, code: string): { [key: string]: MmdbValue } {
+  return {
+    network,
+    country: `Country ${code}`,
+    country_code: code,
+    continent: 'Europe',
+    continent_code: 'EU',
+    asn: 'AS20712',
+    as_name: 'Andrews & Arnold Ltd',
+    as_domain: 'aa.net.uk',
+  };
+}

@@ -12,10 +12,12 @@ import type { Logger } from 'pino';
 import {
   DataError,
   INSTALLED_TABLES_DIR,
+  hasOptIn,
   loadEmbedded,
+  loadEmbeddedWithExtras,
   loadUserFile,
 } from './compile/compile-sources.js';
-import { loadNewestDbipWithGeolite2 } from './compile/newest-dbip.js';
+import { loadNewestDbipWithExtras } from './compile/newest-dbip.js';
 import {
   COMPILER_VERSION,
   loadCompiledSetAsync,
@@ -27,7 +29,14 @@ import {
 } from './compiled-set.js';
 import { fileSignature } from '../../data/file-signature.js';
 import { readTableManifest } from '../../data/table-file.js';
-import { fetchedGeolite2Path, updateTablesPath } from './update/paths.js';
+import {
+  fetchedGeolite2Path,
+  fetchedDb11Paths,
+  fetchedIpinfoLitePath,
+  optInFiles,
+  updateTablesPath,
+  type OptInFiles,
+} from './update/paths.js';
 import type { GeoTables } from './geoip.js';
 
 export { DataError };
@@ -166,36 +175,30 @@ export async function readRest(tables: GeoTables): Promise<void> {
   await tables.asn.pager.readRest();
 }
 
-/** The GeoLite2 City an update fetched into `dataDir`, or null when there is none. */
-function fetchedGeolite2(dataDir: string): string | null {
-  const path = fetchedGeolite2Path(dataDir);
-  try {
-    return statSync(path).isFile() ? path : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
- * The GeoLite2 City file DB-IP is reconciled with (GEOLITE2_CITY_DB, else
- * the copy `update-data` fetched), or null: none, or GEOIP_DB answers.
+ * The opt-in sources DB-IP is reconciled with (GEOLITE2_CITY_DB, else the
+ * GeoLite2 copy `update-data` fetched; IPinfo Lite; IP2Location LITE DB11),
+ * or null: none in use, or GEOIP_DB answers.
  */
-export function geolite2InUse(config: {
+export function optInInUse(config: {
   geoipDb: string | null;
   geolite2CityDb: string | null;
   dataDir: string;
-}): string | null {
-  return config.geoipDb !== null
-    ? null
-    : (config.geolite2CityDb ?? fetchedGeolite2(config.dataDir));
+}): OptInFiles | null {
+  if (config.geoipDb !== null) return null;
+  const optIn = optInFiles(config.dataDir, config.geolite2CityDb);
+  return hasOptIn(optIn) ? optIn : null;
 }
 
-/** The update tables' and fetched GeoLite2's file signatures: a change means new data to load. */
+/** The update tables' and the fetched opt-in sources' file signatures: a change means new data to load. */
 export function updateSignature(dataDir: string): string {
   const paths = [
     updateTablesPath(dataDir, 'geoip'),
     updateTablesPath(dataDir, 'asn'),
     fetchedGeolite2Path(dataDir),
+    fetchedIpinfoLitePath(dataDir),
+    fetchedDb11Paths(dataDir).v4,
+    fetchedDb11Paths(dataDir).v6,
   ];
   return paths
     .map((path) => {
@@ -212,12 +215,12 @@ export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise
   const cacheDir = join(options.dataDir, 'tables');
   const { current } = options;
   const loadOptions: LoadOptions = { paged: options.paged === true };
-  // named on purpose, GEOLITE2_CITY_DB wins over the fetched copy
-  const geolite2 = options.geolite2CityDb ?? fetchedGeolite2(options.dataDir);
+  const optIn = optInFiles(options.dataDir, options.geolite2CityDb ?? null);
+  const withOptIn = hasOptIn(optIn);
   const updated = {
     geoip:
-      // an update's tables hold DB-IP alone: with GeoLite2 its release is reconciled with it instead
-      options.geoipDb === null && geolite2 === null
+      // an update's tables hold DB-IP alone: with an opt-in source its release is reconciled with it instead
+      options.geoipDb === null && !withOptIn
         ? await loadUpdate('geoip', options.dataDir, log, current?.geoip, loadOptions)
         : null,
     asn:
@@ -230,16 +233,11 @@ export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise
     unchanged(join(INSTALLED_TABLES_DIR, `${kind}.tables`), current?.[kind]);
   const kept = {
     geoip:
-      options.geoipDb === null && updated.geoip === null && geolite2 === null
-        ? installed('geoip')
-        : null,
+      options.geoipDb === null && updated.geoip === null && !withOptIn ? installed('geoip') : null,
     asn: options.asnDb === null && updated.asn === null ? installed('asn') : null,
   };
   const needsEmbedded =
-    (options.geoipDb === null &&
-      geolite2 === null &&
-      updated.geoip === null &&
-      kept.geoip === null) ||
+    (options.geoipDb === null && !withOptIn && updated.geoip === null && kept.geoip === null) ||
     (options.asnDb === null && updated.asn === null && kept.asn === null);
   const embedded = needsEmbedded ? await loadEmbedded(log, undefined, loadOptions) : null;
   const geoip =
@@ -250,13 +248,15 @@ export async function loadGeoData(options: GeoDataOptions, log: Logger): Promise
             path: options.geoipDb,
             variable: 'GEOIP_DB',
             cacheDir,
-            geolite2,
+            geolite2: optIn.geolite2,
+            ipinfoLite: optIn.ipinfoLite,
+            db11: optIn.db11,
             ...loadOptions,
           },
           log,
         )
-      : geolite2 !== null
-        ? await loadNewestDbipWithGeolite2(options.dataDir, geolite2, cacheDir, log, loadOptions)
+      : withOptIn
+        ? await loadNewestDbipWithExtras(options.dataDir, optIn, cacheDir, log, loadOptions)
         : (updated.geoip ?? kept.geoip ?? embedded!.geoip);
   const asn =
     options.asnDb !== null

@@ -141,7 +141,7 @@ describe('loadUserFile', () => {
     const text = join(dir, 'not-an-mmdb.txt');
     await writeFile(text, 'not an MMDB file');
     const lazy = await geolite2Input(text);
-    assert.equal(lazy.file.sha256, sha256File(text).sha256);
+    assert.equal(lazy.files[0]?.sha256, sha256File(text).sha256);
     await assert.rejects(
       lazy.source(),
       (error: unknown) =>

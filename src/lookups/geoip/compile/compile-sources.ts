@@ -35,8 +35,6 @@ import {
   type SourceFile,
 } from '../compiled-set.js';
 import { TABLE_FORMAT, readTableManifest } from '../../../data/table-file.js';
-import { Sources, type SourceFile as DerivedSourceFile } from '../../../data/derived-tables.js';
-import { writeFileAtomicSync } from '../../../kit/atomic-file.js';
 import {
   DBIP_SOURCE_ID,
   GEOLITE2_SOURCE_ID,
@@ -44,12 +42,20 @@ import {
   countryLayers,
   countrySourceFiles,
   countrySourceInfo,
+  DB11_SOURCE_ID,
+  db11Info,
+  ipinfoLiteInfo,
+  ipinfoLiteLayer,
 } from '../location-sources.js';
+import { DB11_ENTRIES, SegmentsBuilder, db11Layer, readDb11 } from './db11.js';
+import { zipEntryInfo, zipEntryLines } from './zip-file.js';
+import { hashedFile } from './file-hashes.js';
 import { LOCATION_RULE_FILE, loadLocationRules } from '../reconcile/rule-file.js';
 import type { Mapper } from '../record-map.js';
-import { mmdbLayer, type SourceLayer } from './layers.js';
+import { AnswerSet, mmdbLayer, type SourceLayer } from './layers.js';
 import { GEOFEED_BUCKET, radiusOf } from '../reconcile/radius.js';
 import { compileReconciled } from './reconciled.js';
+import type { OptInFiles } from '../update/paths.js';
 
 /** The installation's compiled tables (built by `npm install`), beside the code. */
 export const INSTALLED_TABLES_DIR = join(PROJECT_ROOT, 'tables');
@@ -153,32 +159,40 @@ export interface PrimarySource {
 
 /**
  * The location table of a GeoIP source reconciled with the embedded country
- * sources (and GeoLite2 City when the operator has it: `extra`), with the
- * rule and radii resources/location-rule.json holds (docs/data.md).
+ * sources and the operator's opt-in sources (`extras`: GeoLite2 City,
+ * IPinfo Lite), with the rule and radii resources/location-rule.json holds
+ * (docs/data.md). The rule is the GeoLite2 one when a calibrated extra (GeoLite2) is
+ * among them; an uncalibrated one (IPinfo Lite) changes no rule.
  */
 export async function compileLocationTable(
   primary: PrimarySource,
-  extra: Pick<ExtraCitySource, 'layer' | 'info'> | null = null,
+  extras: readonly Pick<ExtraSource, 'layer' | 'info'>[] = [],
 ): Promise<{ compiled: Compiled; location: LocationProvenance }> {
   const { Reader } = await import('../../../later/maxmind.js');
+  const calibrated = extras.filter((e) => e.layer.calibrated !== false);
+  const uncalibrated = extras.filter((e) => e.layer.calibrated === false);
   const layers = [
     mmdbLayer(primary.id ?? DBIP_SOURCE_ID, 'city', primary.v4, primary.v6, primary.map, true),
-    ...(extra === null ? [] : [extra.layer]),
+    ...calibrated.map((e) => e.layer),
     ...countryLayers((data) => new Reader<object>(data)),
+    ...uncalibrated.map((e) => e.layer),
   ];
   const rules = loadLocationRules();
-  // a copy stating no accuracy_radius has its own calibration (docs/data.md, round 12)
+  // GeoLite2 is the calibrated extra; a copy stating no accuracy_radius has
+  // its own calibration (docs/data.md, round 12)
+  const geolite2 = calibrated[0];
   const choice =
-    extra === null
+    geolite2 === undefined
       ? rules.default
-      : extra.layer.stated === undefined
+      : geolite2.layer.stated === undefined
         ? rules.geolite2Flat
         : rules.geolite2;
   const { compiled, decidedBy } = compileReconciled(layers, choice);
   const sources: LocationSourceInfo[] = [
     { id: primary.id ?? DBIP_SOURCE_ID, kind: 'city', ...primary.info },
-    ...(extra === null ? [] : [extra.info]),
+    ...calibrated.map((e) => e.info),
     ...countrySourceInfo(),
+    ...uncalibrated.map((e) => e.info),
   ];
   const geofeedRadiusKm = radiusOf(GEOFEED_BUCKET, choice.radii);
   const [primaryLayer] = layers;
@@ -316,87 +330,141 @@ export async function loadEmbedded(
   return compileEmbedded(dir, timezones, log);
 }
 
-// ---- GeoLite2 City, the operator's opt-in second city source (GEOLITE2_CITY_DB) ----
+// ---- the operator's opt-in sources: GeoLite2 City (GEOLITE2_CITY_DB or
+// fetched with the MaxMind key), IPinfo Lite (fetched with IPINFO_TOKEN) and
+// IP2Location LITE DB11 (fetched with IP2LOCATION_TOKEN) ----
 
-export interface ExtraCitySource {
+export interface ExtraSource {
   layer: SourceLayer;
   info: LocationSourceInfo;
-  file: SourceFile;
 }
 
 /**
- * The GeoLite2 City file read and hashed; its source (reader, mapping, time
- * zones: ~2 s for a full file) built only to compile — a table compiled
- * from it already needs only the hash, and a reload swapping it in
+ * An opt-in source's file read and hashed; its source (reader, mapping, time
+ * zones: ~2 s for a full GeoLite2 file) built only to compile — a table
+ * compiled from it already needs only the hash, and a reload swapping it in
  * (src/life/reloader.ts) runs on the thread that answers requests.
  */
-export interface Geolite2Input {
-  file: SourceFile;
-  source(): Promise<ExtraCitySource>;
+export interface ExtraInput {
+  files: SourceFile[];
+  source(): Promise<ExtraSource>;
 }
 
-/** Where the GeoLite2 file's hash is remembered with its change stamp, in the tables' folder. */
-const GEOLITE2_HASH_MEMO = 'geolite2-city.hash.json';
-
-/**
- * With `cacheDir`, the file's SHA-256 is remembered there with its change
- * stamp (data/derived-tables.ts Sources): a start or reload stats the
- * file (~60 MB, ~0.2 s to hash) and reads it only to compile.
- */
-export async function geolite2Input(
-  path: string,
-  cacheDir: string | null = null,
-): Promise<Geolite2Input> {
-  if (cacheDir === null) {
-    let data: Buffer;
-    try {
-      data = await readFile(path);
-    } catch (cause) {
-      throw new DataError(`GEOLITE2_CITY_DB: cannot open ${path}`, { cause });
-    }
-    return { file: sourceFile(path, data), source: () => geolite2Source(path, data) };
-  }
-  const memo = join(cacheDir, GEOLITE2_HASH_MEMO);
-  const recorded = readHashMemo(memo);
-  let hashed: Sources;
+async function readInput(path: string, variable: string): Promise<Buffer> {
   try {
-    hashed = await Sources.of([path], recorded);
+    return await readFile(path);
   } catch (cause) {
-    throw new DataError(`GEOLITE2_CITY_DB: cannot open ${path}`, { cause });
+    throw new DataError(`${variable}: cannot open ${path}`, { cause });
   }
-  const [known] = hashed.files;
-  if (known === undefined) throw new DataError(`GEOLITE2_CITY_DB: cannot open ${path}`);
-  if (!recorded.some((f) => f.signature === known.signature && f.name === known.name)) {
-    // a few names: the fetched copy, an update's download, the operator's file
-    const kept = [known, ...recorded.filter((f) => f.name !== known.name)].slice(0, 4);
-    try {
-      writeFileAtomicSync(memo, `${JSON.stringify(kept)}\n`);
-    } catch {
-      // not kept: the next load hashes the file again
-    }
+}
+
+/** `path` hashed (remembered in `memoDir` when given: file-hashes.ts), the variable named on failure. */
+async function hashedInput(path: string, variable: string, memoDir?: string): Promise<SourceFile> {
+  if (memoDir === undefined) return sourceFile(path, await readInput(path, variable));
+  try {
+    return await hashedFile(path, memoDir);
+  } catch (cause) {
+    throw new DataError(`${variable}: cannot open ${path}`, { cause });
   }
-  const { name, bytes, sha256 } = known;
+}
+
+export async function geolite2Input(path: string, memoDir?: string): Promise<ExtraInput> {
+  const variable = 'GEOLITE2_CITY_DB';
   return {
-    file: { name, bytes, sha256 },
-    source: async () => geolite2Source(path, await readFile(path)),
+    files: [await hashedInput(path, variable, memoDir)],
+    source: async () => geolite2Source(path, await readInput(path, variable)),
   };
 }
 
-function readHashMemo(path: string): DerivedSourceFile[] {
-  try {
-    const doc = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-    return Array.isArray(doc) ? (doc as DerivedSourceFile[]) : [];
-  } catch {
-    return [];
-  }
+/** IPinfo Lite as `update-data` fetched it (DATA_DIR/ipinfo-lite.mmdb). */
+export async function ipinfoLiteInput(path: string, memoDir?: string): Promise<ExtraInput> {
+  return {
+    files: [await hashedInput(path, 'IPINFO_TOKEN', memoDir)],
+    source: async () => {
+      const data = await readInput(path, 'IPINFO_TOKEN');
+      let reader: Reader<object>;
+      try {
+        reader = await mmdbReader(data);
+      } catch (cause) {
+        throw new DataError(`IPINFO_TOKEN: cannot open ${path} as an MMDB file`, { cause });
+      }
+      const info = ipinfoLiteInfo(reader.metadata.databaseType, builtAt(reader));
+      return { layer: ipinfoLiteLayer(reader), info };
+    },
+  };
 }
+
+/** The inputs of the opt-in files in use, GeoLite2 first; their hashes remembered in `memoDir`. */
+export async function optInInputs(files: OptInFiles, memoDir: string): Promise<ExtraInput[]> {
+  return [
+    ...(files.geolite2 === null ? [] : [await geolite2Input(files.geolite2, memoDir)]),
+    ...(files.ipinfoLite === null ? [] : [await ipinfoLiteInput(files.ipinfoLite, memoDir)]),
+    ...(files.db11 === null ? [] : [await db11Input(files.db11, memoDir)]),
+  ];
+}
+
+/** The kept tables' name prefix: `geoip-geolite2-…` with GeoLite2 alone, as before IPinfo Lite came. */
+export function optInTablesPrefix(optIn: OptInFiles): string {
+  const prefix = ['geoip', ...(optIn.geolite2 === null ? [] : ['geolite2'])];
+  if (optIn.ipinfoLite !== null) prefix.push('ipinfo');
+  if (optIn.db11 !== null) prefix.push('db11');
+  return prefix.join('-');
+}
+
+/** ` + GeoLite2 City + …`: what a table's name adds for the opt-in sources in it. */
+export function optInNames(optIn: OptInFiles): string {
+  return [
+    ...(optIn.geolite2 === null ? [] : [' + GeoLite2 City']),
+    ...(optIn.ipinfoLite === null ? [] : [' + IPinfo Lite']),
+    ...(optIn.db11 === null ? [] : [' + IP2Location LITE DB11']),
+  ].join('');
+}
+
+export const hasOptIn = (files: OptInFiles): boolean =>
+  files.geolite2 !== null || files.ipinfoLite !== null || files.db11 !== null;
+
+/** IP2Location LITE DB11 as `update-data` fetched it: its IPv4 and IPv6 ZIP. */
+export async function db11Input(
+  paths: { v4: string; v6: string },
+  memoDir?: string,
+): Promise<ExtraInput> {
+  const files = [
+    await hashedInput(paths.v4, 'IP2LOCATION_TOKEN', memoDir),
+    await hashedInput(paths.v6, 'IP2LOCATION_TOKEN', memoDir),
+  ];
+  return { files, source: () => db11Source(paths) };
+}
+
+/** The two CSVs read from their ZIPs, line by line, into one uncalibrated city layer. */
+async function db11Source(paths: { v4: string; v6: string }): Promise<ExtraSource> {
+  const resolve = createTimezoneResolver(installedTimezones());
+  const set = new AnswerSet();
+  const v4 = new SegmentsBuilder(1);
+  const v6 = new SegmentsBuilder(4);
+  try {
+    const read4 = await readDb11(zipEntryLines(paths.v4, DB11_ENTRIES.v4), 4, v4, set, resolve);
+    await readDb11(zipEntryLines(paths.v6, DB11_ENTRIES.v6), 6, v6, set, resolve);
+    if (read4.rows === 0) throw new Error(`no row in ${DB11_ENTRIES.v4} (${read4.firstProblem})`);
+  } catch (cause) {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    throw new DataError(`IP2Location LITE DB11: ${message}`, { cause });
+  }
+  const dated = await zipEntryInfo(paths.v4, DB11_ENTRIES.v4);
+  return {
+    layer: db11Layer(DB11_SOURCE_ID, v4.finish(), v6.finish(), set),
+    info: db11Info(dated?.modifiedAt ?? null),
+  };
+}
+
+export const sourcesOf = (inputs: readonly ExtraInput[]): Promise<ExtraSource[]> =>
+  Promise.all(inputs.map((i) => i.source()));
 
 /**
  * The operator's GeoLite2 City file (MaxMind's layout as downloaded with
  * their licence key, or ip-location-db's flat copy) as the second city
  * source; a file that is not a City MMDB is refused, naming the variable.
  */
-async function geolite2Source(path: string, data: Buffer): Promise<ExtraCitySource> {
+async function geolite2Source(path: string, data: Buffer): Promise<ExtraSource> {
   const variable = 'GEOLITE2_CITY_DB';
   let reader: Reader<object>;
   try {
@@ -431,7 +499,6 @@ async function geolite2Source(path: string, data: Buffer): Promise<ExtraCitySour
         url: 'https://www.maxmind.com',
       },
     },
-    file: sourceFile(path, data),
   };
 }
 
@@ -494,30 +561,31 @@ function embeddedCityFiles(): SourceFile[] {
 }
 
 /**
- * The embedded DB-IP Lite City reconciled with the operator's GeoLite2 City
- * (and the country sources), compiled the first time this pair is seen and
+ * The embedded DB-IP Lite City reconciled with the operator's opt-in sources
+ * (and the country sources), compiled the first time this set is seen and
  * kept in `cacheDir` under the hash of every input.
  */
-export async function loadEmbeddedWithGeolite2(
-  geolite2Path: string,
+export async function loadEmbeddedWithExtras(
+  optIn: OptInFiles,
   cacheDir: string,
   log: Logger,
   options: LoadOptions = {},
 ): Promise<CompiledSet> {
   const files = embeddedFiles();
-  const geolite2 = await geolite2Input(geolite2Path, cacheDir);
-  const inputs = [...embeddedCityFiles(), geolite2.file, ...reconcileInputs()];
-  const { name, dirs, cached } = cachedTables(cacheDir, 'geoip-geolite2', inputs, options);
+  const extras = await optInInputs(optIn, cacheDir);
+  const inputs = [...embeddedCityFiles(), ...extras.flatMap((e) => e.files), ...reconcileInputs()];
+  const prefix = optInTablesPrefix(optIn);
+  const { name, dirs, cached } = cachedTables(cacheDir, prefix, inputs, options);
   if (cached !== null) return cached;
   const started = performance.now();
   const primary = await embeddedDbip(installedTimezones());
   const { v4 } = primary;
-  const { compiled, location } = await compileLocationTable(primary, await geolite2.source());
+  const { compiled, location } = await compileLocationTable(primary, await sourcesOf(extras));
   const set: CompiledSet = {
     ...compiled,
     manifest: manifest('geoip', compiled, {
       location,
-      name: `DB-IP Lite City ${files.cityVersion} + GeoLite2 City`,
+      name: `DB-IP Lite City ${files.cityVersion}${optInNames(optIn)}`,
       source: {
         origin: 'embedded',
         layout: 'dbip-flat',
@@ -531,7 +599,7 @@ export async function loadEmbeddedWithGeolite2(
   };
   log.info(
     { ...set.manifest.counts, seconds: seconds(started) },
-    'GeoIP tables with GeoLite2 compiled',
+    'GeoIP tables with the opt-in sources compiled',
   );
   keepTables(dirs, name, set, log);
   return set;
@@ -548,6 +616,10 @@ export interface UserFileOptions extends LoadOptions {
   cacheDir: string;
   /** GEOLITE2_CITY_DB: a second city source the GeoIP file is reconciled with */
   geolite2?: string | null;
+  /** IPinfo Lite fetched with IPINFO_TOKEN: an uncalibrated country source it is reconciled with */
+  ipinfoLite?: string | null;
+  /** IP2Location LITE DB11 fetched with IP2LOCATION_TOKEN: an uncalibrated city source */
+  db11?: OptInFiles['db11'];
 }
 
 function requireType(reader: Reader<object>, variable: string, accepted: RegExp): string {
@@ -567,16 +639,21 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
     throw new DataError(`${variable}: cannot open ${path}`, { cause });
   }
   const source = sourceFile(path, data);
-  const geolite2 =
-    kind === 'geoip' && options.geolite2 != null
-      ? await geolite2Input(options.geolite2, options.cacheDir)
-      : null;
-  const inputs =
+  const extras =
     kind === 'geoip'
-      ? [source, ...(geolite2 === null ? [] : [geolite2.file]), ...reconcileInputs()]
-      : [source];
-  // named by the file's SHA-256 (and GeoLite2's); the country sources and rule are in the manifest
-  const named = geolite2 === null ? [source] : [source, geolite2.file];
+      ? await optInInputs(
+          {
+            geolite2: options.geolite2 ?? null,
+            ipinfoLite: options.ipinfoLite ?? null,
+            db11: options.db11 ?? null,
+          },
+          options.cacheDir,
+        )
+      : [];
+  const extraFiles = extras.flatMap((e) => e.files);
+  const inputs = kind === 'geoip' ? [source, ...extraFiles, ...reconcileInputs()] : [source];
+  // named by the file's SHA-256 (and the opt-in sources'); the country sources and rule are in the manifest
+  const named = [source, ...extraFiles];
   const { name, dirs, cached } = cachedTables(options.cacheDir, kind, inputs, options, named);
   if (cached !== null) return cached;
   const started = performance.now();
@@ -611,7 +688,7 @@ export async function loadUserFile(options: UserFileOptions, log: Logger): Promi
           attribution: null,
         },
       },
-      geolite2 === null ? null : await geolite2.source(),
+      await sourcesOf(extras),
     ));
   } else {
     type = requireType(reader, variable, /ASN|ISP/i);

@@ -28,6 +28,13 @@ export interface SourceLayer {
   answers: GeoLocation[];
   /** the radius the source states for each answer (SourceAnswer.statedKm); absent: none stated */
   stated?: (number | null)[];
+  /**
+   * false for an opt-in source no calibration has seen (IPinfo Lite): it
+   * never votes, never moves the point or the radius, only fills in where
+   * no calibrated source answers and is named where it agrees
+   * (reconciled.ts, withUncalibrated); true unless said
+   */
+  calibrated?: boolean;
 }
 
 /** What a source states of its own record's precision (record-map.ts, maxmindStatedRadius). */
@@ -38,7 +45,7 @@ interface DecodingReader {
 }
 
 /** Distinct answers of one source (with the radius it states), interned by their text. */
-class AnswerSet {
+export class AnswerSet {
   readonly answers: GeoLocation[] = [];
   readonly stated: (number | null)[] = [];
   private readonly byKey = new Map<string, number>();

@@ -1,5 +1,6 @@
 // The newest DB-IP the service has, as the primary location source
-// reconciled with the operator's GeoLite2 City (issue 42): the release an
+// reconciled with the operator's opt-in sources (GeoLite2 City, IPinfo Lite,
+// IP2Location LITE DB11; issue 42): the release an
 // update fetched — its tables' manifest in DATA_DIR/tables/geoip.update.tables,
 // its unpacked MMDB files kept beside them under their SHA-256
 // (update/dbip-sources.ts) — when those files are all there, else the
@@ -23,20 +24,23 @@ import {
 import { DBIP_SOURCE_ID } from '../location-sources.js';
 import { dbipMapper, maxmindMapper } from '../record-map.js';
 import { createTimezoneResolver } from '../timezone.js';
-import { keptSourcePath, updateTablesPath } from '../update/paths.js';
+import { keptSourcePath, updateTablesPath, type OptInFiles } from '../update/paths.js';
 import {
   DataError,
   builtAt,
   cachedTables,
   compileLocationTable,
-  geolite2Input,
   installedTimezones,
   keepTables,
-  loadEmbeddedWithGeolite2,
+  loadEmbeddedWithExtras,
   manifest,
   mmdbReader,
+  optInInputs,
+  optInNames,
+  optInTablesPrefix,
   reconcileInputs,
   seconds,
+  sourcesOf,
   type PrimarySource,
 } from './compile-sources.js';
 
@@ -105,30 +109,31 @@ async function releaseSource(release: DbipRelease): Promise<PrimarySource> {
 }
 
 /**
- * The DB-IP release reconciled with GeoLite2 City (and the country
- * sources), compiled the first time this pair is seen and kept in
- * `cacheDir` under the hash of every input.
+ * The DB-IP release reconciled with the opt-in sources in use (GeoLite2
+ * City, IPinfo Lite, IP2Location LITE DB11) and the country sources,
+ * compiled the first time this set is seen and kept in `cacheDir` under
+ * the hash of every input.
  */
-export async function loadDbipWithGeolite2(
+export async function loadDbipWithExtras(
   release: DbipRelease,
-  geolite2Path: string,
+  optIn: OptInFiles,
   cacheDir: string,
   log: Logger,
   options: LoadOptions = {},
 ): Promise<CompiledSet> {
   const m = release.manifest;
-  const geolite2 = await geolite2Input(geolite2Path, cacheDir);
-  const inputs = [...m.source.files, geolite2.file, ...reconcileInputs()];
-  const { name, dirs, cached } = cachedTables(cacheDir, 'geoip-geolite2', inputs, options);
+  const extras = await optInInputs(optIn, cacheDir);
+  const inputs = [...m.source.files, ...extras.flatMap((e) => e.files), ...reconcileInputs()];
+  const { name, dirs, cached } = cachedTables(cacheDir, optInTablesPrefix(optIn), inputs, options);
   if (cached !== null) return cached;
   const started = performance.now();
   const primary = await releaseSource(release);
-  const { compiled, location } = await compileLocationTable(primary, await geolite2.source());
+  const { compiled, location } = await compileLocationTable(primary, await sourcesOf(extras));
   const set: CompiledSet = {
     ...compiled,
     manifest: manifest('geoip', compiled, {
       location,
-      name: `${m.name} + GeoLite2 City`,
+      name: `${m.name}${optInNames(optIn)}`,
       // the update's provenance (publisher, fetch time) stays what GET / shows
       source: { ...m.source, files: inputs },
       licence: m.licence,
@@ -137,7 +142,7 @@ export async function loadDbipWithGeolite2(
   };
   log.info(
     { ...set.manifest.counts, seconds: seconds(started) },
-    'GeoIP tables with GeoLite2 compiled',
+    'GeoIP tables of the DB-IP update with the opt-in sources compiled',
   );
   keepTables(dirs, name, set, log);
   return set;
@@ -145,12 +150,12 @@ export async function loadDbipWithGeolite2(
 
 /**
  * The newest DB-IP the service has (the update in `dataDir`, else the
- * embedded data) reconciled with GeoLite2 City. A kept release that cannot
- * be used is said in the log and the embedded data answers instead.
+ * embedded data) reconciled with the opt-in sources. A kept release that
+ * cannot be used is said in the log and the embedded data answers instead.
  */
-export async function loadNewestDbipWithGeolite2(
+export async function loadNewestDbipWithExtras(
   dataDir: string,
-  geolite2Path: string,
+  optIn: OptInFiles,
   cacheDir: string,
   log: Logger,
   options: LoadOptions = {},
@@ -160,16 +165,21 @@ export async function loadNewestDbipWithGeolite2(
     const update = readTableManifest<Manifest>(updateTablesPath(dataDir, 'geoip'));
     if (update !== null && isDbipRelease(update)) {
       log.warn(
-        'the DB-IP update has no kept source files (fetched by an earlier version): the embedded DB-IP is reconciled with GeoLite2 until the next update fetches it again',
+        'the DB-IP update has no kept source files (fetched by an earlier version): the embedded DB-IP is reconciled with the opt-in sources until the next update fetches it again',
       );
     }
-    return loadEmbeddedWithGeolite2(geolite2Path, cacheDir, log, options);
+    return loadEmbeddedWithExtras(optIn, cacheDir, log, options);
   }
   try {
-    return await loadDbipWithGeolite2(release, geolite2Path, cacheDir, log, options);
+    return await loadDbipWithExtras(release, optIn, cacheDir, log, options);
   } catch (error) {
-    if (!(error instanceof DataError) || /GEOLITE2_CITY_DB/.test(error.message)) throw error;
+    // an opt-in source's own failure names its variable: that one is not the release's
+    if (
+      !(error instanceof DataError) ||
+      /GEOLITE2_CITY_DB|IPINFO_TOKEN|IP2LOCATION_TOKEN|IP2Location LITE DB11/.test(error.message)
+    )
+      throw error;
     log.warn({ err: error }, 'the DB-IP update cannot be reconciled: the embedded DB-IP is');
-    return loadEmbeddedWithGeolite2(geolite2Path, cacheDir, log, options);
+    return loadEmbeddedWithExtras(optIn, cacheDir, log, options);
   }
 }

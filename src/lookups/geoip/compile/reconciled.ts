@@ -11,6 +11,7 @@ import { INFO_RADIUS_MASK, INFO_SOURCES_SHIFT, RecordCollector } from '../compil
 import { locationJson, placeJson, type GeoLocation } from '../record-map.js';
 import { reconcile, type SourceAnswer } from '../reconcile/reconcile.js';
 import { radiusOf } from '../reconcile/radius.js';
+import { withUncalibrated } from '../reconcile/uncalibrated.js';
 import type { LocationChoice } from '../reconcile/rule-file.js';
 import { finishLocations, scaled, type Compiled } from './compile.js';
 import type { SourceLayer } from './layers.js';
@@ -101,25 +102,37 @@ export function compileReconciled(
     let index = byCombination.get(key);
     if (index === undefined) {
       const answers: SourceAnswer[] = [];
+      // the uncalibrated sources' answers stay out of the rule (reconcile/uncalibrated.ts)
+      const uncalibrated: SourceAnswer[] = [];
       layers.forEach((layer, i) => {
         const v = values[i]!;
         if (v === NONE) return;
         const statedKm = layer.stated?.[v] ?? null;
-        answers.push({
+        const answer: SourceAnswer = {
           source: layer.id,
           kind: layer.kind,
           location: layer.answers[v]!,
           ...(statedKm === null ? {} : { statedKm }),
-        });
+        };
+        (layer.calibrated === false ? uncalibrated : answers).push(answer);
       });
-      const out = answers.length === 0 ? null : reconcile(answers, choice.rule);
+      const ruled = answers.length === 0 ? null : reconcile(answers, choice.rule);
       // no answer at all (no source, or only country sources where the rule
       // answers no country) is NONE, as where no source speaks: an interned
       // empty location there would split the table at every boundary of a
       // country source (a GEOIP_DB with few networks got 237,096 IPv6 ranges
       // from the registry's alone)
+      const empty = ruled !== null && ruled.decidedBy.length === 0 && isEmpty(ruled.location);
+      // the uncalibrated sources fill in only where no calibrated one answers
+      // anything: where one does and the rule answers nothing, nothing it stays
+      const out =
+        ruled === null
+          ? withUncalibrated(null, uncalibrated)
+          : empty
+            ? null
+            : withUncalibrated(ruled, uncalibrated);
       index =
-        out === null || (out.decidedBy.length === 0 && isEmpty(out.location))
+        out === null
           ? NONE
           : sink.intern(out.location, radiusOf(out.bucket, choice.radii), out.decidedBy);
       byCombination.set(key, index);

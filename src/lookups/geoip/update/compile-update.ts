@@ -18,6 +18,7 @@ import {
   mmdbReader,
   sha256File,
 } from '../compile/compile-sources.js';
+import type { OptInFiles } from './paths.js';
 import {
   countsOf,
   saveCompiledSet,
@@ -28,8 +29,8 @@ import {
   type UpdateProvenance,
 } from '../compiled-set.js';
 import {
-  loadDbipWithGeolite2,
-  loadNewestDbipWithGeolite2,
+  loadDbipWithExtras,
+  loadNewestDbipWithExtras,
   type DbipRelease,
 } from '../compile/newest-dbip.js';
 import { sanityProblem, type Baseline } from './sanity.js';
@@ -133,7 +134,8 @@ export async function compileUpdate(job: CompileJob): Promise<Manifest> {
 }
 
 /**
- * The GeoIP location table reconciled with a fresh GeoLite2 City, compiled
+ * The GeoIP location table reconciled with a fresh opt-in source (GeoLite2
+ * City, IPinfo Lite) and the others in use, compiled
  * ahead of the load that will want it: the tables are kept in `cacheDir`
  * under the hash of their inputs (compile-sources.ts), where that load then
  * finds them — a serving process swaps them in without compiling on its
@@ -143,7 +145,8 @@ export async function compileUpdate(job: CompileJob): Promise<Manifest> {
 export interface ReconcileJob {
   /** GEOIP_DB, or null for DB-IP: `dbip`'s release, else the newest in `dataDir` */
   geoipDb: string | null;
-  geolite2: string;
+  /** the opt-in files, the fresh one from its work folder */
+  optIn: OptInFiles;
   dataDir: string;
   cacheDir: string;
   /**
@@ -159,15 +162,17 @@ export async function compileReconciled(job: ReconcileJob): Promise<Manifest> {
   const set =
     job.geoipDb === null
       ? job.dbip
-        ? await loadDbipWithGeolite2(job.dbip, job.geolite2, job.cacheDir, log)
-        : await loadNewestDbipWithGeolite2(job.dataDir, job.geolite2, job.cacheDir, log)
+        ? await loadDbipWithExtras(job.dbip, job.optIn, job.cacheDir, log)
+        : await loadNewestDbipWithExtras(job.dataDir, job.optIn, job.cacheDir, log)
       : await loadUserFile(
           {
             kind: 'geoip',
             path: job.geoipDb,
             variable: 'GEOIP_DB',
             cacheDir: job.cacheDir,
-            geolite2: job.geolite2,
+            geolite2: job.optIn.geolite2,
+            ipinfoLite: job.optIn.ipinfoLite,
+            db11: job.optIn.db11,
           },
           log,
         );

@@ -65,7 +65,7 @@ async function fetchToFile(
     if (got.notModified) return 'not-modified';
     return {
       name: artifact.name,
-      url: artifact.url,
+      url: artifact.shownUrl ?? artifact.url,
       sha256: hash.digest('hex'),
       bytes: got.bytes,
       etag: got.headers.get('etag'),
@@ -118,7 +118,10 @@ export interface FetchOptions {
   onArtifact?: (artifact: Artifact) => void;
 }
 
-export async function fetchRelease(release: Release, options: FetchOptions): Promise<ReleaseFetch> {
+export async function fetchRelease(
+  release: Pick<Release, 'artifacts'>,
+  options: FetchOptions,
+): Promise<ReleaseFetch> {
   const { limits, previous, workDir } = options;
   const small = { fetch: limits.fetch, timeoutMs: limits.timeoutMs, maxBytes: 64 * 1024 };
   const published: (string | null)[] = [];

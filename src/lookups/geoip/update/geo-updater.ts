@@ -19,7 +19,7 @@ import { DEFAULT_MIN_RATIO, baselineOf } from './sanity.js';
 import type { SourceSettings } from './source-settings.js';
 import { releasesFor, type Artifact, type Release } from './sources.js';
 import { recordOutcome, type UpdatedSet, type UpdateOutcome } from './update-status.js';
-import { updateTablesPath } from './paths.js';
+import { updateTablesPath, type OptInFiles } from './paths.js';
 import { dropReplacedSources, keepSources } from './dbip-sources.js';
 import { isDbipRelease, keptDbipRelease, type DbipRelease } from '../compile/newest-dbip.js';
 
@@ -51,11 +51,11 @@ export interface GeoUpdateOptions {
   minRatio?: number;
   onProgress?: (event: GeoProgress) => void;
   /**
-   * The GeoLite2 City the service reconciles DB-IP with (GEOLITE2_CITY_DB or
-   * the fetched copy; load.ts geolite2InUse): a new DB-IP release is
-   * compiled with it too, before it is renamed into place
+   * The opt-in sources the service reconciles DB-IP with (GeoLite2 City,
+   * IPinfo Lite, IP2Location LITE DB11; load.ts optInInUse): a new DB-IP
+   * release is compiled with them too, before it is renamed into place
    */
-  geolite2?: string | null;
+  optIn?: OptInFiles | null;
 }
 
 export interface GeoUpdateResult {
@@ -128,7 +128,7 @@ async function updateKind(kind: DataSetKind, options: GeoUpdateOptions): Promise
       minRatio: options.minRatio ?? DEFAULT_MIN_RATIO,
     });
     if (isDbipRelease(manifest)) {
-      await withGeolite2(options, {
+      await withOptIn(options, {
         files: await keepSources(options.dataDir, fetched.files, manifest),
         manifest,
       });
@@ -150,17 +150,17 @@ async function updateKind(kind: DataSetKind, options: GeoUpdateOptions): Promise
 }
 
 /**
- * A new DB-IP release reconciled with the GeoLite2 City in use, compiled in
+ * A new DB-IP release reconciled with the opt-in sources in use, compiled in
  * a worker into DATA_DIR/tables before the release is renamed into place: a
  * serving process swaps the table in without compiling, and a failure keeps
  * the old release.
  */
-async function withGeolite2(options: GeoUpdateOptions, release: DbipRelease): Promise<void> {
-  if (options.geolite2 == null) return;
+async function withOptIn(options: GeoUpdateOptions, release: DbipRelease): Promise<void> {
+  if (options.optIn == null) return;
   await compileInWorker({
     reconcile: {
       geoipDb: null,
-      geolite2: options.geolite2,
+      optIn: options.optIn,
       dataDir: options.dataDir,
       cacheDir: join(options.dataDir, 'tables'),
       dbip: release,

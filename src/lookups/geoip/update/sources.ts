@@ -28,6 +28,8 @@ export interface Artifact {
   /** request headers (MaxMind's basic auth): secret, never logged */
   headers: Readonly<Record<string, string>>;
   packing: 'plain' | 'gzip' | 'tar.gz';
+  /** the URL as shown and recorded when `url` carries a credential in its query (IPinfo's token) */
+  shownUrl?: string;
 }
 
 export interface Release {

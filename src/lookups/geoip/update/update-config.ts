@@ -1,7 +1,8 @@
 // The GeoIP/ASN update settings from the environment (called by
 // src/config.ts, the only reader of process.env): which source, its URLs
-// (all overridable, for mirrors and loopback tests), MaxMind's credentials,
-// the bounds of a download and the age past which /readyz warns.
+// (all overridable, for mirrors and loopback tests), MaxMind's credentials
+// and IPinfo's and IP2Location's tokens, the bounds of a download and the age past which
+// /readyz warns.
 import { z } from 'zod';
 import type { DataSetKind } from '../compiled-set.js';
 import {
@@ -50,6 +51,18 @@ export interface DataUpdateConfig {
    * the GeoIP data then), unless FEEDS_DISABLED names geolite2-city
    */
   geolite2City: boolean;
+  /**
+   * IPinfo Lite fetched as an uncalibrated location source
+   * (ipinfo-lite-update.ts): IPINFO_TOKEN set, unless FEEDS_DISABLED names
+   * ipinfo-lite; the file is `${baseUrl}/ipinfo_lite.mmdb?token=…`
+   */
+  ipinfoLite: { baseUrl: string; token: Secret } | null;
+  /**
+   * IP2Location LITE DB11 fetched as an uncalibrated location source
+   * (db11-update.ts): IP2LOCATION_TOKEN set, unless FEEDS_DISABLED names
+   * ip2location-db11; the files are `${baseUrl}/?token=…&file=DB11LITECSV` (and …IPV6)
+   */
+  ip2location: { baseUrl: string; token: Secret } | null;
   timeoutMs: number;
   maxBytes: number;
   /** /readyz warns about a data set older than this */
@@ -84,6 +97,10 @@ const schema = z.object({
     .regex(/^\d{1,12}$/, 'must be a number')
     .optional(),
   MAXMIND_LICENSE_KEY: z.string().trim().min(1).optional(),
+  IPINFO_BASE_URL: url.default('https://ipinfo.io/data'),
+  IPINFO_TOKEN: z.string().trim().min(1).optional(),
+  IP2LOCATION_BASE_URL: url.default('https://www.ip2location.com/download'),
+  IP2LOCATION_TOKEN: z.string().trim().min(1).optional(),
   DATA_TIMEOUT_MS: whole(1000, 24 * 3_600_000, 600_000),
   DATA_MAX_BYTES: whole(1024, 16 * 1024 ** 3, 1024 ** 3),
   DATA_MAX_AGE_DAYS: whole(1, 3650, 45),
@@ -130,6 +147,14 @@ export function dataUpdateFromEnv(
       e.MAXMIND_ACCOUNT_ID !== undefined &&
       e.MAXMIND_LICENSE_KEY !== undefined &&
       !disabled.includes('geolite2-city'),
+    ipinfoLite:
+      e.IPINFO_TOKEN === undefined || disabled.includes('ipinfo-lite')
+        ? null
+        : { baseUrl: e.IPINFO_BASE_URL, token: new Secret(e.IPINFO_TOKEN) },
+    ip2location:
+      e.IP2LOCATION_TOKEN === undefined || disabled.includes('ip2location-db11')
+        ? null
+        : { baseUrl: e.IP2LOCATION_BASE_URL, token: new Secret(e.IP2LOCATION_TOKEN) },
     timeoutMs: e.DATA_TIMEOUT_MS,
     maxBytes: e.DATA_MAX_BYTES,
     maxAgeDays: e.DATA_MAX_AGE_DAYS,

@@ -19,8 +19,8 @@ export interface KindStatus {
   succeededAt: string | null;
 }
 
-/** the data sets an update records: GeoIP, ASN and the fetched GeoLite2 City */
-export type UpdatedSet = DataSetKind | 'geolite2-city';
+/** the data sets an update records: GeoIP, ASN and the fetched opt-in sources */
+export type UpdatedSet = DataSetKind | 'geolite2-city' | 'ipinfo-lite' | 'ip2location-db11';
 
 export type UpdateStatus = Partial<Record<UpdatedSet, KindStatus>>;
 

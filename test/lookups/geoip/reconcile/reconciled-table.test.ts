@@ -9,15 +9,11 @@ import { describe, it } from 'node:test';
 import { Reader } from 'maxmind';
 import { countryRangesLayer, mmdbLayer } from '../../../../src/lookups/geoip/compile/layers.js';
 import { compileReconciled } from '../../../../src/lookups/geoip/compile/reconciled.js';
-import {
-  INFO_RADIUS_MASK,
-  INFO_SOURCES_SHIFT,
-} from '../../../../src/lookups/geoip/compiled-set.js';
-import { NONE } from '../../../../src/data/range-table.js';
 import { dbipMapper } from '../../../../src/lookups/geoip/record-map.js';
 import type { LocationChoice } from '../../../../src/lookups/geoip/reconcile/rule-file.js';
 import { parseIp } from '../../../../src/net/ip.js';
 import { MmdbDouble, buildMmdb } from '../../../helpers/mmdb-writer.js';
+import { reconciledAnswer } from '../../../helpers/reconciled-answer.js';
 
 const flat = dbipMapper(() => 'Etc/Test');
 
@@ -80,24 +76,17 @@ const { compiled, decidedBy } = compileReconciled(
   choice,
 );
 
+/** the answer without its latitude, which the cases below leave out */
 function answer(text: string) {
-  const ip = parseIp(text)!;
-  const index =
-    ip.version === 4 ? compiled.table.findV4(ip.value) : compiled.table.findV6(ip.groups);
-  if (index === NONE) return null;
-  const locations = compiled.locations!;
-  const place = JSON.parse(`{${compiled.records.text(locations.place(index))}}`) as {
-    country: string | null;
-    city: string | null;
-  };
-  const info = locations.infoOf(index);
-  const radius = info & INFO_RADIUS_MASK;
-  return {
-    country: place.country,
-    city: place.city,
-    radiusKm: radius === 0 ? null : radius,
-    decidedBy: decidedBy[info >>> INFO_SOURCES_SHIFT],
-  };
+  const found = reconciledAnswer({ compiled, decidedBy }, text);
+  return found === null
+    ? null
+    : {
+        country: found.country,
+        city: found.city,
+        radiusKm: found.radiusKm,
+        decidedBy: found.decidedBy,
+      };
 }
 
 describe('the reconciled location table on a small set with known answers', () => {

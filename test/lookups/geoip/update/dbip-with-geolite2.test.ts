@@ -113,7 +113,7 @@ before(async () => {
   releaseOf(firstRelease);
   const [seed] = await updateFromLoopback(server, dataDir, {
     kinds: ['geoip'],
-    geolite2: geolite2Path,
+    optIn: { geolite2: geolite2Path, ipinfoLite: null, db11: null },
   });
   assert.equal(seed?.outcome, 'updated', seed?.error ?? '');
   const env = {

@@ -15,16 +15,14 @@
 // the same way, in ~50 s instead of ~5 s).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Reader } from 'maxmind';
 import { loadConfig, type Config } from '../../../../src/config.js';
-import { readTableManifest } from '../../../../src/data/table-file.js';
 import { DataReloader } from '../../../../src/life/reloader.js';
-import type { Manifest } from '../../../../src/lookups/geoip/compiled-set.js';
 import { loadGeoData } from '../../../../src/lookups/geoip/load.js';
 import { fetchedGeolite2Path } from '../../../../src/lookups/geoip/update/paths.js';
 import { readStatus } from '../../../../src/lookups/geoip/update/update-status.js';
@@ -33,7 +31,7 @@ import { startFeedServer, type FeedServer } from '../../../helpers/feed-server.j
 import { getOnce } from '../../../helpers/http-get.js';
 import { startReloadRig, type ReloadRig } from '../../../helpers/reload-rig.js';
 import type { SpawnedService } from '../../../helpers/spawned-service.js';
-import { maxmindTarGz, sha256 } from '../../../helpers/geo-release.js';
+import { maxmindTarGz, sha256, tablesFrom as tablesIn } from '../../../helpers/geo-release.js';
 import { buildMmdb, cityRecord } from '../../../helpers/mmdb-writer.js';
 import { sized } from '../../../helpers/scale.js';
 import { dataOf, get, serviceData, silentLog, type TestService } from '../../../helpers/service.js';
@@ -151,14 +149,7 @@ async function locationOf(): Promise<{ sources: string[]; header: string; credit
   };
 }
 
-/** how many compiled tables in DATA_DIR/tables were made from `copy` */
-function tablesFrom(copy: Buffer): number {
-  const tables = join(dataDir, 'tables');
-  return readdirSync(tables)
-    .filter((name) => name.endsWith('.tables'))
-    .map((name) => readTableManifest<Manifest>(join(tables, name)))
-    .filter((m) => m?.source.files.some((f) => f.sha256 === sha256(copy))).length;
-}
+const tablesFrom = (copy: Buffer) => tablesIn(dataDir, copy);
 
 const fileHash = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
