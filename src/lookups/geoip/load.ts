@@ -14,7 +14,6 @@ import {
   INSTALLED_TABLES_DIR,
   hasOptIn,
   loadEmbedded,
-  loadEmbeddedWithExtras,
   loadUserFile,
 } from './compile/compile-sources.js';
 import { loadNewestDbipWithExtras } from './compile/newest-dbip.js';

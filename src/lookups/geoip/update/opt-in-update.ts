@@ -15,11 +15,10 @@
 import { performance } from 'node:perf_hooks';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Reader } from 'maxmind';
-import type { FetchedArtifact, Manifest } from '../compiled-set.js';
-import { readTableManifest } from '../../../data/table-file.js';
+import type { FetchedArtifact } from '../compiled-set.js';
 import { DataError, mmdbReader } from '../compile/compile-sources.js';
 import { writeFileAtomic } from '../../../kit/atomic-file.js';
 import { compileInWorker } from './compile-in-worker.js';
