@@ -37,7 +37,7 @@ const london: Reconciled = {
     longitude: -0.1276,
   },
   decidedBy: ['dbip', 'registry'],
-  bucket: 'single|unanimous|city|EU',
+  bucket: 'EU|single|unanimous|city',
 };
 
 const amsterdam = {
@@ -145,7 +145,7 @@ const ipinfo = new Reader<object>(
 
 const choice: LocationChoice = {
   rule: { country: 'first', nearKm: 25, near: 'first', far: 'first', disagreeing: 'keep' },
-  radii: { 'single|unanimous|city': 5, all: 100 },
+  radii: { 'EU|single|unanimous|city': 5, all: 100 },
 };
 
 /** a registry-style country source, answering where DB-IP does not */
