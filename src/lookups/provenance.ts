@@ -38,11 +38,18 @@ function shortHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 12);
 }
 
-/** A data set's version: its publisher's, else its build time, else its files' checksums. */
+/**
+ * A data set's version: its publisher's, else its build time, else its
+ * files' checksums. A reconciled location table answers from more than its
+ * GeoIP release (the country sources, the opt-in ones, the rule file): their
+ * checksums follow as `+loc.<hash>`, so that another rule or source changes
+ * the ETag along with the answers.
+ */
 function dataSetVersion(d: DataSetInfo): string {
-  if (d.version !== null) return token(d.version);
-  if (d.builtAt !== null) return token(d.builtAt);
-  return shortHash(JSON.stringify(d.files));
+  const files = (): string => shortHash(JSON.stringify(d.files));
+  const own = d.version ?? d.builtAt;
+  if (own === null) return files();
+  return d.locationSources.length === 0 ? token(own) : `${token(own)}+loc.${files()}`;
 }
 
 /** The X-Data-Version value of answers made from `parts`. */

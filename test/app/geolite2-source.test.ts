@@ -240,6 +240,10 @@ describe('GEOLITE2_CITY_DB naming a copy that states no accuracy_radius', () => 
         `${geo.accuracyRadiusKm} in ${want.join(', ')}`,
       );
       assert.match(res.headers.get('x-location-source') ?? '', /\bgeolite2\b/);
+      // the same GEOIP_DB, another GeoLite2 file: another version and tag, so no stale 304
+      const other = await get(service.baseUrl, '/ip/81.2.71.1');
+      assert.notEqual(res.headers.get('x-data-version'), other.headers.get('x-data-version'));
+      assert.notEqual(res.headers.get('etag'), other.headers.get('etag'));
     } finally {
       await flat.close();
     }

@@ -29,6 +29,8 @@ describe('X-Data-Version and ETag', () => {
     const version = geo.headers.get('x-data-version') ?? '';
     assert.equal(version, dataVersion(['geoip', 'asn', 'geofeeds', 'overrides'], sources));
     assert.match(version, /^geoip=[\w.:@+-]+; asn=[\w.:@+-]+; geofeeds=none; overrides=none$/);
+    // the reconciled location table: its other sources and rule file are part of the version
+    assert.match(version, /^geoip=[\w.:@-]+\+loc\.[0-9a-f]{12}; /);
     assert.match(geo.headers.get('etag') ?? '', /^"[\w-]{22}"$/);
     const detection = await get(service.baseUrl, '/ip/8.8.8.8/vpn');
     assert.match(
