@@ -213,10 +213,7 @@ function attributionOf(
       for (const { attribution, licence } of credits) {
         if (attribution === null) continue;
         const a = { text: attribution.text, url: attribution.url, licence };
-        // a credit whose text names its address already (IP2Location's) does not repeat it:
-        // the header is on every answer, and its bytes are part of each one's cost
-        const link = a.text.includes(a.url) ? '' : ` <${a.url}>`;
-        byLine.set(`${a.text}${link} (${a.licence})`, a);
+        byLine.set(`${a.text} <${a.url}> (${a.licence})`, a);
       }
     }
     list = [...byLine.values()];
