@@ -77,16 +77,25 @@ export function keptDbipRelease(dataDir: string): DbipRelease | null {
   return kept ? { files, manifest: m } : null;
 }
 
+/**
+ * A kept release file that cannot serve (unreadable, or not the file its
+ * tables were compiled from): the embedded DB-IP is reconciled instead. An
+ * opt-in source's own failure is another DataError, and is not caught.
+ */
+export class ReleaseFileError extends DataError {}
+
 /** The release's files opened as the primary source, each checked against its recorded SHA-256. */
 async function releaseSource(release: DbipRelease): Promise<PrimarySource> {
   const m = release.manifest;
   const readers: Reader<object>[] = [];
   for (const [i, path] of release.files.entries()) {
     const data = await readFile(path).catch((cause: unknown) => {
-      throw new DataError(`the DB-IP update's file ${path} cannot be read`, { cause });
+      throw new ReleaseFileError(`the DB-IP update's file ${path} cannot be read`, { cause });
     });
     if (createHash('sha256').update(data).digest('hex') !== m.source.files[i]?.sha256) {
-      throw new DataError(`${path} is not the file the DB-IP update's tables were compiled from`);
+      throw new ReleaseFileError(
+        `${path} is not the file the DB-IP update's tables were compiled from`,
+      );
     }
     readers.push(await mmdbReader(data));
   }
@@ -173,12 +182,7 @@ export async function loadNewestDbipWithExtras(
   try {
     return await loadDbipWithExtras(release, optIn, cacheDir, log, options);
   } catch (error) {
-    // an opt-in source's own failure names its variable: that one is not the release's
-    if (
-      !(error instanceof DataError) ||
-      /GEOLITE2_CITY_DB|IPINFO_TOKEN|IP2LOCATION_TOKEN|IP2Location LITE DB11/.test(error.message)
-    )
-      throw error;
+    if (!(error instanceof ReleaseFileError)) throw error;
     log.warn({ err: error }, 'the DB-IP update cannot be reconciled: the embedded DB-IP is');
     return loadEmbeddedWithExtras(optIn, cacheDir, log, options);
   }

@@ -6,7 +6,7 @@
 // check, in a process of its own on SIGHUP — and a start opens that table
 // without compiling. A shrunk or unreadable release keeps the old answer.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -16,6 +16,13 @@ import {
   saveCompiledSet,
   type Manifest,
 } from '../../../../src/lookups/geoip/compiled-set.js';
+import { DataError } from '../../../../src/lookups/geoip/compile/compile-sources.js';
+import {
+  ReleaseFileError,
+  keptDbipRelease,
+  loadDbipWithExtras,
+  loadNewestDbipWithExtras,
+} from '../../../../src/lookups/geoip/compile/newest-dbip.js';
 import { readStatus } from '../../../../src/lookups/geoip/update/update-status.js';
 import { runUpdateData } from '../../../../src/update/update-data.js';
 import { startFeedServer, type FeedServer } from '../../../helpers/feed-server.js';
@@ -197,5 +204,43 @@ describe('a DB-IP update while GeoLite2 City is in use', () => {
     }
     const kept = readdirSync(join(dataDir, 'tables')).filter((n) => n.endsWith('.mmdb'));
     assert.equal(kept.length, 1, kept.join());
+  });
+
+  it("a kept file that is not the release's is the release's failure; an opt-in file's own is not", async () => {
+    const release = keptDbipRelease(dataDir);
+    assert.ok(release !== null, 'the Manchester release is kept');
+    const optIn = { geolite2: geolite2Path, ipinfoLite: null, db11: null };
+    // a table not compiled yet (another cache folder), from a kept file changed in place
+    const cacheDir = mkdtempSync(join(dir, 'cache-'));
+    const [file] = release.files;
+    const original = readFileSync(file!);
+    const changed = Buffer.from(original);
+    const last = changed.length - 1;
+    changed.writeUInt8(changed.readUInt8(last) ^ 0xff, last);
+    writeFileSync(file!, changed);
+    try {
+      await assert.rejects(
+        loadDbipWithExtras(release, optIn, cacheDir, silentLog),
+        (error: unknown) =>
+          error instanceof ReleaseFileError &&
+          /is not the file the DB-IP update's tables were compiled from/.test(error.message),
+      );
+    } finally {
+      writeFileSync(file!, original);
+    }
+    // an opt-in source that cannot be opened fails the load, naming its variable, and is
+    // not taken for the release's (whose failure would fall back to the embedded DB-IP)
+    await assert.rejects(
+      loadNewestDbipWithExtras(
+        dataDir,
+        { ...optIn, geolite2: join(dir, 'gone.mmdb') },
+        cacheDir,
+        silentLog,
+      ),
+      (error: unknown) =>
+        error instanceof DataError &&
+        !(error instanceof ReleaseFileError) &&
+        /GEOLITE2_CITY_DB: cannot open/.test(error.message),
+    );
   });
 });
