@@ -1,6 +1,6 @@
 // The SHA-256 of an opt-in source's file (GeoLite2 City, IPinfo Lite, the
 // two IP2Location DB11 ZIPs), remembered beside the compiled tables by the
-// file's identity — device, inode, size and modification time: every start
+// file's change stamp (data/file-signature.ts: time, size, inode): every start
 // and reload with an opt-in source names its compiled table by these hashes,
 // and hashing them again each time cost the thread that answers 0.3–0.8 s
 // for DB11's 125 MB (BENCHMARKS.md, issue 42). By identity, not by path: the
@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { writeFileAtomic } from '../../../kit/atomic-file.js';
+import { fileSignature } from '../../../data/file-signature.js';
 import type { SourceFile } from '../compiled-set.js';
 
 const MEMO_FILE = 'opt-in-hashes.json';
@@ -36,7 +37,8 @@ function readMemo(path: string): Record<string, string> {
  */
 export async function hashedFile(path: string, memoDir: string): Promise<SourceFile> {
   const st = await stat(path);
-  const identity = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+  // the project's one change stamp: a rename into place keeps it, a rewrite does not
+  const identity = fileSignature(st);
   const memoPath = join(memoDir, MEMO_FILE);
   const memo = readMemo(memoPath);
   const known = memo[identity];
