@@ -14,6 +14,8 @@ import { keptSourcePath, updateTablesPath } from './paths.js';
 import { keptDbipRelease } from '../compile/newest-dbip.js';
 
 const KEPT_SOURCE = /^geoip\.update-source-[0-9a-f]{16}\.mmdb$/;
+/** the location tables compile-sources.ts keeps under the hash of their inputs (cachedTables) */
+const RECONCILED_TABLES = /^geoip-.*\.tables$/;
 
 /** Moves an update's unpacked files (in DATA_DIR/tables' work folder) to their kept names. */
 export async function keepSources(
@@ -55,12 +57,13 @@ export async function dropReplacedSources(
   for (const file of replaced?.source.files ?? []) {
     if (!current.has(file.sha256)) await dropTablesOf(tablesDir, file.sha256);
   }
-  // the embedded DB-IP's table with GeoLite2 is replaced too once a fetched release answers
+  // the embedded DB-IP's tables with opt-in sources (geoip-geolite2-…,
+  // geoip-ipinfo-…, …) are replaced too once a fetched release answers
   if (inPlace !== null && keptDbipRelease(dataDir) !== null) {
     for (const name of await readdir(tablesDir)) {
       const path = join(tablesDir, name);
       if (
-        name.startsWith('geoip-geolite2-') &&
+        RECONCILED_TABLES.test(name) &&
         readTableManifest<Manifest>(path)?.source.origin === 'embedded'
       ) {
         await rm(path, { force: true });
@@ -76,7 +79,7 @@ export async function dropReplacedSources(
  */
 export async function dropTablesOf(tablesDir: string, sha256: string): Promise<void> {
   for (const name of await readdir(tablesDir)) {
-    if (!/^geoip-.*\.tables$/.test(name)) continue;
+    if (!RECONCILED_TABLES.test(name)) continue;
     const path = join(tablesDir, name);
     const manifest = readTableManifest<Manifest>(path);
     if (manifest?.source.files.some((f) => f.sha256 === sha256)) {
