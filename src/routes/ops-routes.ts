@@ -14,17 +14,22 @@ import type { GeofeedInfo } from '../lookups/geofeed/geofeed-index.js';
 import { CLOUD_PROVIDER_NAMES } from '../lookups/geofeed/cloud-regions.js';
 import { locationSourceAgeLimit } from '../lookups/geoip/source-age.js';
 
+const DAY_MS = 86_400_000;
+
+/** Whole days from the time `at` (ms; NaN: unknown, 0 days) to `now`. */
+function daysSince(at: number, now: number): number {
+  return Number.isNaN(at) ? 0 : Math.max(0, Math.floor((now - at) / DAY_MS));
+}
+
 /** Days since the publisher's date when it is one, else since the fetch. */
 function feedAgeDays(f: GeofeedInfo, now: number): number {
   const published = f.publishedAt === null ? NaN : Date.parse(f.publishedAt);
-  const at = Number.isNaN(published) ? Date.parse(f.fetchedAt) : published;
-  return Number.isNaN(at) ? 0 : Math.max(0, Math.floor((now - at) / 86_400_000));
+  return daysSince(Number.isNaN(published) ? Date.parse(f.fetchedAt) : published, now);
 }
 
 /** Days since the fetch: how old the copy is (a network's own date may be old for a layout it kept). */
 function fetchAgeDays(f: GeofeedInfo, now: number): number {
-  const at = Date.parse(f.fetchedAt);
-  return Number.isNaN(at) ? 0 : Math.max(0, Math.floor((now - at) / 86_400_000));
+  return daysSince(Date.parse(f.fetchedAt), now);
 }
 
 /** At most this many feeds named in the one warning about stale geofeeds and cloud range files. */
@@ -96,9 +101,7 @@ export interface FeedInUse {
 }
 
 export function opsHandlers(options: OpsOptions) {
-  const DAY_MS = 86_400_000;
-  const ageDays = (d: DataSetInfo) =>
-    Math.max(0, Math.floor((options.now() - dataDate(d)) / DAY_MS));
+  const ageDays = (d: DataSetInfo) => daysSince(dataDate(d), options.now());
   // where each data set came from and how old it is: an answer is only as good as its data
   const dataSources = () =>
     options.dataSets().map((d) => ({
