@@ -71,7 +71,7 @@ export function distanceKm(lat1: number, lon1: number, lat2: number, lon2: numbe
   return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(a)));
 }
 
-const hasPoint = (l: GeoLocation): boolean => l.latitude !== null && l.longitude !== null;
+export const hasPoint = (l: GeoLocation): boolean => l.latitude !== null && l.longitude !== null;
 
 /** The agreement distance's class, the first part of a bucket. */
 export function agreementClass(km: number | null): string {

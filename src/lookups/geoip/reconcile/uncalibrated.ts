@@ -10,10 +10,7 @@
 // Pure: the reconciling compiler (compile/reconciled.ts) runs it once per
 // distinct combination of source records, after reconcile() has answered
 // from the calibrated sources alone.
-import type { Reconciled, SourceAnswer } from './reconcile.js';
-
-const hasPoint = (a: SourceAnswer): boolean =>
-  a.location.latitude !== null && a.location.longitude !== null;
+import { hasPoint, type Reconciled, type SourceAnswer } from './reconcile.js';
 
 /** The ids of `extra` answering `country`, after `named`, each once. */
 function namedWith(named: readonly string[], extra: readonly SourceAnswer[], country: string) {
@@ -39,7 +36,7 @@ export function withUncalibrated(
   }
   // a city source with a point fills in before a country-only one
   const filler =
-    extra.find((a) => a.kind === 'city' && hasPoint(a) && a.location.country !== null) ??
+    extra.find((a) => a.kind === 'city' && hasPoint(a.location) && a.location.country !== null) ??
     extra.find((a) => a.location.country !== null);
   if (filler === undefined) return null;
   const country = filler.location.country!;
