@@ -256,17 +256,22 @@ function parseGeofeeds(
   return { stored, problems };
 }
 
-/** A stored cloud range file's prefixes and regions (none: a file stored before regions were kept). */
-function readRegionedFile(text: string, name: string): RegionedFeed {
-  let doc: Partial<Record<keyof StoredFeed, unknown>>;
+/** A stored feed file's JSON, its fields unchecked (a damaged file: FeedFormatError). */
+function storedDoc(text: string, name: string): Partial<Record<keyof StoredFeed, unknown>> {
   try {
-    doc = JSON.parse(text) as typeof doc;
+    return JSON.parse(text) as Partial<Record<keyof StoredFeed, unknown>>;
   } catch (error) {
     throw new FeedFormatError(name, 'stored feed is not valid JSON', { cause: error });
   }
+}
+
+const strings = (v: unknown): v is string[] =>
+  Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** A stored cloud range file's prefixes and regions (none: a file stored before regions were kept). */
+function readRegionedFile(text: string, name: string): RegionedFeed {
+  const doc = storedDoc(text, name);
   const { feed, prefixes, regions, regionOf } = doc;
-  const strings = (v: unknown): v is string[] =>
-    Array.isArray(v) && v.every((x) => typeof x === 'string');
   if (typeof feed !== 'string' || !strings(prefixes)) {
     throw new FeedFormatError(name, 'not a stored cloud feed');
   }
@@ -323,15 +328,8 @@ export function openGeofeeds(
  * prefix twice more (Apple's list holds ~250,000).
  */
 function readGeofeedFile(text: string, name: string): StoredFeed {
-  let doc: Partial<Record<keyof StoredFeed, unknown>>;
-  try {
-    doc = JSON.parse(text) as typeof doc;
-  } catch (error) {
-    throw new FeedFormatError(name, 'stored feed is not valid JSON', { cause: error });
-  }
+  const doc = storedDoc(text, name);
   const { feed, kind, prefixes, places, placeOf } = doc;
-  const strings = (v: unknown): v is string[] =>
-    Array.isArray(v) && v.every((x) => typeof x === 'string');
   const ok =
     doc.format === 'ipintel-feed/1' &&
     typeof feed === 'string' &&
