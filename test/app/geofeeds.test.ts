@@ -14,19 +14,12 @@ import { feedsDir } from '../../src/lookups/vpn/feeds/feed-store.js';
 import { updateFeeds } from '../../src/lookups/vpn/feeds/feed-updater.js';
 import { startFeedServer } from '../helpers/feed-server.js';
 import { dataOf, get, startService, type TestService } from '../helpers/service.js';
+import type { GeoIpRecord } from '../../src/lookups/geoip/geoip.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'geofeeds');
 
-interface Geo {
-  country: string | null;
-  region: string | null;
-  city: string | null;
-  timezone: string | null;
-  latitude: number | null;
-  longitude: number | null;
-  accuracyRadiusKm: number | null;
-  asn: string | null;
-}
+/** the `/ip/:ip` answer's data */
+type Geo = GeoIpRecord;
 
 interface Vpn {
   isVpn: boolean;

@@ -24,13 +24,10 @@ import { buildMmdb, type MmdbNetwork, type MmdbValue } from '../helpers/mmdb-wri
 import { sized } from '../helpers/scale.js';
 import { seededRandom, testSeed } from '../helpers/seeded-random.js';
 import { dataOf, get, startService, type TestService } from '../helpers/service.js';
+import type { GeoIpRecord } from '../../src/lookups/geoip/geoip.js';
 
-interface Geo {
-  country: string | null;
-  latitude: number | null;
-  longitude: number | null;
-  accuracyRadiusKm: number | null;
-}
+/** the `/ip/:ip` answer's data */
+type Geo = GeoIpRecord;
 
 const SEED = testSeed();
 const require = createRequire(import.meta.url);

@@ -15,12 +15,10 @@ import { radiusOf } from '../../src/lookups/geoip/reconcile/radius.js';
 import { loadLocationRules } from '../../src/lookups/geoip/reconcile/rule-file.js';
 import { MmdbDouble, buildMmdb, cityRecord } from '../helpers/mmdb-writer.js';
 import { dataOf, get, startService, type TestService } from '../helpers/service.js';
+import type { GeoIpRecord } from '../../src/lookups/geoip/geoip.js';
 
-interface Geo {
-  city: string | null;
-  latitude: number | null;
-  accuracyRadiusKm: number | null;
-}
+/** the `/ip/:ip` answer's data */
+type Geo = GeoIpRecord;
 
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-geolite2-'));
 const geoipDb = join(dir, 'city.mmdb');

@@ -11,13 +11,10 @@ import { loadLocationRules } from '../../src/lookups/geoip/reconcile/rule-file.j
 import { LocationReference } from '../helpers/location-reference.js';
 import { dataOf, get, startService, type TestService } from '../helpers/service.js';
 import { seededRandom, testSeed } from '../helpers/seeded-random.js';
+import type { GeoIpRecord } from '../../src/lookups/geoip/geoip.js';
 
-interface Geo {
-  ip: string;
-  country: string | null;
-  latitude: number | null;
-  accuracyRadiusKm: number | null;
-}
+/** the `/ip/:ip` answer's data */
+type Geo = GeoIpRecord;
 
 const SEED = testSeed();
 

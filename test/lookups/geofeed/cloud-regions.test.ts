@@ -33,6 +33,7 @@ import { parseIp } from '../../../src/net/ip.js';
 import { startFeedServer, type FeedServer } from '../../helpers/feed-server.js';
 import { getOnce } from '../../helpers/http-get.js';
 import { spawnService, type SpawnedService } from '../../helpers/spawned-service.js';
+import type { GeoIpRecord } from '../../../src/lookups/geoip/geoip.js';
 
 const OWN = join(import.meta.dirname, '..', '..', 'fixtures', 'cloud-regions');
 const RECORDED = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'fixtures', 'feeds');
@@ -218,16 +219,7 @@ describe('cloud regions through the real service', () => {
   async function lookupOn(port: number, ip: string) {
     const reply = await getOnce(port, `/ip/${ip}`);
     assert.equal(reply.status, 200, reply.body);
-    const { data } = JSON.parse(reply.body) as {
-      data: {
-        country: string | null;
-        region: string | null;
-        city: string | null;
-        timezone: string | null;
-        latitude: number | null;
-        longitude: number | null;
-      };
-    };
+    const { data } = JSON.parse(reply.body) as { data: GeoIpRecord };
     return { ...data, source: String(reply.headers['x-location-source'] ?? '') };
   }
 
